@@ -1,0 +1,26 @@
+# Thin driver around CMake: `make` builds everything into build/, `make check` runs every test.
+BUILD ?= build
+CMAKE_FLAGS ?=
+
+.PHONY: all check bench demo clean install
+
+all: $(BUILD)/Makefile
+	cmake --build $(BUILD) -j2
+
+$(BUILD)/Makefile: CMakeLists.txt
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+check: all
+	tests/run-all $(BUILD)
+
+bench: all
+	bench/placement/run $(BUILD)
+
+demo: all
+	scripts/demo $(BUILD)
+
+install: all
+	cmake --install $(BUILD)
+
+clean:
+	rm -rf $(BUILD)

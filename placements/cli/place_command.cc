@@ -1,0 +1,145 @@
+// `slurm-pin place`: compute and explain a placement offline.
+#include "place_command.hh"
+
+#include <getopt.h>
+
+#include <chrono>
+#include <cstdio>
+#include <string>
+
+#include "cpulist.hh"
+#include "engine.hh"
+#include "error.hh"
+#include "matrix_file.hh"
+#include "place_output.hh"
+#include "profile.hh"
+#include "slurm_pin/placement.h"
+
+namespace slurmpin {
+
+namespace {
+
+const char kUsage[] =
+    "usage: slurm-pin place [--topology this|FILE.xml|SYNTHETIC] [--restrict CPULIST]\n"
+    "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
+    "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
+    "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--oversubscribe]\n"
+    "                       [--seed K] [--format text|json|omp|likwid|placement]\n"
+    "strategies (--strategy help):\n";
+
+long parse_count(const std::string& option, const char* text, long lo, long hi) {
+  std::string s = text;
+  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos ||
+      std::stol(s) < lo || std::stol(s) > hi)
+    throw Error("--" + option + " wants a whole number from " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ", not '" + s + "'");
+  return std::stol(s);
+}
+
+uint64_t parse_seed(const char* text) {
+  std::string s = text;
+  if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
+    throw Error("--seed wants a whole number, not '" + s + "'");
+  return std::stoull(s);
+}
+
+struct Options {
+  Request request;
+  std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region;
+  std::string granularity = "core";
+  bool seed_given = false;
+};
+
+void apply_granularity(Options& o) {
+  Request& r = o.request;
+  const std::string& g = o.granularity;
+  r.topology.granularity = g == "pu" ? Granularity::kPu : Granularity::kCore;
+  if (g == "l2") r.widen_to = "L2";
+  else if (g == "l3") r.widen_to = "L3";
+  else if (g == "numa") r.widen_to = "NUMANode";
+  else if (g != "pu" && g != "core")
+    throw Error("unknown granularity '" + g + "': use pu, core, l2, l3 or numa");
+}
+
+Options parse(int argc, char** argv) {
+  static const option longopts[] = {
+      {"topology", required_argument, nullptr, 'T'}, {"restrict", required_argument, nullptr, 'r'},
+      {"strategy", required_argument, nullptr, 's'}, {"matrix", required_argument, nullptr, 'm'},
+      {"profile", required_argument, nullptr, 'p'},  {"model", required_argument, nullptr, 'M'},
+      {"region", required_argument, nullptr, 'R'},   {"tasks", required_argument, nullptr, 'n'},
+      {"task-layout", required_argument, nullptr, 'L'},
+      {"threads", required_argument, nullptr, 't'},  {"granularity", required_argument, nullptr, 'g'},
+      {"oversubscribe", no_argument, nullptr, 'o'},  {"seed", required_argument, nullptr, 'S'},
+      {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0}};
+  Options o;
+  o.request.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
+  opterr = 0;
+  optind = 1;
+  int c;
+  while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+    switch (c) {
+      case 'T': o.request.topology.source = optarg; break;
+      case 'r': o.request.topology.allowed = parse_cpulist(optarg, "--restrict"); break;
+      case 's': o.strategy = optarg; break;
+      case 'm': o.matrix = optarg; break;
+      case 'p': o.profile = optarg; break;
+      case 'M': o.model = optarg; break;
+      case 'R': o.region = optarg; break;
+      case 'n': o.request.tasks = static_cast<int>(parse_count("tasks", optarg, 1, 4096)); break;
+      case 'L': {
+        std::string l = optarg;
+        if (l != "compact" && l != "scatter")
+          throw Error("unknown task layout '" + l + "': use compact or scatter");
+        o.request.task_layout = l == "compact" ? TaskLayout::kCompact : TaskLayout::kScatter;
+        break;
+      }
+      case 't': o.request.threads = static_cast<int>(parse_count("threads", optarg, 1, 65536)); break;
+      case 'g': o.granularity = optarg; break;
+      case 'o': o.request.oversubscribe = true; break;
+      case 'S': o.request.seed = parse_seed(optarg), o.seed_given = true; break;
+      case 'f': o.format = optarg; break;
+      case 'h': o.strategy = "help"; break;
+      default:
+        throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] +
+                    "' (see slurm-pin place --help)");
+    }
+  }
+  if (optind < argc)
+    throw Error(std::string("unexpected argument '") + argv[optind] + "' (see slurm-pin place --help)");
+  return o;
+}
+
+}  // namespace
+
+int place_command(int argc, char** argv) {
+  Options o = parse(argc, argv);
+  if (o.strategy == "help") {
+    std::fputs(kUsage, stdout);
+    std::fputs(sp_strategies_help(), stdout);
+    return 0;
+  }
+  Request& r = o.request;
+  r.strategy = parse_strategy(o.strategy, &r.placement_path);
+  apply_granularity(o);
+  if (!o.matrix.empty() && !o.profile.empty())
+    throw Error("give either --matrix or --profile, not both");
+  if (o.model != "simple" && o.model != "rw")
+    throw Error("unknown model '" + o.model + "': use simple or rw");
+  if (!o.matrix.empty()) {
+    r.matrix = read_matrix_file(o.matrix);
+    r.has_matrix = true;
+    r.matrix_source = "matrix " + o.matrix;
+  } else if (!o.profile.empty()) {
+    r.matrix = read_profile(o.profile).affinity(o.model, o.region, o.profile);
+    r.has_matrix = true;
+    r.matrix_source = "profile " + o.profile;
+  } else if (!o.region.empty()) {
+    throw Error("--region needs --profile");
+  }
+  Result result = compute_placement(r);
+  std::fputs(format_result(o.format, {r, result, o.strategy}).c_str(), stdout);
+  return 0;
+}
+
+}  // namespace slurmpin

@@ -1,0 +1,74 @@
+/*
+ * slurm-pin placement engine: a C API with an opaque handle, in the style of
+ * mpibind. Init, set inputs, compute, read outputs, finalize. No Slurm here:
+ * the SPANK plugin, the profiler and the CLI all call this.
+ *
+ *   sp_placement_t *p = sp_init();
+ *   sp_set_topology(p, "pack:2 l3:1 core:4 pu:1");
+ *   sp_set_restrict(p, "0-5");
+ *   sp_set_strategy(p, "lpgp");
+ *   sp_load_profile(p, "app.profile", "simple", NULL);
+ *   sp_set_threads(p, 4);
+ *   if (sp_compute(p) != 0) fprintf(stderr, "%s\n", sp_error(p));
+ *   sp_get_thread_cpus(p, 0, 0, buf, sizeof buf);
+ *   sp_finalize(p);
+ *
+ * Every setter and sp_compute return 0, or -1 with a one-line message in
+ * sp_error(): the problem, then the fix.
+ */
+#ifndef SLURM_PIN_PLACEMENT_H
+#define SLURM_PIN_PLACEMENT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct sp_placement sp_placement_t;
+
+sp_placement_t *sp_init(void);
+void sp_finalize(sp_placement_t *p);
+const char *sp_error(const sp_placement_t *p);
+
+/* Inputs. */
+int sp_set_topology(sp_placement_t *p, const char *source); /* "this", XML file, synthetic */
+int sp_set_restrict(sp_placement_t *p, const char *cpulist); /* "0-3,8", NULL: all */
+int sp_set_granularity(sp_placement_t *p, const char *g);    /* pu|core|l2|l3|numa */
+int sp_set_strategy(sp_placement_t *p, const char *name);    /* none..gplp, file:PATH */
+int sp_set_tasks(sp_placement_t *p, int ntasks);
+int sp_set_task_layout(sp_placement_t *p, const char *layout); /* compact|scatter */
+int sp_set_threads(sp_placement_t *p, int nthreads);         /* 0: from matrix or share */
+int sp_set_oversubscribe(sp_placement_t *p, int allow);
+int sp_set_seed(sp_placement_t *p, uint64_t seed);
+int sp_set_matrix(sp_placement_t *p, const double *rows, int n); /* n x n, row-major */
+int sp_load_matrix(sp_placement_t *p, const char *path);
+int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
+
+int sp_compute(sp_placement_t *p);
+
+/* Outputs, valid after a successful sp_compute. */
+int sp_get_ntasks(const sp_placement_t *p);
+int sp_get_nthreads(const sp_placement_t *p);
+/* CPU lists ("0-3,8") written into buf; returns the length needed, or -1. */
+int sp_get_task_cpus(const sp_placement_t *p, int task, char *buf, size_t len);
+int sp_get_thread_cpus(const sp_placement_t *p, int task, int thread, char *buf, size_t len);
+/* First PU of a thread's binding, -1 when unbound (strategy none). */
+int sp_get_thread_pu(const sp_placement_t *p, int task, int thread);
+const char *sp_get_fingerprint(const sp_placement_t *p);
+int sp_get_nlevels(const sp_placement_t *p);
+const char *sp_get_level_name(const sp_placement_t *p, int level);
+/* Share of the sharing kept inside one domain of the level, -1 without a matrix. */
+double sp_get_level_score(const sp_placement_t *p, int level);
+int sp_get_nnotes(const sp_placement_t *p);
+const char *sp_get_note(const sp_placement_t *p, int i);
+
+/* One line per strategy, for --pin-strategy=help and `slurm-pin place --strategy help`. */
+const char *sp_strategies_help(void);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,231 @@
+// The C face of the engine: an opaque handle holding a Request and its Result.
+#include <cstring>
+#include <exception>
+#include <string>
+
+#include "cpulist.hh"
+#include "engine.hh"
+#include "error.hh"
+#include "matrix_file.hh"
+#include "profile.hh"
+#include "slurm_pin/placement.h"
+
+using namespace slurmpin;
+
+struct sp_placement {
+  Request request;
+  Result result;
+  bool computed = false;
+  std::string error;
+};
+
+namespace {
+
+template <typename F>
+int guarded(sp_placement_t* p, F&& f) {
+  if (!p) return -1;
+  try {
+    f();
+    p->error.clear();
+    return 0;
+  } catch (const std::exception& e) {
+    p->error = e.what();
+    return -1;
+  }
+}
+
+int copy_out(const std::string& s, char* buf, size_t len) {
+  if (buf && len) {
+    size_t n = std::min(len - 1, s.size());
+    std::memcpy(buf, s.data(), n);
+    buf[n] = '\0';
+  }
+  return static_cast<int>(s.size());
+}
+
+const ThreadPlace* thread_at(const sp_placement_t* p, int task, int thread) {
+  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return nullptr;
+  const auto& th = p->result.tasks[task].threads;
+  if (thread < 0 || thread >= static_cast<int>(th.size())) return nullptr;
+  return &th[thread];
+}
+
+void require(bool ok, const std::string& message) {
+  if (!ok) throw Error(message);
+}
+
+}  // namespace
+
+extern "C" {
+
+sp_placement_t* sp_init(void) {
+  try {
+    return new sp_placement();
+  } catch (...) {
+    return nullptr;
+  }
+}
+
+void sp_finalize(sp_placement_t* p) { delete p; }
+
+const char* sp_error(const sp_placement_t* p) { return p ? p->error.c_str() : "no placement handle"; }
+
+int sp_set_topology(sp_placement_t* p, const char* source) {
+  return guarded(p, [&] { p->request.topology.source = source ? source : "this"; });
+}
+
+int sp_set_restrict(sp_placement_t* p, const char* cpulist) {
+  return guarded(p, [&] {
+    p->request.topology.allowed = cpulist ? parse_cpulist(cpulist, "allowed CPUs") : std::vector<unsigned>();
+  });
+}
+
+int sp_set_granularity(sp_placement_t* p, const char* g) {
+  return guarded(p, [&] {
+    std::string s = g ? g : "";
+    Request& r = p->request;
+    r.topology.granularity = s == "pu" ? Granularity::kPu : Granularity::kCore;
+    if (s == "pu" || s == "core") r.widen_to = "";
+    else if (s == "l2") r.widen_to = "L2";
+    else if (s == "l3") r.widen_to = "L3";
+    else if (s == "numa") r.widen_to = "NUMANode";
+    else throw Error("unknown granularity '" + s + "': use pu, core, l2, l3 or numa");
+  });
+}
+
+int sp_set_strategy(sp_placement_t* p, const char* name) {
+  return guarded(p, [&] {
+    p->request.strategy = parse_strategy(name ? name : "", &p->request.placement_path);
+  });
+}
+
+int sp_set_tasks(sp_placement_t* p, int ntasks) {
+  return guarded(p, [&] {
+    require(ntasks >= 0, "task count must be positive");
+    p->request.tasks = ntasks;
+  });
+}
+
+int sp_set_task_layout(sp_placement_t* p, const char* layout) {
+  return guarded(p, [&] {
+    std::string s = layout ? layout : "";
+    require(s == "compact" || s == "scatter", "unknown task layout '" + s + "': use compact or scatter");
+    p->request.task_layout = s == "compact" ? TaskLayout::kCompact : TaskLayout::kScatter;
+  });
+}
+
+int sp_set_threads(sp_placement_t* p, int nthreads) {
+  return guarded(p, [&] {
+    require(nthreads >= 0 && nthreads <= 65536, "thread count must be from 1 to 65536");
+    p->request.threads = nthreads;
+  });
+}
+
+int sp_set_oversubscribe(sp_placement_t* p, int allow) {
+  return guarded(p, [&] { p->request.oversubscribe = allow != 0; });
+}
+
+int sp_set_seed(sp_placement_t* p, uint64_t seed) {
+  return guarded(p, [&] { p->request.seed = seed; });
+}
+
+int sp_set_matrix(sp_placement_t* p, const double* rows, int n) {
+  return guarded(p, [&] {
+    require(rows && n > 0, "empty matrix");
+    std::vector<std::vector<double>> m(n, std::vector<double>(n));
+    for (int i = 0; i < n; ++i)
+      for (int j = 0; j < n; ++j) {
+        double v = rows[static_cast<size_t>(i) * n + j];
+        require(v >= 0 && v == v, "matrix entries must be non-negative numbers");
+        m[i][j] = v;
+      }
+    p->request.matrix = Affinity::from_rows(m);
+    p->request.has_matrix = true;
+    p->request.matrix_source = "the matrix";
+  });
+}
+
+int sp_load_matrix(sp_placement_t* p, const char* path) {
+  return guarded(p, [&] {
+    p->request.matrix = read_matrix_file(path ? path : "");
+    p->request.has_matrix = true;
+    p->request.matrix_source = std::string("matrix ") + path;
+  });
+}
+
+int sp_load_profile(sp_placement_t* p, const char* path, const char* model, const char* region) {
+  return guarded(p, [&] {
+    std::string file = path ? path : "";
+    Profile prof = read_profile(file);
+    p->request.matrix = prof.affinity(model ? model : "simple", region ? region : "", file);
+    p->request.has_matrix = true;
+    p->request.matrix_source = "profile " + file;
+  });
+}
+
+int sp_compute(sp_placement_t* p) {
+  return guarded(p, [&] {
+    p->computed = false;
+    p->result = compute_placement(p->request);
+    p->computed = true;
+  });
+}
+
+int sp_get_ntasks(const sp_placement_t* p) {
+  return p && p->computed ? static_cast<int>(p->result.tasks.size()) : -1;
+}
+
+int sp_get_nthreads(const sp_placement_t* p) {
+  return p && p->computed && !p->result.tasks.empty()
+             ? static_cast<int>(p->result.tasks[0].threads.size())
+             : -1;
+}
+
+int sp_get_task_cpus(const sp_placement_t* p, int task, char* buf, size_t len) {
+  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return -1;
+  return copy_out(format_cpulist(p->result.tasks[task].share), buf, len);
+}
+
+int sp_get_thread_cpus(const sp_placement_t* p, int task, int thread, char* buf, size_t len) {
+  const ThreadPlace* t = thread_at(p, task, thread);
+  return t ? copy_out(format_cpulist(t->cpus), buf, len) : -1;
+}
+
+int sp_get_thread_pu(const sp_placement_t* p, int task, int thread) {
+  const ThreadPlace* t = thread_at(p, task, thread);
+  return t ? t->pu : -1;
+}
+
+const char* sp_get_fingerprint(const sp_placement_t* p) {
+  return p && p->computed ? p->result.fingerprint.c_str() : nullptr;
+}
+
+int sp_get_nlevels(const sp_placement_t* p) {
+  return p && p->computed ? static_cast<int>(p->result.levels.size()) : -1;
+}
+
+const char* sp_get_level_name(const sp_placement_t* p, int level) {
+  if (sp_get_nlevels(p) <= level || level < 0) return nullptr;
+  return p->result.levels[level].kind.c_str();
+}
+
+double sp_get_level_score(const sp_placement_t* p, int level) {
+  if (sp_get_nlevels(p) <= level || level < 0 || !p->result.scored) return -1;
+  return p->result.levels[level].fraction();
+}
+
+int sp_get_nnotes(const sp_placement_t* p) {
+  return p && p->computed ? static_cast<int>(p->result.notes.size()) : -1;
+}
+
+const char* sp_get_note(const sp_placement_t* p, int i) {
+  if (sp_get_nnotes(p) <= i || i < 0) return nullptr;
+  return p->result.notes[i].c_str();
+}
+
+const char* sp_strategies_help(void) {
+  static const std::string help = strategies_help();
+  return help.c_str();
+}
+
+}  // extern "C"

@@ -1,0 +1,165 @@
+#include "engine.hh"
+
+#include <algorithm>
+#include <set>
+
+#include "cpulist.hh"
+#include "error.hh"
+#include "orders.hh"
+#include "placement_file.hh"
+#include "profile_guided.hh"
+
+namespace slurmpin {
+
+namespace {
+
+std::string plural(size_t n, const std::string& word) {
+  return std::to_string(n) + " " + word + (n == 1 ? "" : "s");
+}
+
+std::string slot_word(Granularity g) { return g == Granularity::kPu ? "PU" : "core"; }
+
+// Slots (of the task tree) for each thread under a matrix-free strategy.
+std::vector<int> order_for(const Tree& t, Strategy s, uint64_t seed) {
+  switch (s) {
+    case Strategy::kCompact: return compact_order(t, t.root);
+    case Strategy::kScatter: return scatter_order(t, t.root);
+    case Strategy::kRandom: return random_order(compact_order(t, t.root), seed);
+    default: throw Error("internal: not an order strategy");
+  }
+}
+
+std::vector<unsigned> widen(const Tree& t, int slot, const std::string& kind) {
+  if (kind.empty()) return t.nodes[slot].pus;
+  int a = t.ancestor_of_kind(slot, kind);
+  if (a < 0)
+    throw Error("granularity " + kind + ": this topology has no " + kind +
+                " above core " + format_cpulist(t.nodes[slot].pus) + " (use pu, core, or another level)");
+  return t.nodes[a].pus;
+}
+
+void resolve_threads(const Request& r, int share, int& threads) {
+  const StrategyInfo& info = strategy_info(r.strategy);
+  if (info.needs_matrix && !r.has_matrix)
+    throw Error(std::string("strategy ") + info.name +
+                " needs a sharing matrix: give a profile (--profile FILE) or a matrix (--matrix FILE)");
+  threads = r.threads;
+  if (threads == 0) threads = r.has_matrix ? r.matrix.size() : share;
+  if (r.has_matrix && r.matrix.size() != threads)
+    throw Error(r.matrix_source + " describes " + plural(r.matrix.size(), "thread") + " but " +
+                plural(threads, "thread") + " were asked for: profile with " +
+                std::to_string(threads) + " threads or run " + std::to_string(r.matrix.size()));
+}
+
+Result from_file(const Request& r, LoadedTopology& lt) {
+  PlacementFile f = read_placement_file(r.placement_path);
+  const std::string& p = r.placement_path;
+  if (!f.topology.empty() && f.topology != lt.fingerprint)
+    throw Error(p + ": computed for a machine with '" + f.topology + "' but this one has '" +
+                lt.fingerprint + "' (recompute it with `slurm-pin place --format placement`)");
+  int tasks = static_cast<int>(f.tasks.size()), threads = static_cast<int>(f.tasks[0].size());
+  if (r.tasks && r.tasks != tasks)
+    throw Error(p + ": has " + plural(tasks, "task") + " but the step runs " +
+                plural(r.tasks, "task") + " (write one 'task N:' line per task)");
+  if (r.threads && r.threads != threads)
+    throw Error(p + ": has " + plural(threads, "thread") + " per task but " +
+                plural(r.threads, "thread") + " were asked for (set the thread count to match)");
+  Result out;
+  out.tree = lt.tree;
+  const std::vector<unsigned>& allowed = lt.tree.nodes[lt.tree.root].pus;
+  std::vector<int> slots = lt.tree.slots();
+  for (int t = 0; t < tasks; ++t) {
+    TaskPlace tp;
+    std::set<unsigned> share;
+    for (int i = 0; i < threads; ++i) {
+      ThreadPlace th;
+      th.cpus = f.tasks[t][i];
+      th.pu = static_cast<int>(th.cpus.front());
+      for (unsigned c : th.cpus) {
+        if (!std::binary_search(allowed.begin(), allowed.end(), c))
+          throw Error(p + ": task " + std::to_string(t) + " thread " + std::to_string(i) + " uses CPU " +
+                      std::to_string(c) + ", outside the allowed CPUs " + format_cpulist(allowed) +
+                      " (recompute the placement for this allocation)");
+        share.insert(c);
+      }
+      for (int s : slots)
+        if (std::binary_search(lt.tree.nodes[s].pus.begin(), lt.tree.nodes[s].pus.end(), th.cpus[0]))
+          th.slot = s;
+      tp.threads.push_back(th);
+    }
+    tp.share.assign(share.begin(), share.end());
+    out.tasks.push_back(tp);
+  }
+  return out;
+}
+
+}  // namespace
+
+Result compute_placement(const Request& r) {
+  LoadedTopology lt = load_topology(r.topology);
+  Result out;
+  if (r.strategy == Strategy::kFile) {
+    out = from_file(r, lt);
+  } else {
+    const Tree& tree = lt.tree;
+    std::vector<int> slots = tree.slots();
+    int tasks = r.tasks ? r.tasks : 1;
+    int share = static_cast<int>(slots.size()) / tasks;
+    std::string word = slot_word(r.topology.granularity);
+    if (share == 0)
+      throw Error(plural(tasks, "task") + " but only " + plural(slots.size(), word) + " in CPUs " +
+                  format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
+    int threads = 0;
+    resolve_threads(r, share, threads);
+    if (threads > share && !r.oversubscribe)
+      throw Error(plural(threads, "thread") + " per task but each task has only " +
+                  plural(share, word) + ": use fewer threads, more CPUs per task, granularity pu, "
+                  "or allow oversubscription");
+    if (static_cast<int>(slots.size()) % tasks)
+      out.notes.push_back(plural(slots.size() % tasks, word) + " left unused: " +
+                          plural(slots.size(), word) + " do not split evenly among " +
+                          plural(tasks, "task"));
+    out.tree = tree;
+    auto shares = split_tasks(tree, tasks, share, r.task_layout);
+    for (int t = 0; t < tasks; ++t) {
+      Tree sub = tree.restricted_to(shares[t]);
+      if (threads > share) sub = sub.oversubscribed((threads + share - 1) / share);
+      uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
+      std::vector<int> slot_of;
+      if (r.strategy == Strategy::kNone) slot_of.assign(threads, -1);
+      else if (strategy_info(r.strategy).needs_matrix)
+        slot_of = place_profile_guided(sub, r.matrix, r.strategy, seed);
+      else slot_of = order_for(sub, r.strategy, seed);
+      TaskPlace tp;
+      tp.share = sub.nodes[sub.root].pus;
+      for (int i = 0; i < threads; ++i) {
+        ThreadPlace th;
+        if (slot_of[i] >= 0) {
+          th.slot = sub.origin_of(slot_of[i]);
+          th.pu = static_cast<int>(tree.nodes[th.slot].pus.front());
+          th.cpus = widen(tree, th.slot, r.widen_to);
+        } else {
+          th.cpus = tree.nodes[tree.root].pus;
+        }
+        tp.threads.push_back(th);
+      }
+      out.tasks.push_back(tp);
+    }
+    if (r.has_matrix && r.matrix.all_zero())
+      out.notes.push_back(r.matrix_source + " is all zeros: no thread shares with another, so "
+                          "every placement scores the same");
+  }
+  out.fingerprint = lt.fingerprint;
+  std::vector<std::vector<int>> slot_of_thread;
+  for (const auto& t : out.tasks) {
+    slot_of_thread.emplace_back();
+    for (const auto& th : t.threads) slot_of_thread.back().push_back(th.slot);
+  }
+  bool scorable = r.has_matrix && !out.tasks.empty() &&
+                  static_cast<int>(out.tasks[0].threads.size()) == r.matrix.size();
+  out.scored = scorable;
+  out.levels = score_levels(out.tree, slot_of_thread, scorable ? &r.matrix : nullptr);
+  return out;
+}
+
+}  // namespace slurmpin

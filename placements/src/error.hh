@@ -1,0 +1,13 @@
+// One exception type for every user-facing failure: its message is the
+// one-line error the CLI and the plugin print (problem, then the fix).
+#pragma once
+#include <stdexcept>
+#include <string>
+
+namespace slurmpin {
+
+struct Error : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+}  // namespace slurmpin

@@ -1,0 +1,22 @@
+// Balanced k-way partitioning of weighted items (threads, or pairs of
+// threads) maximising the sharing kept inside parts: METIS k-way for the
+// first cut, then an exact repair to the requested part sizes and
+// Kernighan-Lin style swaps that never break those sizes.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "affinity.hh"
+
+namespace slurmpin {
+
+// Returns part[i] for every item. sum over part p of weight[i] == target[p]
+// whenever the weights allow it; throws Error when they cannot (a pair that
+// fits in no part), so the caller can split pairs and retry.
+std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weight,
+                                 const std::vector<int>& target, uint64_t seed);
+
+// Sharing kept inside parts.
+double kept_weight(const Affinity& w, const std::vector<int>& part);
+
+}  // namespace slurmpin

@@ -1,0 +1,40 @@
+// Sharing profiles (docs/formats.md): what the profiler measured for one
+// application at one thread count. Line-oriented so every error can name
+// its line, and matrices are written as published matrices are.
+#pragma once
+#include <map>
+#include <string>
+#include <vector>
+
+#include "affinity.hh"
+
+namespace slurmpin {
+
+using Rows = std::vector<std::vector<double>>;
+
+struct ProfileRegion {
+  std::string name;
+  std::map<std::string, Rows> matrices;  // model ("simple", "rw") -> rows
+};
+
+struct Profile {
+  static constexpr int kVersion = 1;
+  std::string application, binary_sha256, tool, date, topology, drr_class;
+  int threads = 0;
+  int line_size = 64;
+  double working_set_lines = -1;  // -1: not recorded
+  std::vector<double> thread_working_set_lines;
+  double drr = -1;
+  std::map<std::string, Rows> matrices;  // whole run
+  std::vector<ProfileRegion> regions;
+
+  // The matrix for `model` ("simple" or "rw") of the whole run, or of
+  // `region` when not empty. Throws Error naming what is missing.
+  Affinity affinity(const std::string& model, const std::string& region,
+                    const std::string& path) const;
+};
+
+Profile read_profile(const std::string& path);
+std::string format_profile(const Profile& p);
+
+}  // namespace slurmpin

@@ -1,0 +1,47 @@
+#include "task_split.hh"
+
+#include "orders.hh"
+
+namespace slurmpin {
+
+namespace {
+
+void blocks(const Tree& t, int node, const std::vector<int>& tasks, int share,
+            std::vector<std::vector<int>>& out) {
+  std::vector<int> order = compact_order(t, node);
+  for (size_t i = 0; i < tasks.size(); ++i)
+    out[tasks[i]].assign(order.begin() + i * share, order.begin() + (i + 1) * share);
+}
+
+void deal(const Tree& t, int node, const std::vector<int>& tasks, int share,
+          std::vector<std::vector<int>>& out) {
+  const Domain& d = t.nodes[node];
+  if (tasks.size() == 1 || d.is_slot()) return blocks(t, node, tasks, share, out);
+  std::vector<int> room;
+  size_t total_room = 0;
+  for (int c : d.children) {
+    room.push_back(t.nodes[c].slots / share);
+    total_room += room.back();
+  }
+  // No child can hold the tasks whole: keep them together here.
+  if (total_room < tasks.size()) return blocks(t, node, tasks, share, out);
+  std::vector<std::vector<int>> per_child(d.children.size());
+  size_t next = 0;
+  for (size_t c = 0; next < tasks.size(); c = (c + 1) % d.children.size())
+    if (static_cast<int>(per_child[c].size()) < room[c]) per_child[c].push_back(tasks[next++]);
+  for (size_t c = 0; c < d.children.size(); ++c)
+    if (!per_child[c].empty()) deal(t, d.children[c], per_child[c], share, out);
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, TaskLayout layout) {
+  std::vector<std::vector<int>> out(tasks);
+  std::vector<int> ids(tasks);
+  for (int i = 0; i < tasks; ++i) ids[i] = i;
+  if (layout == TaskLayout::kCompact) blocks(t, t.root, ids, share, out);
+  else deal(t, t.root, ids, share, out);
+  return out;
+}
+
+}  // namespace slurmpin

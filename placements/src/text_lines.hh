@@ -1,0 +1,31 @@
+// Line-oriented reading shared by the matrix, profile and placement parsers:
+// every error names the file and line, as `file:line: problem (fix)`.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <vector>
+
+namespace slurmpin {
+
+struct TextLine {
+  int number;        // 1-based
+  std::string text;  // comment ('#' to end of line) and surrounding blanks removed
+};
+
+// Reads `path` as the calling user. Throws Error if it cannot be read, is not
+// a regular file, or is larger than `max_bytes`.
+std::vector<TextLine> read_text_lines(const std::string& path, size_t max_bytes = 64u << 20);
+
+// Splits on blanks and commas (published matrices use either).
+std::vector<std::string> split_fields(const std::string& text);
+
+// Splits on blanks only (fields may hold commas, like CPU lists).
+std::vector<std::string> split_fields_blank(const std::string& text);
+
+// Parses one finite, non-negative number; throws Error naming file and line.
+double parse_weight(const std::string& field, const std::string& path, int line);
+
+// "path:line: " prefix.
+std::string where(const std::string& path, int line);
+
+}  // namespace slurmpin

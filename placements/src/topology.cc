@@ -1,0 +1,288 @@
+#include "topology.hh"
+
+#include <hwloc.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include "cpulist.hh"
+#include "error.hh"
+
+namespace slurmpin {
+
+bool Domain::has_kind(const std::string& k) const {
+  return std::find(kinds.begin(), kinds.end(), k) != kinds.end();
+}
+
+std::string Domain::label() const {
+  std::string s;
+  for (const auto& k : kinds) s += (s.empty() ? "" : "+") + k;
+  return s.empty() ? "Slot" : s;
+}
+
+std::vector<int> Tree::slots_below(int node) const {
+  std::vector<int> out, stack{node};
+  while (!stack.empty()) {
+    int n = stack.back();
+    stack.pop_back();
+    const Domain& d = nodes[n];
+    if (d.is_slot()) out.push_back(n);
+    for (auto it = d.children.rbegin(); it != d.children.rend(); ++it) stack.push_back(*it);
+  }
+  return out;
+}
+
+void Tree::recount(int node) {
+  Domain& d = nodes[node];
+  if (d.is_slot()) {
+    d.slots = 1;
+    return;
+  }
+  d.slots = 0;
+  std::vector<unsigned> pus;
+  for (int c : d.children) {
+    recount(c);
+    d.slots += nodes[c].slots;
+    pus.insert(pus.end(), nodes[c].pus.begin(), nodes[c].pus.end());
+  }
+  std::sort(pus.begin(), pus.end());
+  pus.erase(std::unique(pus.begin(), pus.end()), pus.end());
+  d.pus = pus;
+}
+
+int Tree::copy_subtree(const Tree& from, int node, int parent, const std::vector<char>& keep) {
+  const Domain& src = from.nodes[node];
+  if (src.is_slot() && !keep[node]) return -1;
+  Domain d;
+  d.kinds = src.kinds;
+  d.parent = parent;
+  d.pus = src.pus;
+  d.origin = from.origin_of(node);
+  int id = static_cast<int>(nodes.size());
+  nodes.push_back(d);
+  for (int c : src.children) {
+    int cid = copy_subtree(from, c, id, keep);
+    if (cid >= 0) nodes[id].children.push_back(cid);
+  }
+  if (!src.is_slot() && nodes[id].children.empty()) {
+    nodes.pop_back();  // nothing kept below: drop the domain
+    return -1;
+  }
+  return id;
+}
+
+Tree Tree::restricted_to(const std::vector<int>& keep) const {
+  std::vector<char> mark(nodes.size(), 0);
+  for (int s : keep) mark[s] = 1;
+  Tree t;
+  t.root = t.copy_subtree(*this, root, -1, mark);
+  if (t.root < 0) throw Error("internal: restriction keeps no slot");
+  t.recount(t.root);
+  return t;
+}
+
+Tree Tree::oversubscribed(int times) const {
+  Tree t = *this;
+  for (int s : slots()) {
+    for (int i = 0; i < times; ++i) {
+      Domain v;
+      v.parent = s;
+      v.pus = nodes[s].pus;
+      v.origin = origin_of(s);
+      t.nodes[s].children.push_back(static_cast<int>(t.nodes.size()));
+      t.nodes.push_back(v);
+    }
+  }
+  t.recount(t.root);
+  return t;
+}
+
+std::vector<std::string> Tree::kinds() const {
+  // Breadth-first, so outer kinds come first.
+  std::vector<std::string> out;
+  std::vector<int> level{root};
+  while (!level.empty()) {
+    std::vector<int> next;
+    for (int n : level) {
+      for (const auto& k : nodes[n].kinds)
+        if (k != "Machine" && std::find(out.begin(), out.end(), k) == out.end()) out.push_back(k);
+      next.insert(next.end(), nodes[n].children.begin(), nodes[n].children.end());
+    }
+    level.swap(next);
+  }
+  return out;
+}
+
+std::string Tree::summary() const {
+  std::map<std::string, int> count;
+  for (const auto& d : nodes)
+    for (const auto& k : d.kinds) count[k]++;
+  std::string s;
+  for (const auto& k : kinds()) {
+    if (k == "PU") continue;
+    s += k + ":" + std::to_string(count[k]) + " ";
+  }
+  return s + "PU:" + std::to_string(nodes[root].pus.size());
+}
+
+int Tree::ancestor_of_kind(int node, const std::string& kind) const {
+  for (int n = node; n >= 0; n = nodes[n].parent)
+    if (nodes[n].has_kind(kind)) return n;
+  return -1;
+}
+
+namespace {
+
+struct TopologyDeleter {
+  void operator()(hwloc_topology* t) const { hwloc_topology_destroy(t); }
+};
+using TopologyPtr = std::unique_ptr<hwloc_topology, TopologyDeleter>;
+
+struct BitmapDeleter {
+  void operator()(hwloc_bitmap_s* b) const { hwloc_bitmap_free(b); }
+};
+using BitmapPtr = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
+
+std::string kind_of(hwloc_obj_t o) {
+  switch (o->type) {
+    case HWLOC_OBJ_MACHINE: return "Machine";
+    case HWLOC_OBJ_PACKAGE: return "Package";
+    case HWLOC_OBJ_DIE: return "Die";
+    case HWLOC_OBJ_GROUP: return "Group";
+    case HWLOC_OBJ_L1CACHE: return "L1";
+    case HWLOC_OBJ_L2CACHE: return "L2";
+    case HWLOC_OBJ_L3CACHE: return "L3";
+    case HWLOC_OBJ_L4CACHE: return "L4";
+    case HWLOC_OBJ_L5CACHE: return "L5";
+    case HWLOC_OBJ_CORE: return "Core";
+    case HWLOC_OBJ_PU: return "PU";
+    default: return "";  // instruction caches and the like share no data
+  }
+}
+
+bool has_numa_memory_child(hwloc_obj_t o) {
+  for (hwloc_obj_t m = o->memory_first_child; m; m = m->next_sibling)
+    if (m->type == HWLOC_OBJ_NUMANODE || has_numa_memory_child(m)) return true;
+  return false;
+}
+
+std::vector<unsigned> pus_of(hwloc_const_cpuset_t set) {
+  std::vector<unsigned> out;
+  unsigned i;
+  hwloc_bitmap_foreach_begin(i, set) { out.push_back(i); }
+  hwloc_bitmap_foreach_end();
+  return out;
+}
+
+class TreeBuilder {
+ public:
+  TreeBuilder(hwloc_topology_t topo, Granularity g) : topo_(topo), g_(g) {}
+
+  Tree build() {
+    tree_ = Tree();
+    visit(hwloc_get_root_obj(topo_), -1, {});
+    tree_.root = 0;
+    return tree_;
+  }
+
+ private:
+  bool is_slot(hwloc_obj_t o) const {
+    if (o->type == HWLOC_OBJ_CORE) return g_ == Granularity::kCore;
+    if (o->type != HWLOC_OBJ_PU) return false;
+    // A PU without a core above it (some XML exports) is its own core.
+    return true;
+  }
+
+  int add(std::vector<std::string> kinds, int parent, hwloc_obj_t o) {
+    Domain d;
+    d.kinds = std::move(kinds);
+    d.parent = parent;
+    d.pus = pus_of(o->cpuset);
+    int id = static_cast<int>(tree_.nodes.size());
+    tree_.nodes.push_back(d);
+    if (parent >= 0) tree_.nodes[parent].children.push_back(id);
+    return id;
+  }
+
+  void visit(hwloc_obj_t o, int parent, std::vector<std::string> kinds) {
+    std::string k = kind_of(o);
+    if (has_numa_memory_child(o)) kinds.push_back("NUMANode");
+    if (!k.empty() && !(k == "Group" && !kinds.empty())) kinds.push_back(k);
+    if (is_slot(o)) {
+      int id = add(kinds, parent, o);
+      tree_.nodes[id].slots = 1;
+      return;
+    }
+    if (o->arity == 1 && hwloc_bitmap_isequal(o->children[0]->cpuset, o->cpuset)) {
+      visit(o->children[0], parent, kinds);  // same CPUs: one domain, several kinds
+      return;
+    }
+    int id = add(kinds, parent, o);
+    for (unsigned i = 0; i < o->arity; ++i) visit(o->children[i], id, {});
+    int slots = 0;
+    for (int c : tree_.nodes[id].children) slots += tree_.nodes[c].slots;
+    tree_.nodes[id].slots = slots;
+  }
+
+  hwloc_topology_t topo_;
+  Granularity g_;
+  Tree tree_;
+};
+
+bool is_regular_file(const std::string& path) {
+  struct stat st;
+  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+}
+
+void select_source(hwloc_topology_t topo, const std::string& source) {
+  if (source == "this" || source.empty()) return;
+  bool looks_like_file = source.find('/') != std::string::npos ||
+                         (source.size() > 4 && source.compare(source.size() - 4, 4, ".xml") == 0);
+  if (is_regular_file(source)) {
+    if (hwloc_topology_set_xml(topo, source.c_str()) < 0)
+      throw Error("topology " + source + ": cannot read the hwloc XML file");
+    return;
+  }
+  if (looks_like_file)
+    throw Error("topology " + source +
+                ": no such file (give an hwloc XML made with `lstopo --of xml`, a synthetic "
+                "description, or 'this')");
+  if (hwloc_topology_set_synthetic(topo, source.c_str()) < 0)
+    throw Error("topology '" + source +
+                "' is not an hwloc synthetic description (example: 'pack:2 l3:1 core:4 pu:1') "
+                "nor an existing XML file");
+}
+
+}  // namespace
+
+LoadedTopology load_topology(const TopologySpec& spec) {
+  hwloc_topology_t raw;
+  if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
+  TopologyPtr topo(raw);
+  select_source(raw, spec.source);
+  if (hwloc_topology_load(raw) < 0)
+    throw Error("topology " + spec.source +
+                ": hwloc cannot load it (check the file with `lstopo -i " + spec.source + "`)");
+
+  LoadedTopology out;
+  Tree whole = TreeBuilder(raw, Granularity::kCore).build();
+  out.fingerprint = whole.summary();
+  out.all_pus = whole.nodes[whole.root].pus;
+
+  if (!spec.allowed.empty()) {
+    for (unsigned c : spec.allowed)
+      if (!std::binary_search(out.all_pus.begin(), out.all_pus.end(), c))
+        throw Error("CPU " + std::to_string(c) + " is not in the topology, which has PUs " +
+                    format_cpulist(out.all_pus) + ": restrict to CPUs that exist");
+    BitmapPtr set(hwloc_bitmap_alloc());
+    for (unsigned c : spec.allowed) hwloc_bitmap_set(set.get(), c);
+    if (hwloc_topology_restrict(raw, set.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
+      throw Error("hwloc cannot restrict the topology to " + format_cpulist(spec.allowed));
+  }
+  out.tree = TreeBuilder(raw, spec.granularity).build();
+  return out;
+}
+
+}  // namespace slurmpin

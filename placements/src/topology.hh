@@ -1,0 +1,68 @@
+// The machine as a tree of sharing domains, built from hwloc and restricted
+// to the CPUs a job may use. Leaves are binding slots: cores by default,
+// PUs on request. Objects with identical CPU sets (a package and its L3, a
+// core and its L2) collapse into one node that carries every kind.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace slurmpin {
+
+enum class Granularity { kCore, kPu };
+
+struct Domain {
+  std::vector<std::string> kinds;  // "Package", "NUMANode", "L3", "L2", "Core", ...
+  int parent = -1;
+  std::vector<int> children;
+  std::vector<unsigned> pus;  // OS indices of the PUs below, sorted
+  int slots = 0;              // number of binding slots below (1 for a slot)
+  int origin = -1;            // index in the tree this one was copied from (-1: itself)
+  bool has_kind(const std::string& k) const;
+  bool is_slot() const { return children.empty(); }
+  std::string label() const;  // kinds joined with '+'
+};
+
+class Tree {
+ public:
+  std::vector<Domain> nodes;
+  int root = -1;
+
+  // Slots below `node` in depth-first (hwloc logical) order.
+  std::vector<int> slots_below(int node) const;
+  std::vector<int> slots() const { return slots_below(root); }
+  // A copy keeping only the given slots (and the domains above them).
+  Tree restricted_to(const std::vector<int>& keep) const;
+  // A copy where each slot holds `times` virtual slots (oversubscription).
+  Tree oversubscribed(int times) const;
+  // Kinds present below the root, outermost first ("NUMANode", "L3", ...).
+  std::vector<std::string> kinds() const;
+  // Counts per kind, e.g. "Package:2 L3:2 L2:8 Core:16 PU:16": the fingerprint
+  // placement files carry.
+  std::string summary() const;
+  // The node of the original (unrestricted) tree that `node` stands for.
+  int origin_of(int node) const { return nodes[node].origin >= 0 ? nodes[node].origin : node; }
+  // Nearest node at or above `node` that carries `kind`, or -1.
+  int ancestor_of_kind(int node, const std::string& kind) const;
+
+ private:
+  int copy_subtree(const Tree& from, int node, int parent, const std::vector<char>& keep);
+  void recount(int node);
+};
+
+// Where a topology comes from: "this" (the running machine), an hwloc XML
+// file, or an hwloc synthetic description ("pack:2 l3:1 core:4 pu:1").
+struct TopologySpec {
+  std::string source = "this";
+  std::vector<unsigned> allowed;  // empty = every PU
+  Granularity granularity = Granularity::kCore;
+};
+
+struct LoadedTopology {
+  Tree tree;                  // restricted to `allowed`
+  std::string fingerprint;    // summary of the whole machine, before restriction
+  std::vector<unsigned> all_pus;
+};
+
+LoadedTopology load_topology(const TopologySpec& spec);
+
+}  // namespace slurmpin
