@@ -58,7 +58,7 @@ std::string format_cpulist(const std::vector<unsigned>& cpus) {
     while (j + 1 < cpus.size() && cpus[j + 1] == cpus[j] + 1) ++j;
     if (!out.empty()) out += ',';
     out += std::to_string(cpus[i]);
-    if (j > i) out += (j == i + 1 ? "," : "-") + std::to_string(cpus[j]);
+    if (j > i) out += "-" + std::to_string(cpus[j]);
     i = j + 1;
   }
   return out;

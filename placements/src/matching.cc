@@ -15,7 +15,6 @@ using Graph = lemon::SmartGraph;
 using Weight = long long;
 using Matcher = lemon::MaxWeightedMatching<Graph, Graph::EdgeMap<Weight>>;
 
-constexpr int kCandidatesPerItem = 12;
 constexpr double kScaleLimit = 1099511627776.0;  // 2^40
 
 // Integer weights: as given when they already are integers in range, else
@@ -37,14 +36,14 @@ std::vector<Weight> integer_weights(const Affinity& w) {
 }
 
 // The heaviest few edges of every item: the optimum almost always lies here.
-std::vector<std::pair<int, int>> candidate_edges(const std::vector<Weight>& iw, int n) {
+std::vector<std::pair<int, int>> candidate_edges(const std::vector<Weight>& iw, int n, int per_item) {
   std::vector<std::pair<int, int>> edges;
   std::vector<int> order(n);
   for (int i = 0; i < n; ++i) {
     order.clear();
     for (int j = 0; j < n; ++j)
       if (j != i && iw[static_cast<size_t>(i) * n + j] > 0) order.push_back(j);
-    size_t k = std::min<size_t>(kCandidatesPerItem, order.size());
+    size_t k = std::min<size_t>(static_cast<size_t>(per_item), order.size());
     std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
       return iw[static_cast<size_t>(i) * n + a] > iw[static_cast<size_t>(i) * n + b];
     });
@@ -104,11 +103,11 @@ Solution solve(const std::vector<Weight>& iw, int n, const std::vector<std::pair
 
 }  // namespace
 
-Pairing max_weight_pairing(const Affinity& w) {
+Pairing max_weight_pairing(const Affinity& w, int candidates) {
   int n = w.size();
   Pairing p;
   std::vector<Weight> iw = integer_weights(w);
-  std::vector<std::pair<int, int>> edges = candidate_edges(iw, n);
+  std::vector<std::pair<int, int>> edges = candidate_edges(iw, n, candidates);
   Solution s;
   do {
     s = solve(iw, n, edges);

@@ -18,7 +18,9 @@ struct Pairing {
 // Pairs every item (n/2 pairs; one single when n is odd) maximising the sum of
 // w over pairs. Weights are scaled to integers below 2^40 first, so the result
 // is exact for integer matrices and to 2^-40 relative precision otherwise.
-Pairing max_weight_pairing(const Affinity& w);
+// `candidates` is how many heaviest edges per item the first run sees; the
+// certificate adds whatever else the optimum needs, so it changes speed only.
+Pairing max_weight_pairing(const Affinity& w, int candidates = 12);
 
 // Weight of a pairing under w.
 double pairing_weight(const Affinity& w, const Pairing& p);

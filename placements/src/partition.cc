@@ -5,12 +5,15 @@
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+#include <random>
 
 #include "error.hh"
 
 namespace slurmpin {
 
 namespace {
+
+constexpr int kKernighanLinMax = 64;
 
 // METIS wants integer edge weights whose sum fits idx_t: scale to <= 2^30 in
 // total, keeping every positive weight at least 1.
@@ -59,6 +62,14 @@ std::vector<int> metis_partition(const Affinity& w, const std::vector<int>& weig
   return part;
 }
 
+// A random assignment for a restart; the repair step balances it.
+std::vector<int> shuffled_start(int n, int parts, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<int> part(n);
+  for (int i = 0; i < n; ++i) part[i] = static_cast<int>(rng() % static_cast<uint64_t>(parts));
+  return part;
+}
+
 class Refiner {
  public:
   Refiner(const Affinity& w, const std::vector<int>& weight, int k, std::vector<int>& part)
@@ -94,6 +105,39 @@ class Refiner {
       if (load_[p] != target[p]) throw Error("partition: item sizes cannot meet the part sizes");
   }
 
+  // Kernighan-Lin passes over swaps: tentatively apply the best swap of
+  // unlocked items even when it loses, lock both, and keep the best prefix of
+  // the pass. Escapes the local optima greedy swapping stops in; O(n^3) per
+  // pass, so used on small sets only.
+  void kernighan_lin() {
+    for (int pass = 0; pass < 10; ++pass) {
+      std::vector<char> locked(n_, 0);
+      std::vector<std::pair<int, int>> done;
+      double sum = 0, best_sum = 0;
+      size_t best_len = 0;
+      while (true) {
+        int bi = -1, bj = -1;
+        double bg = -INFINITY;
+        for (int i = 0; i < n_; ++i) {
+          if (locked[i]) continue;
+          for (int j = i + 1; j < n_; ++j) {
+            if (locked[j] || part_[j] == part_[i] || weight_[j] != weight_[i]) continue;
+            double g = swap_gain(i, j);
+            if (g > bg) bg = g, bi = i, bj = j;
+          }
+        }
+        if (bi < 0) break;
+        swap(bi, bj);
+        locked[bi] = locked[bj] = 1;
+        done.emplace_back(bi, bj);
+        sum += bg;
+        if (sum > best_sum + 1e-9 * (1 + std::abs(best_sum))) best_sum = sum, best_len = done.size();
+      }
+      for (size_t k = done.size(); k > best_len; --k) swap(done[k - 1].first, done[k - 1].second);
+      if (best_len == 0) break;
+    }
+  }
+
   // Swaps equal-weight items across parts while a swap keeps more sharing.
   void refine() {
     for (int pass = 0; pass < 8; ++pass) {
@@ -103,14 +147,11 @@ class Refiner {
         double best_gain = 1e-9 * (1 + std::abs(conn(i, part_[i])));
         for (int j = i + 1; j < n_; ++j) {
           if (part_[j] == part_[i] || weight_[j] != weight_[i]) continue;
-          double gain = conn(i, part_[j]) - conn(i, part_[i]) + conn(j, part_[i]) -
-                        conn(j, part_[j]) - 2 * w_(i, j);
+          double gain = swap_gain(i, j);
           if (gain > best_gain) best_gain = gain, best_j = j;
         }
         if (best_j >= 0) {
-          int pi = part_[i], pj = part_[best_j];
-          move(i, pj);
-          move(best_j, pi);
+          swap(i, best_j);
           improved = true;
         }
       }
@@ -120,6 +161,16 @@ class Refiner {
 
  private:
   double& conn(int i, int p) { return conn_[static_cast<size_t>(i) * k_ + p]; }
+
+  double swap_gain(int i, int j) {
+    return conn(i, part_[j]) - conn(i, part_[i]) + conn(j, part_[i]) - conn(j, part_[j]) - 2 * w_(i, j);
+  }
+
+  void swap(int i, int j) {
+    int pi = part_[i], pj = part_[j];
+    move(i, pj);
+    move(j, pi);
+  }
 
   void move(int i, int to) {
     int from = part_[i];
@@ -154,14 +205,24 @@ std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weig
   std::vector<int> live, live_target;
   for (int p = 0; p < k; ++p)
     if (target[p] > 0) live.push_back(p), live_target.push_back(target[p]);
-  std::vector<int> part = live.size() > 1 && w.size() > static_cast<int>(live.size())
-                              ? metis_partition(w, weight, live_target, seed)
-                              : std::vector<int>(w.size(), 0);
-  Refiner r(w, weight, static_cast<int>(live.size()), part);
-  r.repair(live_target);
-  r.refine();
-  for (int& p : part) p = live[p];
-  return part;
+  int n = w.size(), parts = static_cast<int>(live.size());
+  // Small sets are cheap: refine from several METIS seeds, keep the best.
+  int starts = n <= 16 ? 16 : n <= kKernighanLinMax ? 4 : 1;
+  std::vector<int> best;
+  double best_kept = -1;
+  for (int s = 0; s < starts; ++s) {
+    std::vector<int> part = s == 0 && parts > 1 && n > parts
+                                ? metis_partition(w, weight, live_target, seed)
+                                : shuffled_start(n, parts, seed + s);
+    Refiner r(w, weight, parts, part);
+    r.repair(live_target);
+    r.refine();
+    if (n <= kKernighanLinMax) r.kernighan_lin();
+    double kept = kept_weight(w, part);
+    if (kept > best_kept) best_kept = kept, best = part;
+  }
+  for (int& p : best) p = live[p];
+  return best;
 }
 
 double kept_weight(const Affinity& w, const std::vector<int>& part) {

@@ -1,0 +1,54 @@
+// The C API as the plugin uses it: init, inputs, compute, outputs, finalize.
+#include <gtest/gtest.h>
+
+#include <string>
+
+#include "slurm_pin/placement.h"
+#include "test_support.hh"
+
+TEST(CApi, ComputesAndReportsAPlacement) {
+  sp_placement_t* p = sp_init();
+  ASSERT_NE(p, nullptr);
+  ASSERT_EQ(sp_set_topology(p, slurmpin::test::topo("core2.xml").c_str()), 0);
+  ASSERT_EQ(sp_set_restrict(p, "0-3,6-7"), 0);
+  ASSERT_EQ(sp_set_strategy(p, "lpgp"), 0);
+  double m[16] = {0, 1, 9, 1, 1, 0, 1, 9, 9, 1, 0, 1, 1, 9, 1, 0};
+  ASSERT_EQ(sp_set_matrix(p, m, 4), 0);
+  ASSERT_EQ(sp_set_tasks(p, 1), 0);
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  EXPECT_EQ(sp_get_ntasks(p), 1);
+  EXPECT_EQ(sp_get_nthreads(p), 4);
+  char buf[64];
+  EXPECT_GT(sp_get_task_cpus(p, 0, buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "0-3,6-7");
+  // Pairs (0,2) and (1,3) each share one L2.
+  int pu[4];
+  for (int t = 0; t < 4; ++t) pu[t] = sp_get_thread_pu(p, 0, t);
+  EXPECT_EQ(pu[0] / 2, pu[2] / 2);
+  EXPECT_EQ(pu[1] / 2, pu[3] / 2);
+  EXPECT_STREQ(sp_get_fingerprint(p), "NUMANode:1 Package:2 L2:4 Core:8 PU:8");
+  // w = a + a^T: pairs weigh 18 each, the four other pairs 2: 36 of 44 kept in L2s.
+  double l2 = -1;
+  for (int l = 0; l < sp_get_nlevels(p); ++l)
+    if (std::string(sp_get_level_name(p, l)) == "L2") l2 = sp_get_level_score(p, l);
+  EXPECT_DOUBLE_EQ(l2, 36.0 / 44);
+  EXPECT_EQ(sp_get_thread_pu(p, 0, 4), -1);
+  sp_finalize(p);
+}
+
+TEST(CApi, ErrorsAreOneLineMessages) {
+  sp_placement_t* p = sp_init();
+  EXPECT_EQ(sp_set_strategy(p, "packed"), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("unknown strategy 'packed'"), std::string::npos);
+  EXPECT_EQ(sp_set_granularity(p, "socket"), -1);
+  EXPECT_EQ(sp_set_restrict(p, "1-"), -1);
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
+  ASSERT_EQ(sp_set_strategy(p, "compact"), 0);
+  ASSERT_EQ(sp_set_threads(p, 3), 0);
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_EQ(std::string(sp_error(p)),
+            "3 threads per task but each task has only 2 cores: use fewer threads, more CPUs per task, "
+            "granularity pu, or allow oversubscription");
+  EXPECT_EQ(sp_get_ntasks(p), -1);
+  sp_finalize(p);
+}

@@ -1,0 +1,151 @@
+// The matrix, profile and placement-file parsers: round trips and errors
+// that name the file, the line and the fix.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+
+#include "error.hh"
+#include "matrix_file.hh"
+#include "placement_file.hh"
+#include "profile.hh"
+#include "test_support.hh"
+
+using namespace slurmpin;
+
+namespace {
+
+std::string write_temp(const std::string& text) {
+  char name[] = "/tmp/slurm-pin-test-XXXXXX";
+  int fd = mkstemp(name);
+  EXPECT_GE(fd, 0);
+  FILE* f = fdopen(fd, "w");
+  fputs(text.c_str(), f);
+  fclose(f);
+  return name;
+}
+
+std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST(MatrixFile, ReadsCommentsCommasAndBlanks) {
+  std::string p = write_temp("# sharing\n0, 5, 1\n5 0 2  # row 2\n\n1 2 0\n");
+  Affinity a = read_matrix_file(p);
+  EXPECT_EQ(a.size(), 3);
+  EXPECT_EQ(a(0, 1), 10);  // symmetrised: a(i,j) + a(j,i)
+  EXPECT_EQ(a(1, 2), 4);
+}
+
+TEST(MatrixFile, ErrorsNameFileLineAndFix) {
+  std::string p = write_temp("0 1\n1 0 3\n");
+  EXPECT_EQ(error_of([&] { read_matrix_file(p); }),
+            p + ":2: row has 3 values, expected 2 (the matrix must be square: one row and one column per thread)");
+  p = write_temp("0 x\n1 0\n");
+  EXPECT_NE(error_of([&] { read_matrix_file(p); }).find(p + ":1: 'x' is not a number"), std::string::npos);
+  p = write_temp("0 -1\n1 0\n");
+  EXPECT_NE(error_of([&] { read_matrix_file(p); }).find(":1: negative entry -1"), std::string::npos);
+  p = write_temp("0 1 2\n1 0 2\n");
+  EXPECT_NE(error_of([&] { read_matrix_file(p); }).find("matrix has 2 rows of 3 values"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_matrix_file("/nonexistent/m.txt"); }).find("No such file"), std::string::npos);
+}
+
+TEST(Profile, RoundTripsEveryField) {
+  Profile p;
+  p.application = "stream pairs";
+  p.binary_sha256 = "ab12";
+  p.tool = "valgrind 3.19";
+  p.date = "2026-11-21T10:00:00Z";
+  p.topology = "Package:2 Core:8 PU:8";
+  p.threads = 2;
+  p.line_size = 64;
+  p.working_set_lines = 100;
+  p.thread_working_set_lines = {60, 70};
+  p.drr = 0.3;
+  p.drr_class = "medium";
+  p.matrices["simple"] = {{0, 5}, {5, 0}};
+  p.matrices["rw"] = {{0, 2}, {3, 0}};
+  p.regions.push_back({"main._omp_fn.0", {{"simple", {{0, 1}, {1, 0}}}}});
+  std::string path = write_temp(format_profile(p));
+  Profile q = read_profile(path);
+  EXPECT_EQ(format_profile(q), format_profile(p));
+  EXPECT_EQ(q.affinity("rw", "", path)(0, 1), 5);
+  EXPECT_EQ(q.affinity("simple", "main._omp_fn.0", path)(0, 1), 2);
+  EXPECT_NE(error_of([&] { q.affinity("rw", "main._omp_fn.0", path); }).find("no 'rw' matrix in region"),
+            std::string::npos);
+  EXPECT_NE(error_of([&] { q.affinity("simple", "other", path); }).find("regions: main._omp_fn.0"),
+            std::string::npos);
+}
+
+TEST(Profile, StrictErrors) {
+  struct Case {
+    const char* text;
+    const char* expect;
+  } cases[] = {
+      {"", "empty profile"},
+      {"slurm-pin-profile 2\n", ":1: profile format version 2 is not supported"},
+      {"hello\n", ":1: not a profile"},
+      {"slurm-pin-profile 1\nthreads two\n", ":2: threads must be an integer"},
+      {"slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n", "matrix has 1 rows, expected 2"},
+      {"slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nmatrix simple\n0 1\n1 0\n", ":6: matrix simple given twice"},
+      {"slurm-pin-profile 1\nthreads 2\ncolour blue\n", ":3: unknown key 'colour'"},
+      {"slurm-pin-profile 1\nmatrix simple\n0\n", ":2: 'threads N' must come before the first matrix"},
+      {"slurm-pin-profile 1\nthreads 2\n", "no 'matrix simple' section"},
+      {"slurm-pin-profile 1\nthreads 2\nline_size 48\n", ":3: line_size must be a power of two"},
+      {"slurm-pin-profile 1\nthreads 2\ndrr 0.5 great\n", ":3: expected 'drr VALUE no|medium|good'"},
+      {"slurm-pin-profile 1\nthreads 2\nthreads 2\n", ":3: 'threads' given twice"},
+      {"slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\napplication x\n", ":7: 'application' inside region r"},
+  };
+  for (const auto& c : cases) {
+    std::string p = write_temp(c.text);
+    std::string e = error_of([&] { read_profile(p); });
+    EXPECT_NE(e.find(c.expect), std::string::npos) << "got: " << e;
+    EXPECT_EQ(e.find('\n'), std::string::npos);
+  }
+}
+
+TEST(PlacementFile, RoundTripsTasksAndRegions) {
+  PlacementFile p;
+  p.topology = "Package:2 L2:4 Core:8 PU:8";
+  p.strategy = "lpgp";
+  p.tasks = {{{0}, {1, 9}}, {{4}, {5}}};
+  p.regions.push_back({"r1", {{{1}, {0}}, {{5}, {4}}}});
+  std::string path = write_temp(format_placement_file(p));
+  PlacementFile q = read_placement_file(path);
+  EXPECT_EQ(q.tasks, p.tasks);
+  EXPECT_EQ(q.regions, p.regions);
+  EXPECT_EQ(q.topology, p.topology);
+  EXPECT_EQ(format_placement_file(q), format_placement_file(p));
+}
+
+TEST(PlacementFile, StrictErrors) {
+  struct Case {
+    const char* text;
+    const char* expect;
+  } cases[] = {
+      {"slurm-pin-placement 1\n", "no 'task N:' lines"},
+      {"placement\n", ":1: not a placement file"},
+      {"slurm-pin-placement 7\n", "version 7 is not supported"},
+      {"slurm-pin-placement 1\ntask 0 0 1\n", ":2: missing ':'"},
+      {"slurm-pin-placement 1\ntask 1: 0\n", ":2: task 1 out of order: expected task 0"},
+      {"slurm-pin-placement 1\ntask 0: 0\ntask 0: 1\n", ":3: task 0 is listed twice"},
+      {"slurm-pin-placement 1\ntask 0: 0 1\ntask 1: 2\n", "task 1 has 1 threads but task 0 has 2"},
+      {"slurm-pin-placement 1\ntask 0: 0 1\ntask 1: 1 2\n", "CPU 1 is given to two tasks"},
+      {"slurm-pin-placement 1\ntask 0: 0 3-1\n", "reversed range 3-1"},
+      {"slurm-pin-placement 1\ntask 0:\n", ":2: task 0 lists no CPUs"},
+      {"slurm-pin-placement 1\nowner me\n", ":2: unknown key 'owner'"},
+      {"slurm-pin-placement 1\ntask 0: 0\ntask 0 region r: 0 1\n", "region r task 0 has 2 threads, expected 1"},
+  };
+  for (const auto& c : cases) {
+    std::string p = write_temp(c.text);
+    std::string e = error_of([&] { read_placement_file(p); });
+    EXPECT_NE(e.find(c.expect), std::string::npos) << "got: " << e;
+  }
+}

@@ -1,0 +1,168 @@
+// Profile-guided strategies recover designed sharing structures, and the
+// partitioner is balanced and close to the exhaustive optimum.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <numeric>
+#include <random>
+
+#include "engine.hh"
+#include "error.hh"
+#include "partition.hh"
+#include "profile_guided.hh"
+#include "test_support.hh"
+
+using namespace slurmpin;
+using namespace slurmpin::test;
+
+namespace {
+
+// 16 threads: pairs (2k, 2k+1) share most, groups of four (4g..4g+3) next,
+// then a little everywhere. Thread ids are then shuffled so that no strategy
+// can succeed by keeping index order.
+Affinity designed(std::vector<int>& perm) {
+  perm.resize(16);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::mt19937_64 rng(5);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  Affinity w(16);
+  for (int i = 0; i < 16; ++i)
+    for (int j = i + 1; j < 16; ++j) {
+      double v = i / 2 == j / 2 ? 1000 : i / 4 == j / 4 ? 100 : 1;
+      w.set(perm[i], perm[j], v);
+    }
+  return w;
+}
+
+Result run(const std::string& topology, Strategy s, const Affinity& w) {
+  Request r = request(topology, s, w.size());
+  r.matrix = w;
+  r.has_matrix = true;
+  return compute_placement(r);
+}
+
+double fraction(const Result& r, const std::string& kind) {
+  for (const auto& l : r.levels)
+    if (l.kind == kind) return l.fraction();
+  return -1;
+}
+
+}  // namespace
+
+TEST(ProfileGuided, HierarchicalStrategiesRecoverDesignedPairsAndGroups) {
+  std::vector<int> perm;
+  Affinity w = designed(perm);
+  double pairs = 8 * 1000, groups = pairs + 4 * 4 * 100, total = w.total();
+  // Four packages of two L2s shared by two cores: one group per package,
+  // one pair per L2.
+  for (Strategy s : {Strategy::kLpgp, Strategy::kGplp}) {
+    Result r = run("pack:4 l2:2 core:2 pu:1", s, w);
+    EXPECT_DOUBLE_EQ(fraction(r, "L2"), pairs / total) << strategy_info(s).name;
+    EXPECT_DOUBLE_EQ(fraction(r, "Package"), groups / total) << strategy_info(s).name;
+  }
+  // GP cuts once, at the L2s: it finds the pairs but not the groups.
+  EXPECT_DOUBLE_EQ(fraction(run("pack:4 l2:2 core:2 pu:1", Strategy::kGp, w), "L2"), pairs / total);
+  // Nehalem-like: groups of four per L3; GP and the hierarchical ones agree.
+  for (Strategy s : {Strategy::kGp, Strategy::kLpgp, Strategy::kGplp})
+    EXPECT_DOUBLE_EQ(fraction(run("pack:4 l3:1 core:4 pu:1", s, w), "L3"), groups / total);
+}
+
+TEST(ProfileGuided, LpCompactPutsEveryPairOnOneL2) {
+  std::vector<int> perm;
+  Affinity w = designed(perm);
+  Result r = run(topo("core2.xml"), Strategy::kLpCompact, w.subset({0, 1, 2, 3, 4, 5, 6, 7}));
+  Result c = run(topo("core2.xml"), Strategy::kCompact, w.subset({0, 1, 2, 3, 4, 5, 6, 7}));
+  EXPECT_GE(fraction(r, "L2"), fraction(c, "L2"));
+}
+
+TEST(ProfileGuided, LpScatterPutsOnePairPerPackageFirst) {
+  // Pairs (0,1), (2,3): one pair per package on Core2.
+  Affinity w(4);
+  w.set(0, 1, 10), w.set(2, 3, 10);
+  std::vector<int> p = pus_of(run(topo("core2.xml"), Strategy::kLpScatter, w));
+  EXPECT_EQ(p, (std::vector<int>{0, 1, 4, 5}));
+}
+
+TEST(ProfileGuided, OddThreadCountsAndFewerThreadsThanCores) {
+  std::mt19937_64 rng(8);
+  for (int n : {1, 3, 5, 7, 11, 13}) {
+    Affinity w = random_affinity(n, rng);
+    for (Strategy s : {Strategy::kLpCompact, Strategy::kLpScatter, Strategy::kGp, Strategy::kLpgp, Strategy::kGplp}) {
+      std::vector<int> p = pus_of(run(topo("ccnuma.xml"), s, w));
+      std::sort(p.begin(), p.end());
+      EXPECT_TRUE(std::adjacent_find(p.begin(), p.end()) == p.end()) << "two threads on one core";
+      EXPECT_EQ(p.size(), static_cast<size_t>(n));
+    }
+  }
+}
+
+TEST(ProfileGuided, ZeroMatrixIsPlacedAndNoted) {
+  Result r = run(topo("core2.xml"), Strategy::kLpgp, Affinity(8));
+  EXPECT_EQ(r.tasks[0].threads.size(), 8u);
+  ASSERT_FALSE(r.notes.empty());
+  EXPECT_NE(r.notes.back().find("all zeros"), std::string::npos);
+}
+
+TEST(ProfileGuided, MatrixSizeMustMatchThreads) {
+  Request r = request(topo("core2.xml"), Strategy::kLpgp, 6);
+  r.matrix = Affinity(8);
+  r.has_matrix = true;
+  r.matrix_source = "matrix m.txt";
+  try {
+    compute_placement(r);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_EQ(std::string(e.what()),
+              "matrix m.txt describes 8 threads but 6 threads were asked for: profile with 6 threads or run 8");
+  }
+  r.has_matrix = false;
+  EXPECT_THROW(compute_placement(r), Error);  // lpgp needs a matrix
+}
+
+TEST(Partition, PartsHaveExactlyTheTargetSizes) {
+  std::mt19937_64 rng(2);
+  for (int trial = 0; trial < 30; ++trial) {
+    int k = 2 + trial % 7, n = k + static_cast<int>(rng() % 60);
+    Affinity w = random_affinity(n, rng, 100, 0.5);
+    std::vector<int> cap(k);
+    for (int& c : cap) c = 1 + static_cast<int>(rng() % 16);
+    int room = std::accumulate(cap.begin(), cap.end(), 0);
+    if (room < n) cap[0] += n - room;
+    std::vector<int> target = proportional_targets(n, cap, 1);
+    ASSERT_EQ(std::accumulate(target.begin(), target.end(), 0), n);
+    std::vector<int> part = partition_items(w, std::vector<int>(n, 1), target, 1);
+    std::vector<int> size(k, 0);
+    for (int p : part) size[p]++;
+    EXPECT_EQ(size, target);
+    for (int p = 0; p < k; ++p) EXPECT_LE(target[p], cap[p]);
+  }
+}
+
+TEST(Partition, WithinOnePercentOfTheExhaustiveOptimum) {
+  // 12 items into three parts of four: all 5775 partitions enumerated.
+  std::mt19937_64 rng(4);
+  for (int trial = 0; trial < 40; ++trial) {
+    Affinity w = random_affinity(12, rng, 100, trial % 2 ? 0.7 : 0);
+    double best = 0;
+    std::vector<int> part(12);
+    for (int a = 0; a < (1 << 12); ++a) {
+      if (__builtin_popcount(a) != 4 || !(a & 1)) continue;  // part 0 holds item 0
+      int rest = 0xfff & ~a, low = rest & -rest;
+      for (int b = rest; b; b = (b - 1) & rest) {
+        if (__builtin_popcount(b) != 4 || !(b & low)) continue;  // part 1 holds the next item
+        for (int i = 0; i < 12; ++i) part[i] = (a >> i & 1) ? 0 : (b >> i & 1) ? 1 : 2;
+        best = std::max(best, kept_weight(w, part));
+      }
+    }
+    std::vector<int> got = partition_items(w, std::vector<int>(12, 1), {4, 4, 4}, 1);
+    EXPECT_GE(kept_weight(w, got), 0.99 * best) << "trial " << trial;
+  }
+}
+
+TEST(Partition, ProportionalTargets) {
+  EXPECT_EQ(proportional_targets(8, {8, 8}, 1), (std::vector<int>{4, 4}));
+  EXPECT_EQ(proportional_targets(6, {4, 4, 4}, 2), (std::vector<int>{2, 2, 2}));
+  EXPECT_EQ(proportional_targets(7, {4, 4}, 2), (std::vector<int>{4, 3}));
+  EXPECT_EQ(proportional_targets(5, {1, 6}, 1), (std::vector<int>{1, 4}));
+  EXPECT_EQ(proportional_targets(6, {3, 3}, 2), (std::vector<int>{3, 3}));  // pairs do not fit: singles
+}

@@ -1,0 +1,101 @@
+// Restricted and non-contiguous CPU sets never yield a PU outside them.
+#include <gtest/gtest.h>
+
+#include <random>
+#include <set>
+
+#include "cpulist.hh"
+#include "engine.hh"
+#include "error.hh"
+#include "test_support.hh"
+
+using namespace slurmpin;
+using namespace slurmpin::test;
+
+TEST(Restrict, EveryStrategyStaysInsideRandomCpuSets) {
+  std::mt19937_64 rng(3);
+  const Strategy all[] = {Strategy::kCompact, Strategy::kScatter, Strategy::kRandom, Strategy::kLpCompact,
+                          Strategy::kLpScatter, Strategy::kGp, Strategy::kLpgp, Strategy::kGplp};
+  for (int trial = 0; trial < 40; ++trial) {
+    std::vector<unsigned> allowed;
+    for (unsigned c = 0; c < 96; ++c)
+      if (rng() % 3 == 0) allowed.push_back(c);
+    if (allowed.size() < 4) continue;
+    int tasks = 1 + static_cast<int>(rng() % 3);
+    int share = static_cast<int>(allowed.size()) / tasks;
+    int threads = 1 + static_cast<int>(rng() % share);
+    for (Strategy s : all) {
+      Request r = request(topo("ccnuma.xml"), s, threads);
+      r.topology.allowed = allowed;
+      r.tasks = tasks;
+      r.task_layout = trial % 2 ? TaskLayout::kScatter : TaskLayout::kCompact;
+      r.matrix = random_affinity(threads, rng, 100, 0.3);
+      r.has_matrix = true;
+      Result res = compute_placement(r);
+      std::set<unsigned> used;
+      for (const auto& t : res.tasks) {
+        std::set<unsigned> mine;
+        for (const auto& th : t.threads) {
+          ASSERT_EQ(th.cpus.size(), 1u);
+          unsigned c = th.cpus[0];
+          EXPECT_TRUE(std::binary_search(allowed.begin(), allowed.end(), c))
+              << "CPU " << c << " outside " << format_cpulist(allowed);
+          EXPECT_TRUE(std::binary_search(t.share.begin(), t.share.end(), c));
+          EXPECT_TRUE(mine.insert(c).second) << "two threads on CPU " << c;
+        }
+        for (unsigned c : t.share) EXPECT_TRUE(used.insert(c).second) << "tasks share CPU " << c;
+      }
+    }
+  }
+}
+
+TEST(Restrict, CpuOutsideTheTopologyIsAnError) {
+  Request r = request(topo("core2.xml"), Strategy::kCompact);
+  r.topology.allowed = {0, 9};
+  try {
+    compute_placement(r);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CPU 9 is not in the topology"), std::string::npos);
+  }
+}
+
+TEST(Restrict, NonContiguousSetKeepsTheTreeShape) {
+  Request r = request(topo("core2.xml"), Strategy::kScatter, 3);
+  r.topology.allowed = {1, 2, 3, 6};
+  // Package 0 keeps L2#0 (core 1) and L2#1 (cores 2,3); package 1 keeps core 6.
+  EXPECT_EQ(pus_of(compute_placement(r)), (std::vector<int>{1, 6, 2}));
+}
+
+TEST(Tasks, CompactBlocksAndScatteredTasks) {
+  Request r = request(topo("core2.xml"), Strategy::kCompact, 2);
+  r.tasks = 3;
+  Result c = compute_placement(r);
+  EXPECT_EQ(format_cpulist(c.tasks[0].share), "0-1");
+  EXPECT_EQ(format_cpulist(c.tasks[1].share), "2-3");
+  EXPECT_EQ(format_cpulist(c.tasks[2].share), "4-5");
+  ASSERT_EQ(c.notes.size(), 1u);  // two cores left unused
+  r.task_layout = TaskLayout::kScatter;
+  Result s = compute_placement(r);
+  EXPECT_EQ(format_cpulist(s.tasks[0].share), "0-1");
+  EXPECT_EQ(format_cpulist(s.tasks[1].share), "4-5");
+  EXPECT_EQ(format_cpulist(s.tasks[2].share), "2-3");
+}
+
+TEST(Oversubscription, IsAnErrorUnlessAsked) {
+  Request r = request(topo("core2.xml"), Strategy::kCompact, 12);
+  EXPECT_THROW(compute_placement(r), Error);
+  r.oversubscribe = true;
+  std::vector<int> p = pus_of(compute_placement(r));
+  EXPECT_EQ(p, (std::vector<int>{0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5}));
+}
+
+TEST(Granularity, WidensBindingToTheL2) {
+  Request r = request(topo("core2.xml"), Strategy::kScatter, 2);
+  r.widen_to = "L2";
+  Result res = compute_placement(r);
+  EXPECT_EQ(res.tasks[0].threads[0].cpus, (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(res.tasks[0].threads[1].cpus, (std::vector<unsigned>{4, 5}));
+  r.widen_to = "L3";
+  EXPECT_THROW(compute_placement(r), Error);  // Core2 has no L3
+}

@@ -1,0 +1,56 @@
+// Helpers shared by the unit tests: fixtures, random matrices, topologies.
+#pragma once
+#include <random>
+#include <string>
+#include <vector>
+
+#include "affinity.hh"
+#include "engine.hh"
+#include "topology.hh"
+
+namespace slurmpin::test {
+
+inline std::string fixture(const std::string& name) {
+  return std::string(SLURM_PIN_FIXTURES) + "/" + name;
+}
+
+inline std::string topo(const std::string& name) { return fixture("topologies/" + name); }
+
+// Symmetric matrix with entries drawn from [0, max); a share `zeros` of them 0.
+inline Affinity random_affinity(int n, std::mt19937_64& rng, double max = 1000, double zeros = 0,
+                                bool integral = true) {
+  std::uniform_real_distribution<double> u(0, 1);
+  Affinity a(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      double v = u(rng) < zeros ? 0 : u(rng) * max;
+      a.set(i, j, integral ? std::floor(v) : v);
+    }
+  return a;
+}
+
+inline Tree tree_of(const std::string& source, const std::vector<unsigned>& allowed = {},
+                    Granularity g = Granularity::kCore) {
+  TopologySpec s;
+  s.source = source;
+  s.allowed = allowed;
+  s.granularity = g;
+  return load_topology(s).tree;
+}
+
+// First PU of every thread of task 0.
+inline std::vector<int> pus_of(const Result& r, size_t task = 0) {
+  std::vector<int> out;
+  for (const auto& t : r.tasks[task].threads) out.push_back(t.pu);
+  return out;
+}
+
+inline Request request(const std::string& source, Strategy s, int threads = 0) {
+  Request r;
+  r.topology.source = source;
+  r.strategy = s;
+  r.threads = threads;
+  return r;
+}
+
+}  // namespace slurmpin::test
