@@ -73,7 +73,6 @@ Options parse(int argc, char** argv) {
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
   Options o;
-  o.request.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   opterr = 0;
   optind = 1;
   int c;
@@ -121,6 +120,10 @@ int place_command(int argc, char** argv) {
   }
   Request& r = o.request;
   r.strategy = parse_strategy(o.strategy, &r.placement_path);
+  // random without --seed differs run to run (the seed is printed to repeat
+  // it); every other strategy is deterministic.
+  if (r.strategy == Strategy::kRandom && !o.seed_given)
+    r.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   apply_granularity(o);
   if (!o.matrix.empty() && !o.profile.empty())
     throw Error("give either --matrix or --profile, not both");

@@ -242,7 +242,7 @@ void select_source(hwloc_topology_t topo, const std::string& source) {
                          (source.size() > 4 && source.compare(source.size() - 4, 4, ".xml") == 0);
   if (is_regular_file(source)) {
     if (hwloc_topology_set_xml(topo, source.c_str()) < 0)
-      throw Error("topology " + source + ": cannot read the hwloc XML file");
+      throw Error("topology " + source + ": not a valid hwloc XML file (make one with `lstopo --of xml FILE`)");
     return;
   }
   if (looks_like_file)
@@ -251,7 +251,7 @@ void select_source(hwloc_topology_t topo, const std::string& source) {
                 "description, or 'this')");
   if (hwloc_topology_set_synthetic(topo, source.c_str()) < 0)
     throw Error("topology '" + source +
-                "' is not an hwloc synthetic description (example: 'pack:2 l3:1 core:4 pu:1') "
+                "' is not an hwloc synthetic description (example: 'pack:2 l3:1 core:4 pu:1', ending with pu:N) "
                 "nor an existing XML file");
 }
 

@@ -1,0 +1,162 @@
+#!/usr/bin/env bats
+# `slurm-pin place`: every strategy and format, end to end through the CLI.
+
+load helpers
+
+place_json() {
+  run "$SLURM_PIN" place --format json "$@"
+  expect_status 0
+}
+
+# The PUs of task $1 as a comma-separated list.
+pus_of_task() {
+  jq -r ".tasks[$1].threads | map(.pu|tostring) | join(\",\")" <<<"$output"
+}
+
+@test "compact on Core2 fills each L2 pair first" {
+  place_json --topology "$TOPO/core2.xml" --strategy compact --threads 8
+  [ "$(pus_of_task 0)" = "0,1,2,3,4,5,6,7" ]
+}
+
+@test "scatter on Core2 alternates packages, then L2s" {
+  place_json --topology "$TOPO/core2.xml" --strategy scatter --threads 8
+  [ "$(pus_of_task 0)" = "0,4,2,6,1,5,3,7" ]
+}
+
+@test "scatter on the 4-NUMA machine visits every NUMA node first" {
+  place_json --topology "$TOPO/ccnuma.xml" --strategy scatter --threads 4
+  [ "$(pus_of_task 0)" = "0,24,48,72" ]
+}
+
+@test "random is reproducible with --seed and reports the seed" {
+  place_json --topology "$TOPO/ccnuma.xml" --strategy random --threads 16 --seed 7
+  first=$(pus_of_task 0)
+  [ "$(jq .seed <<<"$output")" = 7 ]
+  place_json --topology "$TOPO/ccnuma.xml" --strategy random --threads 16 --seed 7
+  [ "$(pus_of_task 0)" = "$first" ]
+  place_json --topology "$TOPO/ccnuma.xml" --strategy random --threads 16 --seed 8
+  [ "$(pus_of_task 0)" != "$first" ]
+}
+
+@test "none binds nothing" {
+  place_json --topology "$TOPO/core2.xml" --strategy none --threads 2
+  [ "$(jq '.tasks[0].threads[0].pu' <<<"$output")" = null ]
+  [ "$(jq -r '.tasks[0].threads[0].cpus' <<<"$output")" = "0-7" ]
+}
+
+@test "lp-compact puts each designed pair on one L2" {
+  place_json --topology "$TOPO/core2.xml" --strategy lp-compact --matrix "$MATRICES/pairs8.txt"
+  for p in "0 4" "1 5" "2 6" "3 7"; do
+    set -- $p
+    a=$(jq ".tasks[0].threads[$1].pu" <<<"$output")
+    b=$(jq ".tasks[0].threads[$2].pu" <<<"$output")
+    [ $((a / 2)) -eq $((b / 2)) ]
+  done
+}
+
+@test "lp-scatter spreads the designed pairs over both packages" {
+  place_json --topology "$TOPO/core2.xml" --strategy lp-scatter --matrix "$MATRICES/pairs8.txt"
+  [ "$(jq '.tasks[0].threads[0].pu' <<<"$output")" = 0 ]
+  [ "$(jq '.tasks[0].threads[4].pu' <<<"$output")" = 1 ]
+  [ "$(jq '.tasks[0].threads[1].pu' <<<"$output")" = 4 ]
+  [ "$(jq '.tasks[0].threads[5].pu' <<<"$output")" = 5 ]
+}
+
+@test "gp, lpgp and gplp keep the designed groups in one package and pairs in one L2" {
+  for s in gp lpgp gplp; do
+    place_json --topology "$TOPO/core2.xml" --strategy $s --matrix "$MATRICES/pairs8.txt"
+    pkg=$(jq '.score.levels[] | select(.level=="Package") | .fraction' <<<"$output")
+    l2=$(jq '.score.levels[] | select(.level=="L2") | .fraction' <<<"$output")
+    # w = a + a^T: pairs 4 x 200, groups add 8 x 60, the 16 other pairs 2 each: 1312.
+    [ "$(jq -n "$l2 * 1312 | round")" = 800 ]
+    [ "$(jq -n "$pkg * 1312 | round")" = 1280 ]
+  done
+}
+
+@test "profile-guided strategies accept a profile file" {
+  place_json --topology "$TOPO/core2.xml" --strategy lpgp --profile "$FIXTURES/profiles/pairs8.profile"
+  [ "$(jq '.tasks[0].threads | length' <<<"$output")" = 8 ]
+  place_json --topology "$TOPO/core2.xml" --strategy lp-compact --profile "$FIXTURES/profiles/pairs8.profile" \
+    --region phase2
+  a=$(jq '.tasks[0].threads[0].pu' <<<"$output")
+  b=$(jq '.tasks[0].threads[1].pu' <<<"$output")
+  [ $((a / 2)) -eq $((b / 2)) ]
+}
+
+@test "several tasks split the CPUs first, scatter layout spreads them" {
+  place_json --topology "$TOPO/core2.xml" --strategy compact --tasks 2 --threads 2 --restrict 0-3,4-7
+  [ "$(jq -r '.tasks[0].cpus' <<<"$output")" = "0-3" ]
+  [ "$(jq -r '.tasks[1].cpus' <<<"$output")" = "4-7" ]
+  place_json --topology "$TOPO/core2.xml" --strategy compact --tasks 3 --threads 2 --task-layout scatter
+  [ "$(jq -r '[.tasks[].cpus] | join(" ")' <<<"$output")" = "0-1 4-5 2-3" ]
+}
+
+@test "a restricted, non-contiguous CPU set is never left" {
+  for s in compact scatter random lpgp; do
+    place_json --topology "$TOPO/ccnuma.xml" --restrict 1,3,5,30-35,90 --strategy $s --threads 8 \
+      --matrix "$MATRICES/pairs8.txt"
+    for pu in $(jq '.tasks[0].threads[].pu' <<<"$output"); do
+      [[ " 1 3 5 30 31 32 33 34 35 90 " == *" $pu "* ]]
+    done
+  done
+}
+
+@test "SMT: cores by default, PUs with --granularity pu" {
+  place_json --topology "$TOPO/nehalem-smt.xml" --strategy compact --threads 2
+  [ "$(jq -r '.tasks[0].threads[0].cpus' <<<"$output")" = "0,8" ]
+  place_json --topology "$TOPO/nehalem-smt.xml" --strategy compact --threads 2 --granularity pu
+  [ "$(pus_of_task 0)" = "0,8" ]
+  place_json --topology "$TOPO/nehalem-smt.xml" --strategy compact --threads 1 --granularity l3
+  [ "$(jq -r '.tasks[0].threads[0].cpus' <<<"$output")" = "0-3,8-11" ]
+}
+
+@test "oversubscription doubles up only when asked" {
+  place_json --topology "pack:1 core:2 pu:1" --strategy compact --threads 4 --oversubscribe
+  [ "$(pus_of_task 0)" = "0,0,1,1" ]
+}
+
+@test "synthetic topologies and the real machine load" {
+  place_json --topology "pack:2 l3:1 core:4 pu:1" --strategy scatter --threads 2
+  [ "$(pus_of_task 0)" = "0,4" ]
+  place_json --topology this --strategy compact --threads 1
+  [ "$(jq '.tasks[0].threads | length' <<<"$output")" = 1 ]
+}
+
+@test "text format shows the table and the per-level summary" {
+  run "$SLURM_PIN" place --topology "$TOPO/core2.xml" --strategy lpgp --matrix "$MATRICES/pairs8.txt"
+  expect_status 0
+  [[ "$output" == *"Package#1 L2#3 Core#"* ]]
+  [[ "$output" == *"L2               4  61.0%"* ]]
+}
+
+@test "omp and likwid formats" {
+  run "$SLURM_PIN" place --topology "$TOPO/nehalem-smt.xml" --strategy scatter --threads 3 --format omp
+  expect_status 0
+  [ "$output" = "{0,8},{4,12},{1,9}" ]
+  run "$SLURM_PIN" place --topology "$TOPO/core2.xml" --strategy scatter --threads 3 --format likwid
+  [ "$output" = "0,4,2" ]
+}
+
+@test "a placement written by --format placement reads back through file:PATH" {
+  f=$BATS_TEST_TMPDIR/p.placement
+  "$SLURM_PIN" place --topology "$TOPO/ccnuma.xml" --strategy lpgp --matrix "$MATRICES/pairs8.txt" \
+    --tasks 2 --format placement >"$f"
+  head -1 "$f" | grep -qx "slurm-pin-placement 1"
+  place_json --topology "$TOPO/ccnuma.xml" --strategy lpgp --matrix "$MATRICES/pairs8.txt" --tasks 2
+  want=$(jq -c '[.tasks[].threads[].cpus]' <<<"$output")
+  place_json --topology "$TOPO/ccnuma.xml" --strategy "file:$f"
+  [ "$(jq -c '[.tasks[].threads[].cpus]' <<<"$output")" = "$want" ]
+}
+
+@test "a zero matrix is placed and noted" {
+  place_json --topology "$TOPO/core2.xml" --strategy lpgp --matrix "$MATRICES/zeros4.txt"
+  [[ "$(jq -r '.notes[0]' <<<"$output")" == *"all zeros"* ]]
+}
+
+@test "--strategy help lists every strategy" {
+  run "$SLURM_PIN" place --strategy help
+  expect_status 0
+  for s in none compact scatter random lp-compact lp-scatter gp lpgp gplp file:PATH; do
+    [[ "$output" == *"  $s "* ]]
+  done
+}
