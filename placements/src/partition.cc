@@ -206,6 +206,16 @@ std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weig
   for (int p = 0; p < k; ++p)
     if (target[p] > 0) live.push_back(p), live_target.push_back(target[p]);
   int n = w.size(), parts = static_cast<int>(live.size());
+  // No part can take two items: nothing can be kept together, so any
+  // assignment that fits is optimal; skip METIS and the refinement.
+  int lightest = n ? *std::min_element(weight.begin(), weight.end()) : 1;
+  if (std::all_of(live_target.begin(), live_target.end(), [&](int t) { return t < 2 * lightest; })) {
+    std::vector<int> part(n, 0);
+    Refiner r(w, weight, parts, part);
+    r.repair(live_target);
+    for (int& p : part) p = live[p];
+    return part;
+  }
   // Small sets are cheap: refine from several METIS seeds, keep the best.
   int starts = n <= 16 ? 16 : n <= kKernighanLinMax ? 4 : 1;
   std::vector<int> best;
