@@ -7,7 +7,9 @@
 #include "engine.hh"
 #include "error.hh"
 #include "matrix_file.hh"
+#include "placement_file.hh"
 #include "profile.hh"
+#include "store.hh"
 #include "slurm_pin/placement.h"
 
 using namespace slurmpin;
@@ -48,6 +50,17 @@ const ThreadPlace* thread_at(const sp_placement_t* p, int task, int thread) {
   const auto& th = p->result.tasks[task].threads;
   if (thread < 0 || thread >= static_cast<int>(th.size())) return nullptr;
   return &th[thread];
+}
+
+template <typename F>
+int checked(char* err, size_t len, F&& f) {
+  try {
+    f();
+    return 0;
+  } catch (const std::exception& e) {
+    copy_out(e.what(), err, len);
+    return -1;
+  }
 }
 
 void require(bool ok, const std::string& message) {
@@ -163,6 +176,20 @@ int sp_load_profile(sp_placement_t* p, const char* path, const char* model, cons
   });
 }
 
+int sp_set_profile(sp_placement_t* p, const char* spec, const char* store, const char* model,
+                   const char* region) {
+  return guarded(p, [&] {
+    Request& r = p->request;
+    r.profile_spec = spec ? spec : "";
+    parse_profile_spec(r.profile_spec);
+    r.profile_store = store ? store : "";
+    r.profile_model = model && *model ? model : "simple";
+    require(r.profile_model == "simple" || r.profile_model == "rw",
+            "unknown model '" + r.profile_model + "': use simple or rw");
+    r.profile_region = region ? region : "";
+  });
+}
+
 int sp_compute(sp_placement_t* p) {
   return guarded(p, [&] {
     p->computed = false;
@@ -221,6 +248,53 @@ int sp_get_nnotes(const sp_placement_t* p) {
 const char* sp_get_note(const sp_placement_t* p, int i) {
   if (sp_get_nnotes(p) <= i || i < 0) return nullptr;
   return p->result.notes[i].c_str();
+}
+
+int sp_check_strategy(const char* name, char* err, size_t len) {
+  return checked(err, len, [&] { parse_strategy(name ? name : "", nullptr); });
+}
+
+int sp_check_profile(const char* spec, const char* store, char* err, size_t len) {
+  return checked(err, len, [&] {
+    ProfileSpec s = parse_profile_spec(spec ? spec : "");
+    if (s.is_path) {
+      read_profile(s.path);
+      return;
+    }
+    std::string dir = store ? store : "";
+    if (dir.empty())
+      throw Error("profile '" + s.app + "' names a store profile but no store is configured "
+                  "(set store= in plugstack.conf, or give a file path)");
+    bool found = false;
+    for (const auto& e : list_store(dir)) found |= e.app == s.app && (!s.version || e.version == s.version);
+    if (!found)
+      throw Error("no profile '" + std::string(spec) + "' in the store " + dir +
+                  " (list them with `slurm-pin profiles list`, or give a file path)");
+  });
+}
+
+int sp_check_placement_file(const char* path, char* err, size_t len) {
+  return checked(err, len, [&] { read_placement_file(path ? path : ""); });
+}
+
+int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len) {
+  int rc = -1;
+  guarded(p, [&] {
+    std::vector<unsigned> pus =
+        pus_of_cores(p->request.topology.source, parse_cpulist(cores ? cores : "", "allocated cores"));
+    rc = copy_out(format_cpulist(pus), buf, len);
+  });
+  return rc;
+}
+
+int sp_topology_pus(sp_placement_t* p, char* buf, size_t len) {
+  int rc = -1;
+  guarded(p, [&] {
+    TopologySpec spec;
+    spec.source = p->request.topology.source;
+    rc = copy_out(format_cpulist(load_topology(spec).all_pus), buf, len);
+  });
+  return rc;
 }
 
 const char* sp_strategies_help(void) {

@@ -7,7 +7,9 @@
 #include "error.hh"
 #include "orders.hh"
 #include "placement_file.hh"
+#include "profile.hh"
 #include "profile_guided.hh"
+#include "store.hh"
 
 namespace slurmpin {
 
@@ -36,6 +38,22 @@ std::vector<unsigned> widen(const Tree& t, int slot, const std::string& kind) {
     throw Error("granularity " + kind + ": this topology has no " + kind +
                 " above core " + format_cpulist(t.nodes[slot].pus) + " (use pu, core, or another level)");
   return t.nodes[a].pus;
+}
+
+// Loads the requested profile's matrix; a store profile is picked for the
+// thread count the step will run (given, or one per slot of the share).
+void load_profile(Request& r, int share) {
+  ProfileSpec spec = parse_profile_spec(r.profile_spec);
+  std::string path = spec.path;
+  if (!spec.is_path) {
+    if (r.profile_store.empty())
+      throw Error("profile '" + spec.app + "' names a store profile but no store is configured "
+                  "(set store= in plugstack.conf, or give a file path)");
+    path = find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version).path;
+  }
+  r.matrix = read_profile(path).affinity(r.profile_model, r.profile_region, path);
+  r.has_matrix = true;
+  r.matrix_source = "profile " + (spec.is_path ? path : r.profile_spec + " (" + path + ")");
 }
 
 void resolve_threads(const Request& r, int share, int& threads) {
@@ -95,7 +113,8 @@ Result from_file(const Request& r, LoadedTopology& lt) {
 
 }  // namespace
 
-Result compute_placement(const Request& r) {
+Result compute_placement(const Request& request) {
+  Request r = request;
   LoadedTopology lt = load_topology(r.topology);
   Result out;
   if (r.strategy == Strategy::kFile) {
@@ -109,6 +128,7 @@ Result compute_placement(const Request& r) {
     if (share == 0)
       throw Error(plural(tasks, "task") + " but only " + plural(slots.size(), word) + " in CPUs " +
                   format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
+    if (!r.profile_spec.empty()) load_profile(r, share);
     int threads = 0;
     resolve_threads(r, share, threads);
     if (threads > share && !r.oversubscribe)

@@ -26,6 +26,9 @@ struct Request {
   bool has_matrix = false;
   Affinity matrix;
   std::string matrix_source;  // file name, for messages
+  // A profile resolved once the thread count is known: a file path, or
+  // NAME[@VERSION] from the store. Read with the caller's privileges.
+  std::string profile_spec, profile_store, profile_model = "simple", profile_region;
 };
 
 struct ThreadPlace {

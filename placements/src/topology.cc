@@ -255,16 +255,39 @@ void select_source(hwloc_topology_t topo, const std::string& source) {
                 "nor an existing XML file");
 }
 
-}  // namespace
-
-LoadedTopology load_topology(const TopologySpec& spec) {
+TopologyPtr open_topology(const std::string& source) {
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
   TopologyPtr topo(raw);
-  select_source(raw, spec.source);
+  select_source(raw, source);
   if (hwloc_topology_load(raw) < 0)
-    throw Error("topology " + spec.source +
-                ": hwloc cannot load it (check the file with `lstopo -i " + spec.source + "`)");
+    throw Error("topology " + source + ": hwloc cannot load it (check the file with `lstopo -i " +
+                source + "`)");
+  return topo;
+}
+
+}  // namespace
+
+std::vector<unsigned> pus_of_cores(const std::string& source, const std::vector<unsigned>& cores) {
+  TopologyPtr topo = open_topology(source);
+  hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(topo.get(), HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
+  unsigned count = static_cast<unsigned>(hwloc_get_nbobjs_by_type(topo.get(), type));
+  std::vector<unsigned> pus;
+  for (unsigned c : cores) {
+    if (c >= count)
+      throw Error("core " + std::to_string(c) + " of the allocation is not in the topology, which has " +
+                  std::to_string(count) + " cores: the topology does not describe this node");
+    std::vector<unsigned> p = pus_of(hwloc_get_obj_by_type(topo.get(), type, c)->cpuset);
+    pus.insert(pus.end(), p.begin(), p.end());
+  }
+  std::sort(pus.begin(), pus.end());
+  pus.erase(std::unique(pus.begin(), pus.end()), pus.end());
+  return pus;
+}
+
+LoadedTopology load_topology(const TopologySpec& spec) {
+  TopologyPtr topo = open_topology(spec.source);
+  hwloc_topology_t raw = topo.get();
 
   LoadedTopology out;
   Tree whole = TreeBuilder(raw, Granularity::kCore).build();

@@ -65,4 +65,9 @@ struct LoadedTopology {
 
 LoadedTopology load_topology(const TopologySpec& spec);
 
+// PUs of the cores with these logical indices (hwloc order, which is the
+// order Slurm numbers a node's cores in). Throws Error when the topology has
+// fewer cores than an index asks for: it does not describe this node.
+std::vector<unsigned> pus_of_cores(const std::string& source, const std::vector<unsigned>& cores);
+
 }  // namespace slurmpin

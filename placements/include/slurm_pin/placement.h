@@ -45,6 +45,10 @@ int sp_set_seed(sp_placement_t *p, uint64_t seed);
 int sp_set_matrix(sp_placement_t *p, const double *rows, int n); /* n x n, row-major */
 int sp_load_matrix(sp_placement_t *p, const char *path);
 int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
+/* A profile resolved at compute time, once the thread count is known: a file
+ * path, or NAME[@VERSION] from the store directory. model: simple|rw. */
+int sp_set_profile(sp_placement_t *p, const char *spec, const char *store, const char *model,
+                   const char *region);
 
 int sp_compute(sp_placement_t *p);
 
@@ -63,6 +67,18 @@ const char *sp_get_level_name(const sp_placement_t *p, int level);
 double sp_get_level_score(const sp_placement_t *p, int level);
 int sp_get_nnotes(const sp_placement_t *p);
 const char *sp_get_note(const sp_placement_t *p, int i);
+
+/* Checks without computing, for early errors (srun, sbatch). Each returns 0,
+ * or -1 with a one-line message in err. */
+int sp_check_strategy(const char *name, char *err, size_t len);
+int sp_check_profile(const char *spec, const char *store, char *err, size_t len);
+int sp_check_placement_file(const char *path, char *err, size_t len);
+
+/* PUs ("0-3,8") of cores given by logical index ("0-1,4"), as Slurm numbers
+ * a node's cores, in the handle's topology. Returns 0 or -1 (sp_error). */
+int sp_cores_to_pus(sp_placement_t *p, const char *cores, char *buf, size_t len);
+/* Every PU of the handle's topology; returns the length needed, or -1. */
+int sp_topology_pus(sp_placement_t *p, char *buf, size_t len);
 
 /* One line per strategy, for --pin-strategy=help and `slurm-pin place --strategy help`. */
 const char *sp_strategies_help(void);

@@ -1,0 +1,159 @@
+#include "store.hh"
+
+#include <dirent.h>
+#include <sys/stat.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstdio>
+#include <cstring>
+#include <tuple>
+#include <memory>
+
+#include "error.hh"
+
+namespace slurmpin {
+
+namespace {
+
+struct DirCloser {
+  void operator()(DIR* d) const { closedir(d); }
+};
+
+struct stat stat_of(const std::string& path, const std::string& what) {
+  struct stat st;
+  if (lstat(path.c_str(), &st) != 0)
+    throw Error(what + " " + path + ": " + std::strerror(errno));
+  return st;
+}
+
+// Trusted: owned by root or the store owner, not writable by group or others.
+void check_trusted(const std::string& path, const struct stat& st, uid_t owner, const std::string& what) {
+  if (st.st_uid != 0 && st.st_uid != owner)
+    throw Error(what + " " + path + " is owned by uid " + std::to_string(st.st_uid) +
+                ", not by root or the store owner: refusing it (ask the admin to fix its owner)");
+  if (st.st_mode & (S_IWGRP | S_IWOTH))
+    throw Error(what + " " + path + " is writable by group or others: refusing it (chmod go-w)");
+}
+
+bool valid_app(const std::string& app) {
+  return !app.empty() && app.size() <= 128 && app[0] != '.' &&
+         app.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") ==
+             std::string::npos;
+}
+
+// "t8.v3.profile" -> threads 8, version 3.
+bool parse_entry_name(const std::string& name, int& threads, int& version) {
+  unsigned t = 0, v = 0;
+  char tail[16];
+  if (std::sscanf(name.c_str(), "t%u.v%u.%15s", &t, &v, tail) != 3) return false;
+  if (std::string(tail) != "profile" || t == 0 || v == 0) return false;
+  if (name != "t" + std::to_string(t) + ".v" + std::to_string(v) + ".profile") return false;
+  threads = static_cast<int>(t);
+  version = static_cast<int>(v);
+  return true;
+}
+
+std::vector<std::string> entries(const std::string& dir) {
+  std::unique_ptr<DIR, DirCloser> d(opendir(dir.c_str()));
+  if (!d) throw Error("profile store " + dir + ": " + std::strerror(errno));
+  std::vector<std::string> out;
+  while (dirent* e = readdir(d.get()))
+    if (e->d_name[0] != '.') out.push_back(e->d_name);
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+void list_app(const std::string& dir, const std::string& app, uid_t owner, std::vector<StoredProfile>& out) {
+  std::string app_dir = dir + "/" + app;
+  check_trusted(app_dir, stat_of(app_dir, "profile store entry"), owner, "profile store entry");
+  for (const auto& name : entries(app_dir)) {
+    StoredProfile p;
+    if (!parse_entry_name(name, p.threads, p.version)) continue;  // lock and temporary files
+    p.app = app;
+    p.path = app_dir + "/" + name;
+    struct stat st = stat_of(p.path, "profile");
+    if (!S_ISREG(st.st_mode)) continue;
+    check_trusted(p.path, st, owner, "profile");
+    out.push_back(p);
+  }
+}
+
+}  // namespace
+
+std::vector<StoredProfile> list_store(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
+  check_trusted(dir, st, st.st_uid, "profile store");
+  std::vector<StoredProfile> out;
+  for (const auto& app : entries(dir)) {
+    struct stat a;
+    if (!valid_app(app) || lstat((dir + "/" + app).c_str(), &a) != 0 || !S_ISDIR(a.st_mode)) continue;
+    list_app(dir, app, st.st_uid, out);
+  }
+  std::sort(out.begin(), out.end(), [](const StoredProfile& a, const StoredProfile& b) {
+    return std::tie(a.app, a.threads, a.version) < std::tie(b.app, b.threads, b.version);
+  });
+  return out;
+}
+
+StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version) {
+  if (!valid_app(app))
+    throw Error("profile name '" + app + "' is not valid (letters, digits, . _ + - only)");
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
+  check_trusted(dir, st, st.st_uid, "profile store");
+  std::string app_dir = dir + "/" + app;
+  struct stat a;
+  if (lstat(app_dir.c_str(), &a) != 0 || !S_ISDIR(a.st_mode))
+    throw Error("no profile '" + app + "' in the store " + dir +
+                " (list them with `slurm-pin profiles list`, or give a file path)");
+  std::vector<StoredProfile> all;
+  list_app(dir, app, st.st_uid, all);
+  const StoredProfile* best = nullptr;
+  std::vector<int> counts;
+  for (const auto& p : all) {
+    if (std::find(counts.begin(), counts.end(), p.threads) == counts.end()) counts.push_back(p.threads);
+    if (p.threads != threads || (version && p.version != version)) continue;
+    if (!best || p.version > best->version) best = &p;
+  }
+  if (best) return *best;
+  std::sort(counts.begin(), counts.end());
+  std::string have;
+  for (int c : counts) have += (have.empty() ? "" : ", ") + std::to_string(c);
+  if (version && std::find(counts.begin(), counts.end(), threads) != counts.end())
+    throw Error("profile '" + app + "' has no version " + std::to_string(version) + " for " +
+                std::to_string(threads) + " threads (drop @" + std::to_string(version) + " for the newest)");
+  throw Error("profile '" + app + "' has no " + std::to_string(threads) + "-thread profile (it has " +
+              (have.empty() ? "none" : have) + "): set OMP_NUM_THREADS to one of those or profile at " +
+              std::to_string(threads));
+}
+
+std::string profile_path(const std::string& dir, const std::string& app, int threads, int version) {
+  return dir + "/" + app + "/t" + std::to_string(threads) + ".v" + std::to_string(version) + ".profile";
+}
+
+ProfileSpec parse_profile_spec(const std::string& text) {
+  ProfileSpec s;
+  if (text.empty()) throw Error("empty profile name (give NAME, NAME@VERSION or a file path)");
+  if (text.find('/') != std::string::npos) {
+    s.is_path = true;
+    s.path = text;
+    return s;
+  }
+  size_t at = text.find('@');
+  s.app = text.substr(0, at);
+  if (at != std::string::npos) {
+    std::string v = text.substr(at + 1);
+    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) == 0)
+      throw Error("profile version '" + v + "' in '" + text + "' is not a positive number (write NAME@3)");
+    s.version = std::stoi(v);
+  }
+  if (!valid_app(s.app))
+    throw Error("profile name '" + s.app + "' is not valid (letters, digits, . _ + - only; use ./FILE for a file)");
+  return s;
+}
+
+}  // namespace slurmpin

@@ -1,0 +1,37 @@
+// The admin-managed profile store: STORE/APP/tT.vV.profile, one file per
+// application, thread count and version. Readers trust only files owned by
+// root or by the store's owner and writable by nobody else, so a user cannot
+// plant a profile that steers other users' jobs.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace slurmpin {
+
+struct StoredProfile {
+  std::string app;
+  int threads = 0;
+  int version = 0;
+  std::string path;
+};
+
+// Every profile in the store, sorted by app, threads, version. Throws Error
+// when the store or an entry is not trustworthy.
+std::vector<StoredProfile> list_store(const std::string& dir);
+
+// The profile of `app` at `threads` threads; version 0 means the newest.
+// Throws Error naming what the store has instead.
+StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version);
+
+// Where a profile of that app, thread count and version lives.
+std::string profile_path(const std::string& dir, const std::string& app, int threads, int version);
+
+// "NAME" or "NAME@VERSION"; anything with a '/' is a file path instead.
+struct ProfileSpec {
+  bool is_path = false;
+  std::string path, app;
+  int version = 0;
+};
+ProfileSpec parse_profile_spec(const std::string& text);
+
+}  // namespace slurmpin

@@ -1,0 +1,129 @@
+#include "pin_config.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "slurm_pin/placement.h"
+
+static const char *const mem_values[] = {"none", "local", "interleave", NULL};
+static const char *const granularity_values[] = {"pu", "core", "l2", "l3", "numa", NULL};
+
+static int one_of(const char *value, const char *const *list) {
+  for (; *list; ++list)
+    if (strcmp(value, *list) == 0) return 1;
+  return 0;
+}
+
+/* Copies src into a fixed buffer, failing instead of truncating. */
+static int set_field(char *dst, size_t size, const char *src, const char *what, char *err, size_t len) {
+  if (strlen(src) >= size) {
+    snprintf(err, len, "%s is too long (at most %zu characters)", what, size - 1);
+    return -1;
+  }
+  memcpy(dst, src, strlen(src) + 1);
+  return 0;
+}
+
+void pin_config_defaults(struct pin_config *c) {
+  memset(c, 0, sizeof *c);
+  strcpy(c->default_strategy, "none");
+  strcpy(c->mem, "none");
+  strcpy(c->granularity, "core");
+}
+
+int pin_check_mem(const char *value, char *err, size_t len) {
+  if (one_of(value, mem_values)) return 0;
+  snprintf(err, len, "unknown memory policy '%s': use none, local or interleave", value);
+  return -1;
+}
+
+int pin_check_granularity(const char *value, char *err, size_t len) {
+  if (one_of(value, granularity_values)) return 0;
+  snprintf(err, len, "unknown granularity '%s': use pu, core, l2, l3 or numa", value);
+  return -1;
+}
+
+/* "file:PATH" is allowed when "file" is in the list. */
+static int in_allowed(const char *allowed, const char *value) {
+  char name[64];
+  const char *colon = strchr(value, ':');
+  size_t n = colon ? (size_t)(colon - value) : strlen(value);
+  if (n >= sizeof name) return 0;
+  memcpy(name, value, n);
+  name[n] = '\0';
+  for (const char *p = allowed; *p;) {
+    const char *end = strchr(p, ',');
+    size_t k = end ? (size_t)(end - p) : strlen(p);
+    if (k == n && strncmp(p, name, n) == 0) return 1;
+    if (!end) break;
+    p = end + 1;
+  }
+  return 0;
+}
+
+int pin_check_strategy(const struct pin_config *c, const char *value, char *err, size_t len) {
+  if (sp_check_strategy(value, err, len) != 0) return -1;
+  if (c->allowed[0] && !in_allowed(c->allowed, value)) {
+    snprintf(err, len, "strategy '%s' is not allowed on this cluster: use one of %s", value, c->allowed);
+    return -1;
+  }
+  if (c->enforce && strcmp(value, c->default_strategy) != 0) {
+    snprintf(err, len, "this cluster enforces strategy '%s': remove --pin-strategy=%s", c->default_strategy,
+             value);
+    return -1;
+  }
+  return 0;
+}
+
+static int parse_one(struct pin_config *c, const char *arg, char *err, size_t len) {
+  const char *eq = strchr(arg, '=');
+  const char *v = eq ? eq + 1 : NULL;
+  size_t key = eq ? (size_t)(eq - arg) : strlen(arg);
+#define KEY(k) (key == strlen(k) && strncmp(arg, k, key) == 0)
+  if (!v && KEY("enforce")) return c->enforce = 1, 0;
+  if (!v && KEY("exclusive_only")) return c->exclusive_only = 1, 0;
+  if (!v && KEY("verbose")) return c->verbose = 1, 0;
+  if (v && KEY("default")) {
+    if (sp_check_strategy(v, err, len) != 0) return -1;
+    return set_field(c->default_strategy, sizeof c->default_strategy, v, "default=", err, len);
+  }
+  if (v && KEY("allowed")) return set_field(c->allowed, sizeof c->allowed, v, "allowed=", err, len);
+  if (v && KEY("store")) return set_field(c->store, sizeof c->store, v, "store=", err, len);
+  if (v && KEY("topology")) return set_field(c->topology, sizeof c->topology, v, "topology=", err, len);
+  if (v && KEY("mem")) {
+    if (pin_check_mem(v, err, len) != 0) return -1;
+    return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
+  }
+  if (v && KEY("granularity")) {
+    if (pin_check_granularity(v, err, len) != 0) return -1;
+    return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
+  }
+#undef KEY
+  snprintf(err, len,
+           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, mem=, "
+           "granularity=, enforce, exclusive_only, verbose)",
+           arg);
+  return -1;
+}
+
+int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len) {
+  for (int i = 0; i < ac; ++i)
+    if (parse_one(c, av[i], err, len) != 0) return -1;
+  if (c->allowed[0] && !in_allowed(c->allowed, c->default_strategy)) {
+    snprintf(err, len, "default=%s is not in allowed=%s", c->default_strategy, c->allowed);
+    return -1;
+  }
+  return 0;
+}
+
+const char *pin_effective_strategy(const struct pin_config *c, const struct pin_request *r) {
+  return r->strategy_set && !c->enforce ? r->strategy : c->default_strategy;
+}
+
+const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r) {
+  return r->mem[0] ? r->mem : c->mem;
+}
+
+const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r) {
+  return r->granularity[0] ? r->granularity : c->granularity;
+}

@@ -1,0 +1,55 @@
+/*
+ * What admins (plugstack.conf arguments) and users (--pin-* options) ask of
+ * slurm-pin, and the checks on it. Plain C, no Slurm types: unit-tested
+ * without a cluster.
+ */
+#ifndef SLURM_PIN_CONFIG_H
+#define SLURM_PIN_CONFIG_H
+
+#include <limits.h>
+#include <stddef.h>
+
+#define PIN_STRATEGY_MAX (PATH_MAX + 8)
+
+/* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
+ *   [store=DIR] [enforce] [exclusive_only] [topology=FILE.xml] [verbose]
+ *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa] */
+struct pin_config {
+  char default_strategy[PIN_STRATEGY_MAX];
+  char allowed[1024];      /* comma-separated; empty: all */
+  char store[PATH_MAX];    /* profile store directory */
+  char topology[PATH_MAX]; /* hwloc XML instead of discovery; empty: this machine */
+  char mem[16];
+  char granularity[16];
+  int enforce;             /* users cannot choose another strategy */
+  int exclusive_only;      /* act only when the job has the whole node */
+  int verbose;
+};
+
+/* The user's --pin-* options (or their SLURM_SPANK_... environment twins). */
+struct pin_request {
+  char strategy[PIN_STRATEGY_MAX];
+  char profile[PATH_MAX];
+  char mem[16];
+  char granularity[16];
+  int strategy_set;
+  int verbose;
+  int dryrun;
+};
+
+void pin_config_defaults(struct pin_config *c);
+/* Parses plugstack arguments; -1 with a message naming the argument. */
+int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);
+
+/* Option values; -1 with a message naming the value and the valid ones. */
+int pin_check_mem(const char *value, char *err, size_t len);
+int pin_check_granularity(const char *value, char *err, size_t len);
+/* A strategy the site allows (name only; files are checked separately). */
+int pin_check_strategy(const struct pin_config *c, const char *value, char *err, size_t len);
+
+/* The strategy in force: the user's unless unset or the site enforces its own. */
+const char *pin_effective_strategy(const struct pin_config *c, const struct pin_request *r);
+const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r);
+const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r);
+
+#endif

@@ -1,0 +1,331 @@
+/*
+ * slurm-pin SPANK plugin: `srun --pin-strategy=...` binds each task to its
+ * share of the step's CPUs, each thread (through the OpenMP environment) to
+ * its place, and sets the NUMA memory policy.
+ *
+ * Where things happen (Slurm 22.05):
+ *  - srun/sbatch/salloc (as the user): option callbacks check every value and
+ *    parse user files, so a mistake is one `srun: error:` before anything runs.
+ *  - slurmstepd user_init (as the user, once per node): the placement is
+ *    computed from the step's allocation on this node (S_STEP_ALLOC_CORES).
+ *  - slurmstepd task_init (as the user, per task, the last hook before exec,
+ *    after Slurm's own task plugin): the task is bound and its environment
+ *    set; a failure found in user_init is reported here, which ends the step
+ *    cleanly instead of draining the node.
+ */
+#define _GNU_SOURCE
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pin_bind.h"
+#include "pin_config.h"
+#include "pin_env.h"
+#include "slurm_pin/placement.h"
+
+SPANK_PLUGIN(slurm_pin, 1);
+
+#define ERR_LEN 1024
+#define LIST_LEN 65536
+
+static struct pin_config config;
+static struct pin_request request;
+static sp_placement_t *placement; /* computed by user_init */
+static char failure[ERR_LEN];     /* found by user_init, reported by task_init */
+static int active;                /* this step is pinned on this node */
+
+/* ---- options ---------------------------------------------------------- */
+
+/* A bad value in srun, sbatch or salloc: one error line, then stop before
+ * anything is submitted (returning -1 would add Slurm's own second line). In
+ * slurmstepd, values were checked already; refuse without exiting. */
+static int reject(const char *option, const char *message) {
+  slurm_error("%s: %s", option, message);
+  if (spank_context() != S_CTX_REMOTE) exit(1);
+  return -1;
+}
+
+static int opt_strategy(int val, const char *arg, int remote) {
+  (void)val;
+  char err[ERR_LEN];
+  if (!arg || strlen(arg) >= sizeof request.strategy) return reject("--pin-strategy", "value missing or too long");
+  if (!remote && strcmp(arg, "help") == 0) {
+    printf("slurm-pin strategies (--pin-strategy=STRATEGY):\n%s", sp_strategies_help());
+    printf("profile-guided strategies need --pin-profile=NAME[@VERSION]|PATH\n");
+    exit(0);
+  }
+  strcpy(request.strategy, arg);
+  request.strategy_set = 1;
+  if (remote) return 0; /* checked in srun; slurmstepd reads no user file as root */
+  if (pin_check_strategy(&config, arg, err, sizeof err) != 0) return reject("--pin-strategy", err);
+  if (strncmp(arg, "file:", 5) == 0 && sp_check_placement_file(arg + 5, err, sizeof err) != 0)
+    return reject("--pin-strategy", err);
+  return 0;
+}
+
+static int opt_profile(int val, const char *arg, int remote) {
+  (void)val;
+  char err[ERR_LEN];
+  if (!arg || strlen(arg) >= sizeof request.profile) return reject("--pin-profile", "value missing or too long");
+  strcpy(request.profile, arg);
+  if (!remote && sp_check_profile(arg, config.store, err, sizeof err) != 0) return reject("--pin-profile", err);
+  return 0;
+}
+
+static int opt_mem(int val, const char *arg, int remote) {
+  (void)val, (void)remote;
+  char err[ERR_LEN];
+  if (!arg || pin_check_mem(arg, err, sizeof err) != 0) return reject("--pin-mem", arg ? err : "value missing");
+  snprintf(request.mem, sizeof request.mem, "%s", arg);
+  return 0;
+}
+
+static int opt_granularity(int val, const char *arg, int remote) {
+  (void)val, (void)remote;
+  char err[ERR_LEN];
+  if (!arg || pin_check_granularity(arg, err, sizeof err) != 0)
+    return reject("--pin-granularity", arg ? err : "value missing");
+  snprintf(request.granularity, sizeof request.granularity, "%s", arg);
+  return 0;
+}
+
+static int opt_verbose(int val, const char *arg, int remote) {
+  (void)val, (void)arg, (void)remote;
+  request.verbose = 1;
+  return 0;
+}
+
+static int opt_dryrun(int val, const char *arg, int remote) {
+  (void)val, (void)arg, (void)remote;
+  request.dryrun = 1;
+  return 0;
+}
+
+static struct spank_option options[] = {
+    {"pin-strategy", "STRATEGY",
+     "Thread placement: none|compact|scatter|random|lp-compact|lp-scatter|gp|lpgp|gplp|file:PATH|help", 1, 0,
+     opt_strategy},
+    {"pin-profile", "NAME|PATH", "Sharing profile: NAME[@VERSION] from the site's store, or a file", 1, 0,
+     opt_profile},
+    {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, 0, opt_mem},
+    {"pin-granularity", "LEVEL", "Bind each thread to its pu, core, l2, l3 or numa domain", 1, 0,
+     opt_granularity},
+    {"pin-verbose", NULL, "Print each task's binding", 0, 0, opt_verbose},
+    {"pin-dryrun", NULL, "Print what would be bound, bind nothing", 0, 0, opt_dryrun},
+    SPANK_OPTIONS_TABLE_END};
+
+/* ---- srun/sbatch/salloc and slurmstepd start ------------------------- */
+
+int slurm_spank_init(spank_t sp, int ac, char **av) {
+  spank_context_t ctx = spank_context();
+  if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR) return 0;
+  char err[ERR_LEN];
+  pin_config_defaults(&config);
+  memset(&request, 0, sizeof request);
+  if (pin_config_parse(&config, ac, av, err, sizeof err) != 0) {
+    slurm_error("slurm-pin: plugstack.conf: %s", err);
+    /* In slurmstepd a failing init would fail the launch and may drain the
+     * node: there, log and stay out of the way. srun shows it to everyone. */
+    if (ctx != S_CTX_REMOTE) return -1;
+    active = -1;
+    return 0;
+  }
+  for (struct spank_option *o = options; o->name; ++o)
+    if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
+      slurm_error("slurm-pin: cannot register --%s", o->name);
+      return -1;
+    }
+  return 0;
+}
+
+/* After every option is known (srun, sbatch, salloc): cross-option checks. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  (void)sp, (void)ac, (void)av;
+  if (spank_remote(sp) || active < 0) return 0;
+  const char *s = pin_effective_strategy(&config, &request);
+  char err[ERR_LEN];
+  if (strncmp(s, "file:", 5) != 0 && sp_check_strategy(s, err, sizeof err) == 0 && !request.profile[0]) {
+    static const char *const guided[] = {"lp-compact", "lp-scatter", "gp", "lpgp", "gplp", NULL};
+    for (const char *const *g = guided; *g; ++g)
+      if (strcmp(s, *g) == 0) {
+        slurm_error("--pin-strategy=%s needs a sharing profile: add --pin-profile=NAME or --pin-profile=FILE", s);
+        exit(1); /* one line, nothing submitted (see reject) */
+      }
+  }
+  return 0;
+}
+
+/* ---- slurmstepd: compute once per node -------------------------------- */
+
+static int is_application_step(spank_t sp) {
+  uint32_t step = 0;
+  if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) return 0;
+  /* The batch shell, the extern step and interactive steps are not pinned:
+   * pinning the batch shell would also leak OMP_* into every inner step. */
+  return step != SLURM_BATCH_SCRIPT && step != SLURM_EXTERN_CONT && step != SLURM_INTERACTIVE_STEP;
+}
+
+static void fail(const char *message) { snprintf(failure, sizeof failure, "%s", message); }
+
+/* The step's CPUs on this node: its cores (Slurm numbers them as hwloc's
+ * logical cores) as PUs, within what slurmstepd may use. */
+static int step_cpus(spank_t sp, char *cpus, size_t len) {
+  char *cores = NULL, all[LIST_LEN], mask[LIST_LEN];
+  static char pus[LIST_LEN];
+  if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
+    return fail("cannot read this step's allocated cores (S_STEP_ALLOC_CORES)"), -1;
+  if (sp_cores_to_pus(placement, cores, pus, sizeof pus) < 0) return fail(sp_error(placement)), -1;
+  if (config.exclusive_only) {
+    if (sp_topology_pus(placement, all, sizeof all) < 0) return fail(sp_error(placement)), -1;
+    if (strcmp(all, pus) != 0) return -2; /* not the whole node: stay out of the way */
+  }
+  /* A dry run shows the placement for the topology as configured, even one
+   * larger than this machine; a real binding never leaves the current mask. */
+  if (request.dryrun) return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : -1;
+  if (pin_current_cpus(mask, sizeof mask) != 0 || pin_intersect_cpulists(pus, mask, cpus, len) != 0)
+    return fail("cannot read this process's CPU affinity"), -1;
+  if (!*cpus) return fail("none of this step's CPUs is usable by slurmstepd"), -1;
+  return 0;
+}
+
+static int threads_wanted(spank_t sp, int *threads) {
+  char value[64];
+  *threads = 0;
+  if (spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value) != ESPANK_SUCCESS || !*value) return 0;
+  char *end;
+  long n = strtol(value, &end, 10);
+  if (*end != '\0' || n < 1 || n > 65536) {
+    char m[ERR_LEN];
+    snprintf(m, sizeof m, "OMP_NUM_THREADS='%s' is not a thread count: set a number, or unset it", value);
+    return fail(m), -1;
+  }
+  *threads = (int)n;
+  return 0;
+}
+
+static int compute(spank_t sp, const char *strategy) {
+  uint32_t ntasks = 0;
+  int threads = 0, rc;
+  static char cpus[LIST_LEN];
+  placement = sp_init();
+  if (!placement) return fail("out of memory"), -1;
+  if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0)
+    return fail(sp_error(placement)), -1;
+  if ((rc = step_cpus(sp, cpus, sizeof cpus)) != 0) return rc;
+  if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
+    return fail("cannot read the number of tasks on this node"), -1;
+  if (threads_wanted(sp, &threads) != 0) return -1;
+  if (sp_set_restrict(placement, cpus) || sp_set_strategy(placement, strategy) ||
+      sp_set_tasks(placement, (int)ntasks) || sp_set_threads(placement, threads) ||
+      sp_set_granularity(placement, pin_effective_granularity(&config, &request)) ||
+      (request.profile[0] && sp_set_profile(placement, request.profile, config.store, "simple", NULL)) ||
+      sp_compute(placement))
+    return fail(sp_error(placement)), -1;
+  return 0;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av) {
+  (void)ac, (void)av;
+  if (!spank_remote(sp) || active < 0 || !is_application_step(sp)) return 0;
+  const char *strategy = pin_effective_strategy(&config, &request);
+  if (strcmp(strategy, "none") == 0) return 0;
+  int rc = compute(sp, strategy);
+  active = rc == -2 ? 0 : 1; /* -2: exclusive_only and a shared node */
+  return 0;                  /* errors end the step in task_init, never here */
+}
+
+/* ---- slurmstepd: each task, just before exec --------------------------- */
+
+struct task_view {
+  int task, rank, nthreads;
+  char node[256];
+  char share[LIST_LEN];
+  char *threads[4096];
+};
+
+static int read_task(spank_t sp, struct task_view *v) {
+  uint32_t rank = 0;
+  if (spank_get_item(sp, S_TASK_ID, &v->task) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
+    return fail("cannot read the task id"), -1;
+  v->rank = (int)rank;
+  if (spank_getenv(sp, "SLURMD_NODENAME", v->node, sizeof v->node) != ESPANK_SUCCESS)
+    gethostname(v->node, sizeof v->node);
+  v->nthreads = sp_get_nthreads(placement);
+  if (v->nthreads > (int)(sizeof v->threads / sizeof v->threads[0]))
+    return fail("more than 4096 threads per task"), -1;
+  if (sp_get_task_cpus(placement, v->task, v->share, sizeof v->share) < 0)
+    return fail("internal: no placement for this task"), -1;
+  for (int i = 0; i < v->nthreads; ++i) {
+    int need = sp_get_thread_cpus(placement, v->task, i, NULL, 0);
+    v->threads[i] = need < 0 ? NULL : malloc((size_t)need + 1);
+    if (!v->threads[i]) return fail("out of memory"), -1;
+    sp_get_thread_cpus(placement, v->task, i, v->threads[i], (size_t)need + 1);
+  }
+  return 0;
+}
+
+static void describe(const struct task_view *v, const char *strategy, const char *places, const char *mem) {
+  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): strategy %s, %d thread%s on CPUs %s, places %s, mem %s\n",
+          request.dryrun ? "dry run: " : "", v->node, v->task, v->rank, strategy, v->nthreads,
+          v->nthreads == 1 ? "" : "s", v->share, places, mem);
+}
+
+static int export_env(spank_t sp, const struct task_view *v, const char *strategy, const char *places) {
+  static char buf[LIST_LEN];
+  const char *const *th = (const char *const *)v->threads;
+  char value[64];
+  int rc = 0;
+  rc |= spank_setenv(sp, "OMP_PLACES", places, 1);
+  rc |= spank_setenv(sp, "OMP_PROC_BIND", "close", 1);
+  if (spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value) != ESPANK_SUCCESS) {
+    snprintf(value, sizeof value, "%d", v->nthreads);
+    rc |= spank_setenv(sp, "OMP_NUM_THREADS", value, 1);
+  }
+  if (pin_gomp_affinity(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "GOMP_CPU_AFFINITY", buf, 1);
+  if (pin_kmp_affinity(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "KMP_AFFINITY", buf, 1);
+  if (pin_cpus_list(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "SLURM_PIN_CPUS", buf, 1);
+  rc |= spank_setenv(sp, "SLURM_PIN_STRATEGY", strategy, 1);
+  if (rc) fail("cannot set the task's environment");
+  return rc ? -1 : 0;
+}
+
+static int pin_task(spank_t sp, struct task_view *v) {
+  static char places[LIST_LEN];
+  char err[ERR_LEN];
+  const char *strategy = pin_effective_strategy(&config, &request);
+  const char *mem = pin_effective_mem(&config, &request);
+  if (read_task(sp, v) != 0) return -1;
+  if (pin_omp_places((const char *const *)v->threads, v->nthreads, places, sizeof places) != 0)
+    return fail("the thread places do not fit in the environment"), -1;
+  if (request.dryrun) return describe(v, strategy, places, mem), 0;
+  if (pin_bind_cpus(v->share, err, sizeof err) != 0) return fail(err), -1;
+  if (pin_set_mem_policy(mem, v->share, err, sizeof err) != 0) return fail(err), -1;
+  if (export_env(sp, v, strategy, places) != 0) return -1;
+  if (request.verbose || config.verbose) describe(v, strategy, places, mem);
+  return 0;
+}
+
+int slurm_spank_task_init(spank_t sp, int ac, char **av) {
+  (void)ac, (void)av;
+  if (active <= 0) return 0;
+  static struct task_view view;
+  if (!failure[0]) pin_task(sp, &view);
+  for (int i = 0; i < view.nthreads && i < 4096; ++i) free(view.threads[i]);
+  if (failure[0]) {
+    slurm_error("slurm-pin: %s", failure);
+    return -1;
+  }
+  return 0;
+}
+
+int slurm_spank_exit(spank_t sp, int ac, char **av) {
+  (void)sp, (void)ac, (void)av;
+  sp_finalize(placement);
+  placement = NULL;
+  return 0;
+}

@@ -1,0 +1,68 @@
+/*
+ * Reports where an OpenMP program's threads really run, for the tests:
+ *   rank R thread T cpu C mask LIST
+ *   rank R env NAME=VALUE      (the variables slurm-pin sets)
+ *   rank R mempolicy MODE
+ * Each thread spins until every thread has started, so all are live at once.
+ */
+#define _GNU_SOURCE
+#include <numaif.h>
+#include <omp.h>
+#include <sched.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void mask_of_self(char *buf, size_t len) {
+  cpu_set_t set;
+  size_t pos = 0;
+  buf[0] = '\0';
+  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set)) pos += (size_t)snprintf(buf + pos, len - pos, pos ? ",%d" : "%d", c);
+}
+
+static const char *mode_name(int mode) {
+  switch (mode) {
+    case MPOL_DEFAULT: return "default";
+    case MPOL_PREFERRED: return "preferred";
+    case MPOL_BIND: return "bind";
+    case MPOL_INTERLEAVE: return "interleave";
+#ifdef MPOL_LOCAL
+    case MPOL_LOCAL: return "local";
+#endif
+    default: return "other";
+  }
+}
+
+int main(void) {
+  const char *rank = getenv("SLURM_PROCID") ? getenv("SLURM_PROCID") : "0";
+  static const char *vars[] = {"OMP_PLACES", "OMP_PROC_BIND", "OMP_NUM_THREADS", "GOMP_CPU_AFFINITY",
+                               "KMP_AFFINITY", "SLURM_PIN_STRATEGY", "SLURM_PIN_CPUS", NULL};
+  for (const char **v = vars; *v; ++v)
+    printf("rank %s env %s=%s\n", rank, *v, getenv(*v) ? getenv(*v) : "");
+  int mode = -1;
+  get_mempolicy(&mode, NULL, 0, NULL, 0);
+  printf("rank %s mempolicy %s\n", rank, mode_name(mode));
+  fflush(stdout);
+  int started = 0;
+#pragma omp parallel
+  {
+    int seen;
+#pragma omp atomic
+    started++;
+    do {
+#pragma omp atomic read
+      seen = started;
+    } while (seen < omp_get_num_threads());
+    char mask[4096];
+    mask_of_self(mask, sizeof mask);
+    int cpu = sched_getcpu();
+#pragma omp critical
+    {
+      printf("rank %s thread %d cpu %d mask %s\n", rank, omp_get_thread_num(), cpu, mask);
+      fflush(stdout);
+    }
+  }
+  return 0;
+}
