@@ -83,6 +83,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   if (!v && KEY("enforce")) return c->enforce = 1, 0;
   if (!v && KEY("exclusive_only")) return c->exclusive_only = 1, 0;
   if (!v && KEY("verbose")) return c->verbose = 1, 0;
+  if (!v && KEY("legacy_omp_env")) return c->legacy_omp_env = 1, 0;
   if (v && KEY("default")) {
     if (sp_check_strategy(v, err, len) != 0) return -1;
     return set_field(c->default_strategy, sizeof c->default_strategy, v, "default=", err, len);
@@ -101,7 +102,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
 #undef KEY
   snprintf(err, len,
            "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, mem=, "
-           "granularity=, enforce, exclusive_only, verbose)",
+           "granularity=, enforce, exclusive_only, verbose, legacy_omp_env)",
            arg);
   return -1;
 }

@@ -13,7 +13,8 @@
 
 /* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
  *   [store=DIR] [enforce] [exclusive_only] [topology=FILE.xml] [verbose]
- *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa] */
+ *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
+ *   [legacy_omp_env] */
 struct pin_config {
   char default_strategy[PIN_STRATEGY_MAX];
   char allowed[1024];      /* comma-separated; empty: all */
@@ -24,6 +25,10 @@ struct pin_config {
   int enforce;             /* users cannot choose another strategy */
   int exclusive_only;      /* act only when the job has the whole node */
   int verbose;
+  /* Also export GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes older than
+   * OpenMP 4.0. Off by default: LLVM's libomp then ignores OMP_PLACES and
+   * prints a warning per task (docs/spank.md). */
+  int legacy_omp_env;
 };
 
 /* The user's --pin-* options (or their SLURM_SPANK_... environment twins). */

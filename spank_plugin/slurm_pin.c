@@ -171,6 +171,28 @@ static int is_application_step(spank_t sp) {
 
 static void fail(const char *message) { snprintf(failure, sizeof failure, "%s", message); }
 
+/* A topology= file must describe this node: the same CPUs as the kernel's
+ * online set (cheap to read, unlike a full discovery). */
+static int check_topology_file(void) {
+  char online[LIST_LEN], pus[LIST_LEN];
+  FILE *f = fopen("/sys/devices/system/cpu/online", "r");
+  if (!f) return 0; /* nothing to compare with */
+  int ok = fgets(online, sizeof online, f) != NULL;
+  fclose(f);
+  if (!ok) return 0;
+  online[strcspn(online, "\n")] = '\0';
+  if (sp_topology_pus(placement, pus, sizeof pus) < 0) return fail(sp_error(placement)), -1;
+  if (strcmp(online, pus) != 0) {
+    char m[ERR_LEN];
+    snprintf(m, sizeof m,
+             "topology %.300s describes CPUs %.200s but this node has CPUs %.200s: fix topology= in plugstack.conf "
+             "(--pin-dryrun previews it without binding)",
+             config.topology, pus, online);
+    return fail(m), -1;
+  }
+  return 0;
+}
+
 /* The step's CPUs on this node: its cores (Slurm numbers them as hwloc's
  * logical cores) as PUs, within what slurmstepd may use. */
 static int step_cpus(spank_t sp, char *cpus, size_t len) {
@@ -180,8 +202,13 @@ static int step_cpus(spank_t sp, char *cpus, size_t len) {
     return fail("cannot read this step's allocated cores (S_STEP_ALLOC_CORES)"), -1;
   if (sp_cores_to_pus(placement, cores, pus, sizeof pus) < 0) return fail(sp_error(placement)), -1;
   if (config.exclusive_only) {
-    if (sp_topology_pus(placement, all, sizeof all) < 0) return fail(sp_error(placement)), -1;
-    if (strcmp(all, pus) != 0) return -2; /* not the whole node: stay out of the way */
+    char *job_cores = NULL;
+    static char job_pus[LIST_LEN];
+    if (spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores) != ESPANK_SUCCESS || !job_cores ||
+        sp_cores_to_pus(placement, job_cores, job_pus, sizeof job_pus) < 0 ||
+        sp_topology_pus(placement, all, sizeof all) < 0)
+      return fail("cannot read the job's allocated cores (S_JOB_ALLOC_CORES)"), -1;
+    if (strcmp(all, job_pus) != 0) return -2; /* the job shares the node: stay out of the way */
   }
   /* A dry run shows the placement for the topology as configured, even one
    * larger than this machine; a real binding never leaves the current mask. */
@@ -215,6 +242,7 @@ static int compute(spank_t sp, const char *strategy) {
   if (!placement) return fail("out of memory"), -1;
   if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0)
     return fail(sp_error(placement)), -1;
+  if (config.topology[0] && !request.dryrun && check_topology_file() != 0) return -1;
   if ((rc = step_cpus(sp, cpus, sizeof cpus)) != 0) return rc;
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
     return fail("cannot read the number of tasks on this node"), -1;
@@ -286,8 +314,11 @@ static int export_env(spank_t sp, const struct task_view *v, const char *strateg
     snprintf(value, sizeof value, "%d", v->nthreads);
     rc |= spank_setenv(sp, "OMP_NUM_THREADS", value, 1);
   }
-  if (pin_gomp_affinity(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "GOMP_CPU_AFFINITY", buf, 1);
-  if (pin_kmp_affinity(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "KMP_AFFINITY", buf, 1);
+  if (config.legacy_omp_env) {
+    if (pin_gomp_affinity(th, v->nthreads, buf, sizeof buf) == 0)
+      rc |= spank_setenv(sp, "GOMP_CPU_AFFINITY", buf, 1);
+    if (pin_kmp_affinity(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "KMP_AFFINITY", buf, 1);
+  }
   if (pin_cpus_list(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "SLURM_PIN_CPUS", buf, 1);
   rc |= spank_setenv(sp, "SLURM_PIN_STRATEGY", strategy, 1);
   if (rc) fail("cannot set the task's environment");
@@ -317,8 +348,12 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   if (!failure[0]) pin_task(sp, &view);
   for (int i = 0; i < view.nthreads && i < 4096; ++i) free(view.threads[i]);
   if (failure[0]) {
+    /* This is the forked task, before exec: end it with the one line that
+     * explains why. Returning -1 would do the same with three more lines of
+     * Slurm's own; every task fails alike, so nothing runs half-bound. */
     slurm_error("slurm-pin: %s", failure);
-    return -1;
+    fflush(NULL);
+    _exit(1);
   }
   return 0;
 }

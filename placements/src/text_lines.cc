@@ -25,7 +25,7 @@ std::vector<TextLine> read_text_lines(const std::string& path, size_t max_bytes)
     throw Error(path + ": file is larger than " + std::to_string(max_bytes >> 20) +
                 " MiB (is this the right file?)");
   std::ifstream in(path);
-  if (!in) throw Error(path + ": cannot open for reading (check its permissions)");
+  if (!in) throw Error(path + ": " + std::strerror(errno) + " (check its permissions)");
   std::vector<TextLine> out;
   std::string raw;
   int number = 0;

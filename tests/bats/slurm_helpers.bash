@@ -1,0 +1,90 @@
+# Shared by the suites that run a real Slurm on localhost (munge, slurmctld,
+# slurmd from Debian's packages), started in setup_file and stopped in
+# teardown_file. Jobs run as an unprivileged user, so the plugin's "read
+# user files as the user" rule is exercised for real.
+load helpers
+bats_require_minimum_version 1.5.0
+
+PLUGIN=$BUILD/lib/slurm_pin.so
+LOCAL_CLUSTER=$BATS_TEST_DIRNAME/../slurm/local-cluster
+PROGRAMS=$BATS_TEST_DIRNAME/../programs
+TEST_USER=slurmpin-test
+
+# slurm_up TASK_PLUGIN [PLUGSTACK_ARGS...]: a cluster for the whole file.
+slurm_up() {
+  local task=$1
+  shift
+  if [ "$(id -u)" -ne 0 ]; then
+    echo "the Slurm suites must run as root: they start munged, slurmctld and slurmd" >&2
+    return 1
+  fi
+  id "$TEST_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/bash "$TEST_USER"
+  CLUSTER=$(mktemp -d /tmp/slurm-pin-cluster.XXXXXX)
+  WORK=$(mktemp -d /tmp/slurm-pin-work.XXXXXX)
+  chmod 755 "$CLUSTER" "$WORK"
+  chown "$TEST_USER" "$WORK"
+  STORE=$CLUSTER/store
+  mkdir -m 755 "$STORE"
+  export CLUSTER WORK STORE SLURM_CONF=$CLUSTER/slurm.conf
+  build_programs
+  "$LOCAL_CLUSTER" up "$CLUSTER" "$task" "required $PLUGIN store=$STORE $*" >&2
+}
+
+# Puts a profile file into the store as APP at THREADS threads, version V.
+store_profile() {
+  local file=$1 app=$2 threads=$3 version=${4:-1}
+  install -d -m 755 "$STORE/$app"
+  install -m 644 "$file" "$STORE/$app/t$threads.v$version.profile"
+}
+
+slurm_down() {
+  [ -n "${CLUSTER:-}" ] && "$LOCAL_CLUSTER" down "$CLUSTER"
+  [ -n "${CLUSTER:-}" ] && rm -rf "$CLUSTER" "$WORK"
+  return 0
+}
+
+# The OpenMP reporter built with GCC (libgomp) and, when clang-14 and
+# libomp are installed, with LLVM's libomp.
+build_programs() {
+  mkdir -p "$WORK/bin"
+  gcc -O1 -fopenmp "$PROGRAMS/omp_report.c" -o "$WORK/bin/omp_gomp" -lnuma
+  if command -v clang-14 >/dev/null; then
+    clang-14 -O1 -fopenmp "$PROGRAMS/omp_report.c" -o "$WORK/bin/omp_llvm" -lnuma \
+      -Wl,-rpath,/usr/lib/llvm-14/lib
+  fi
+  chmod -R a+rX "$WORK/bin"
+}
+
+# Rewrites plugstack.conf: srun and slurmstepd read it at every step.
+set_plugstack() { printf 'required %s store=%s %s\n' "$PLUGIN" "$STORE" "$*" >"$CLUSTER/plugstack.conf"; }
+
+# Runs a command as the unprivileged test user, in $WORK.
+as_user() {
+  (cd "$WORK" && runuser -u "$TEST_USER" -- env "SLURM_CONF=$SLURM_CONF" PATH="$PATH" "$@")
+}
+
+# How many jobs slurmctld knows of (finished ones stay for MinJobAge).
+job_count() { scontrol -o show jobs 2>/dev/null | grep -c '^JobId=' || true; }
+
+# "CPU-of-thread-0 CPU-of-thread-1 ..." of rank $1 in $output.
+thread_cpus() {
+  grep "^rank $1 thread " <<<"$output" | sort -k4,4n | awk '{ printf "%s%s", sep, $6; sep = " " }'
+}
+
+# The value of variable $2 as rank $1 saw it.
+env_of() { grep "^rank $1 env $2=" <<<"$output" | head -1 | cut -d= -f2-; }
+
+# The node is still usable: a step failure must never drain it.
+node_is_idle() {
+  local state
+  state=$(sinfo -h -o %t | head -1)
+  [ "$state" = idle ] || { echo "node state: $state"; return 1; }
+}
+
+# One line on stderr, "$1: error: " then $2.
+expect_one_error_line() {
+  local lines
+  lines=$(grep -c . <<<"$stderr" || true)
+  [ "$lines" -eq 1 ] || { echo "stderr has $lines lines: $stderr"; return 1; }
+  [[ "$stderr" == "$1: error: "*"$2"* ]] || { echo "stderr: $stderr"; echo "wanted: $1: error: ...$2"; return 1; }
+}

@@ -1,0 +1,188 @@
+#!/usr/bin/env bats
+# srun/sbatch/salloc --pin-* on a real local Slurm (task/none): tasks bound,
+# OpenMP threads on their places, environment and memory policy, skipped
+# steps, and errors found on the node.
+
+load slurm_helpers
+
+setup_file() { slurm_up task/none; }
+teardown_file() { slurm_down; }
+setup() { set_plugstack; }
+
+omp() { echo "$WORK/bin/omp_$1"; }
+
+@test "compact: two tasks, each bound to its own CPU, one verbose line each" {
+  run --separate-stderr as_user srun -n2 --pin-strategy=compact --pin-verbose "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = 0 ]
+  [ "$(thread_cpus 1)" = 1 ]
+  [ "$(env_of 0 OMP_PLACES)" = "{0}" ]
+  [ "$(env_of 1 OMP_PLACES)" = "{1}" ]
+  [ "$(grep -c '^slurm-pin: ' <<<"$stderr")" -eq 2 ]
+  node=$(sinfo -h -o %N)
+  [[ "$stderr" == *"slurm-pin: $node task 0 (rank 0): strategy compact, 1 thread on CPUs 0, places {0}, mem none"* ]]
+  [[ "$stderr" == *"slurm-pin: $node task 1 (rank 1): strategy compact, 1 thread on CPUs 1, places {1}, mem none"* ]]
+}
+
+@test "scatter: one task, two OpenMP threads, each on its own CPU (libgomp)" {
+  run as_user srun -c2 --pin-strategy=scatter "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = "0 1" ]
+  grep -q "^rank 0 thread 0 cpu 0 mask 0$" <<<"$output"
+  grep -q "^rank 0 thread 1 cpu 1 mask 1$" <<<"$output"
+}
+
+@test "explicit places are absolute CPU ids for libgomp and LLVM libomp" {
+  printf 'slurm-pin-placement 1\ntask 0: 1 0\n' >"$WORK/reverse.placement"
+  chmod 644 "$WORK/reverse.placement"
+  for rt in gomp llvm; do
+    [ -x "$(omp $rt)" ] || { echo "omp_$rt not built (install clang-14 libomp-14-dev)"; return 1; }
+    run --separate-stderr as_user srun -c2 --pin-strategy="file:$WORK/reverse.placement" "$(omp $rt)"
+    [ "$status" -eq 0 ]
+    [ "$(thread_cpus 0)" = "1 0" ]
+    [ -z "$stderr" ] || { echo "runtime $rt printed: $stderr"; return 1; }  # no libomp warnings
+  done
+  # Two tasks: each task's single place is an absolute id inside its own mask.
+  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/swap.placement"
+  chmod 644 "$WORK/swap.placement"
+  run as_user srun -n2 --pin-strategy="file:$WORK/swap.placement" "$(omp llvm)"
+  [ "$(thread_cpus 0)" = 1 ]
+  [ "$(thread_cpus 1)" = 0 ]
+}
+
+@test "lpgp with a profile from the store and from a file" {
+  store_profile "$FIXTURES/profiles/pairs2.profile" pairs2 2
+  run as_user srun -c2 --pin-strategy=lpgp --pin-profile=pairs2 "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = "0 1" ]
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = lpgp ]
+  run as_user srun -c2 --pin-strategy=lp-compact --pin-profile="$FIXTURES/profiles/pairs2.profile" "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = "0 1" ]
+}
+
+@test "environment: OMP_* and SLURM_PIN_* set; OMP_NUM_THREADS kept when the user set it" {
+  run as_user srun -c2 --pin-strategy=scatter "$(omp gomp)"
+  [ "$(env_of 0 OMP_PROC_BIND)" = close ]
+  [ "$(env_of 0 OMP_NUM_THREADS)" = 2 ]
+  [ "$(env_of 0 OMP_PLACES)" = "{0},{1}" ]
+  [ "$(env_of 0 SLURM_PIN_CPUS)" = "0 1" ]
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = scatter ]
+  [ -z "$(env_of 0 KMP_AFFINITY)" ]
+  [ -z "$(env_of 0 GOMP_CPU_AFFINITY)" ]
+  run as_user env OMP_NUM_THREADS=1 srun -c2 --pin-strategy=scatter "$(omp gomp)"
+  [ "$(env_of 0 OMP_NUM_THREADS)" = 1 ]
+  [ "$(env_of 0 OMP_PLACES)" = "{0}" ]
+  [ "$(thread_cpus 0)" = 0 ]
+}
+
+@test "legacy_omp_env also exports GOMP_CPU_AFFINITY and KMP_AFFINITY" {
+  set_plugstack legacy_omp_env
+  run as_user srun -c2 --pin-strategy=scatter "$(omp gomp)"
+  [ "$(env_of 0 GOMP_CPU_AFFINITY)" = "0 1" ]
+  [ "$(env_of 0 KMP_AFFINITY)" = "explicit,proclist=[0,1]" ]
+  [ "$(thread_cpus 0)" = "0 1" ]
+}
+
+@test "memory policy: interleave and local" {
+  run as_user srun --pin-strategy=compact --pin-mem=interleave "$(omp gomp)"
+  grep -q "^rank 0 mempolicy interleave$" <<<"$output"
+  run as_user srun --pin-strategy=compact --pin-mem=local "$(omp gomp)"
+  grep -qE "^rank 0 mempolicy (local|preferred)$" <<<"$output"
+  run as_user srun --pin-strategy=compact "$(omp gomp)"
+  grep -q "^rank 0 mempolicy default$" <<<"$output"
+}
+
+@test "dry run prints the placement and binds nothing" {
+  run --separate-stderr as_user srun -n2 --pin-strategy=compact --pin-dryrun "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"slurm-pin: dry run: "*"task 0 (rank 0): strategy compact, 1 thread on CPUs 0, places {0}"* ]]
+  grep -q "^rank 0 thread 0 cpu [01] mask 0,1$" <<<"$output"
+  [ -z "$(env_of 0 OMP_PLACES)" ]
+}
+
+@test "none and no option leave tasks alone" {
+  for opt in --pin-strategy=none ""; do
+    run as_user srun -n1 $opt "$(omp gomp)"
+    [ "$status" -eq 0 ]
+    grep -q "^rank 0 thread 0 cpu [01] mask 0,1$" <<<"$output"
+    [ -z "$(env_of 0 SLURM_PIN_STRATEGY)" ]
+  done
+}
+
+@test "sbatch: inner steps are pinned, the batch shell is not and leaks no OMP_*" {
+  cat >"$WORK/job.sh" <<JOB
+#!/bin/bash
+echo "batch mask \$(grep Cpus_allowed_list /proc/self/status | cut -f2) places [\${OMP_PLACES:-}]"
+srun -n2 $(omp gomp)
+JOB
+  chmod 755 "$WORK/job.sh"
+  run as_user sbatch --wait -n2 -o "$WORK/job.out" --pin-strategy=compact "$WORK/job.sh"
+  [ "$status" -eq 0 ]
+  output=$(cat "$WORK/job.out")
+  grep -q "^batch mask 0-1 places \[\]$" <<<"$output"
+  [ "$(thread_cpus 0)" = 0 ]
+  [ "$(thread_cpus 1)" = 1 ]
+}
+
+@test "salloc: steps inside the allocation are pinned" {
+  run as_user salloc -n2 --pin-strategy=compact srun -n2 "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = 0 ]
+  [ "$(thread_cpus 1)" = 1 ]
+}
+
+@test "the site default applies when the user chooses nothing" {
+  set_plugstack default=compact
+  run as_user srun -n2 "$(omp gomp)"
+  [ "$(env_of 1 SLURM_PIN_STRATEGY)" = compact ]
+  [ "$(thread_cpus 1)" = 1 ]
+}
+
+@test "exclusive_only: only whole-node jobs are pinned" {
+  set_plugstack default=compact exclusive_only
+  run as_user srun -n1 "$(omp gomp)"
+  [ -z "$(env_of 0 SLURM_PIN_STRATEGY)" ]
+  run as_user srun -n1 --exclusive "$(omp gomp)"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+}
+
+# Errors only the node can see: one slurmstepd line per task, the step
+# fails, nothing runs half-bound, the node stays up.
+step_fails() {
+  run --separate-stderr as_user "$@" "$(omp gomp)"
+  [ "$status" -ne 0 ] || { echo "step succeeded: $output"; return 1; }
+  ! grep -q "^rank .* thread" <<<"$output" || { echo "the program ran: $output"; return 1; }
+  node_is_idle
+}
+
+@test "more threads than CPUs fails the step cleanly" {
+  step_fails env OMP_NUM_THREADS=3 srun -c2 --pin-strategy=compact
+  [[ "$stderr" == *"slurmstepd-"*": error: slurm-pin: 3 threads per task but each task has only 2 cores"* ]]
+  [ "$(grep -c 'slurmstepd' <<<"$stderr")" -eq 1 ]  # our line only, no spank stack noise
+}
+
+@test "a non-numeric OMP_NUM_THREADS fails the step cleanly" {
+  step_fails env OMP_NUM_THREADS=many srun --pin-strategy=compact
+  [[ "$stderr" == *"slurm-pin: OMP_NUM_THREADS='many' is not a thread count"* ]]
+}
+
+@test "a placement using CPUs outside the allocation fails the step cleanly" {
+  # The step has one CPU; the file asks for both.
+  printf 'slurm-pin-placement 1\ntask 0: 0 1\n' >"$WORK/both.placement"
+  chmod 644 "$WORK/both.placement"
+  step_fails srun -n1 -c1 --pin-strategy="file:$WORK/both.placement"
+  [[ "$stderr" =~ "slurm-pin: $WORK/both.placement: task 0 thread "[01]" uses CPU "[01]", outside the allowed CPUs "[01] ]]
+}
+
+@test "a store profile for another thread count fails the step, naming the counts it has" {
+  store_profile "$FIXTURES/profiles/pairs8.profile" eight 8
+  step_fails srun -c2 --pin-strategy=lpgp --pin-profile=eight
+  [[ "$stderr" == *"profile 'eight' has no 2-thread profile (it has 8): set OMP_NUM_THREADS to one of those"* ]]
+}
+
+@test "a topology file that does not describe the node fails the step cleanly" {
+  set_plugstack topology="$TOPO/ccnuma.xml"
+  step_fails srun --pin-strategy=compact
+  [[ "$stderr" == *"topology $TOPO/ccnuma.xml describes CPUs 0-95 but this node has CPUs 0-1"* ]]
+}
