@@ -255,7 +255,7 @@ void select_source(hwloc_topology_t topo, const std::string& source) {
                 "nor an existing XML file");
 }
 
-TopologyPtr open_topology(const std::string& source) {
+TopologyPtr load_fresh(const std::string& source) {
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
   TopologyPtr topo(raw);
@@ -264,6 +264,19 @@ TopologyPtr open_topology(const std::string& source) {
     throw Error("topology " + source + ": hwloc cannot load it (check the file with `lstopo -i " +
                 source + "`)");
   return topo;
+}
+
+// Discovery costs milliseconds and a step asks several questions of the same
+// machine (cores to PUs, then the placement): load each source once per
+// process and hand out copies, which restriction may then modify. Not
+// thread-safe; slurmstepd and the CLI are single-threaded here.
+TopologyPtr open_topology(const std::string& source) {
+  static std::map<std::string, TopologyPtr> cache;
+  auto it = cache.find(source);
+  if (it == cache.end()) it = cache.emplace(source, load_fresh(source)).first;
+  hwloc_topology_t copy;
+  if (hwloc_topology_dup(&copy, it->second.get()) < 0) throw Error("hwloc: cannot copy a topology");
+  return TopologyPtr(copy);
 }
 
 }  // namespace

@@ -1,0 +1,49 @@
+#!/usr/bin/env bats
+# With Slurm's task/affinity: --pin-strategy replaces Slurm's per-task
+# binding inside the step's allocation; none leaves Slurm's binding alone.
+
+load slurm_helpers
+
+setup_file() { slurm_up task/affinity; }
+teardown_file() { slurm_down; }
+setup() { set_plugstack; }
+
+omp() { echo "$WORK/bin/omp_$1"; }
+
+@test "without slurm-pin, task/affinity binds task 0 to CPU 0 and task 1 to CPU 1" {
+  run as_user srun -n2 --cpu-bind=cores "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  grep -q "^rank 0 thread 0 cpu 0 mask 0$" <<<"$output"
+  grep -q "^rank 1 thread 0 cpu 1 mask 1$" <<<"$output"
+}
+
+@test "none keeps Slurm's binding" {
+  run as_user srun -n2 --cpu-bind=cores --pin-strategy=none "$(omp gomp)"
+  grep -q "^rank 0 thread 0 cpu 0 mask 0$" <<<"$output"
+  [ -z "$(env_of 0 SLURM_PIN_STRATEGY)" ]
+}
+
+@test "a strategy has the last word: a placement file swaps Slurm's task binding" {
+  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/swap.placement"
+  chmod 644 "$WORK/swap.placement"
+  run as_user srun -n2 --cpu-bind=cores --pin-strategy="file:$WORK/swap.placement" "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  grep -q "^rank 0 thread 0 cpu 1 mask 1$" <<<"$output"
+  grep -q "^rank 1 thread 0 cpu 0 mask 0$" <<<"$output"
+}
+
+@test "threads of a task follow their places under task/affinity" {
+  run as_user srun -n1 -c2 --pin-strategy=scatter "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = "0 1" ]
+  grep -q "^rank 0 thread 1 cpu 1 mask 1$" <<<"$output"
+}
+
+@test "the step's allocation still bounds slurm-pin" {
+  printf 'slurm-pin-placement 1\ntask 0: 0 1\n' >"$WORK/both.placement"
+  chmod 644 "$WORK/both.placement"
+  run --separate-stderr as_user srun -n1 -c1 --pin-strategy="file:$WORK/both.placement" "$(omp gomp)"
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"outside the allowed CPUs"* ]]
+  node_is_idle
+}
