@@ -1,0 +1,107 @@
+// The plugin's Slurm-free parts: plugstack.conf arguments, option checks,
+// and the environment strings.
+#include <gtest/gtest.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+extern "C" {
+#include "pin_config.h"
+#include "pin_env.h"
+}
+
+namespace {
+
+int parse(pin_config& c, std::vector<std::string> args, std::string* error = nullptr) {
+  std::vector<char*> av;
+  for (auto& a : args) av.push_back(a.data());
+  char err[1024] = "";
+  pin_config_defaults(&c);
+  int rc = pin_config_parse(&c, static_cast<int>(av.size()), av.data(), err, sizeof err);
+  if (error) *error = err;
+  return rc;
+}
+
+}  // namespace
+
+TEST(PluginConfig, ParsesEveryArgument) {
+  pin_config c;
+  ASSERT_EQ(parse(c, {"default=scatter", "allowed=none,scatter,lpgp,file", "store=/var/lib/p", "enforce",
+                      "exclusive_only", "topology=/etc/n.xml", "mem=local", "granularity=l3", "verbose",
+                      "legacy_omp_env"}),
+            0);
+  EXPECT_STREQ(c.default_strategy, "scatter");
+  EXPECT_STREQ(c.store, "/var/lib/p");
+  EXPECT_STREQ(c.topology, "/etc/n.xml");
+  EXPECT_STREQ(c.mem, "local");
+  EXPECT_STREQ(c.granularity, "l3");
+  EXPECT_TRUE(c.enforce && c.exclusive_only && c.verbose && c.legacy_omp_env);
+}
+
+TEST(PluginConfig, RejectsBadArguments) {
+  pin_config c;
+  std::string e;
+  EXPECT_EQ(parse(c, {"colour=blue"}, &e), -1);
+  EXPECT_NE(e.find("unknown plugstack.conf argument 'colour=blue'"), std::string::npos);
+  EXPECT_EQ(parse(c, {"default=packed"}, &e), -1);
+  EXPECT_NE(e.find("unknown strategy 'packed'"), std::string::npos);
+  EXPECT_EQ(parse(c, {"mem=near"}, &e), -1);
+  EXPECT_EQ(parse(c, {"granularity=socket"}, &e), -1);
+  EXPECT_EQ(parse(c, {"default=lpgp", "allowed=none,compact"}, &e), -1);
+  EXPECT_EQ(e, "default=lpgp is not in allowed=none,compact");
+  EXPECT_EQ(parse(c, {"enforce=yes"}, &e), -1);
+  EXPECT_EQ(parse(c, {std::string("store=") + std::string(5000, 'x')}, &e), -1);
+  EXPECT_NE(e.find("too long"), std::string::npos);
+}
+
+TEST(PluginConfig, AllowedEnforcedAndEffectiveStrategies) {
+  pin_config c;
+  char err[1024];
+  ASSERT_EQ(parse(c, {"default=compact", "allowed=none,compact,file"}), 0);
+  EXPECT_EQ(pin_check_strategy(&c, "compact", err, sizeof err), 0);
+  EXPECT_EQ(pin_check_strategy(&c, "file:/tmp/p", err, sizeof err), 0);
+  EXPECT_EQ(pin_check_strategy(&c, "scatter", err, sizeof err), -1);
+  EXPECT_STREQ(err, "strategy 'scatter' is not allowed on this cluster: use one of none,compact,file");
+  pin_request r{};
+  EXPECT_STREQ(pin_effective_strategy(&c, &r), "compact");
+  strcpy(r.strategy, "none");
+  r.strategy_set = 1;
+  EXPECT_STREQ(pin_effective_strategy(&c, &r), "none");
+  c.enforce = 1;
+  EXPECT_STREQ(pin_effective_strategy(&c, &r), "compact");
+  EXPECT_EQ(pin_check_strategy(&c, "none", err, sizeof err), -1);
+  EXPECT_STREQ(pin_effective_mem(&c, &r), "none");
+  strcpy(r.mem, "interleave");
+  EXPECT_STREQ(pin_effective_mem(&c, &r), "interleave");
+}
+
+TEST(PluginEnv, OpenMpStrings) {
+  const char* threads[] = {"4", "6,38", "5-6"};
+  char buf[256];
+  ASSERT_EQ(pin_omp_places(threads, 3, buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "{4},{6,38},{5,6}");
+  ASSERT_EQ(pin_gomp_affinity(threads, 3, buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "4 6 5");
+  ASSERT_EQ(pin_kmp_affinity(threads, 3, buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "explicit,proclist=[4,{6,38},{5,6}]");
+  ASSERT_EQ(pin_cpus_list(threads, 3, buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "4 6,38 5-6");
+  char tiny[5];
+  EXPECT_EQ(pin_omp_places(threads, 3, tiny, sizeof tiny), -1);  // never truncated silently
+  const char* bad[] = {"4-x"};
+  EXPECT_EQ(pin_omp_places(bad, 1, buf, sizeof buf), -1);
+}
+
+TEST(PluginEnv, CpuListsExpandAndIntersect) {
+  int cpus[16];
+  EXPECT_EQ(pin_expand_cpulist("0-2,8", cpus, 16), 4);
+  EXPECT_EQ(cpus[3], 8);
+  EXPECT_EQ(pin_expand_cpulist("3-1", cpus, 16), -1);
+  EXPECT_EQ(pin_expand_cpulist("0-20", cpus, 16), -1);
+  char buf[64];
+  ASSERT_EQ(pin_intersect_cpulists("0-7", "2,4-5,9", buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "2,4,5");
+  ASSERT_EQ(pin_intersect_cpulists("0-1", "4", buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "");
+}
