@@ -50,6 +50,17 @@ omp() { echo "$WORK/bin/omp_$1"; }
   [ "$(thread_cpus 1)" = 0 ]
 }
 
+@test "every strategy through srun: threads on distinct CPUs of the step" {
+  store_profile "$FIXTURES/profiles/pairs2.profile" pairs2 2
+  for s in compact scatter random lp-compact lp-scatter gp lpgp gplp; do
+    run --separate-stderr as_user srun -c2 --pin-strategy=$s --pin-profile=pairs2 "$(omp gomp)"
+    [ "$status" -eq 0 ] || { echo "$s: $stderr"; return 1; }
+    cpus=$(thread_cpus 0)
+    [ "$cpus" = "0 1" ] || [ "$cpus" = "1 0" ] || { echo "$s: threads on $cpus"; return 1; }
+    [ "$(env_of 0 SLURM_PIN_STRATEGY)" = "$s" ]
+  done
+}
+
 @test "lpgp with a profile from the store and from a file" {
   store_profile "$FIXTURES/profiles/pairs2.profile" pairs2 2
   run as_user srun -c2 --pin-strategy=lpgp --pin-profile=pairs2 "$(omp gomp)"
@@ -132,11 +143,12 @@ JOB
   [ "$(thread_cpus 1)" = 1 ]
 }
 
-@test "the site default applies when the user chooses nothing" {
-  set_plugstack default=compact
-  run as_user srun -n2 "$(omp gomp)"
+@test "the site default applies when the user chooses nothing; verbose= prints every binding" {
+  set_plugstack default=compact verbose
+  run --separate-stderr as_user srun -n2 "$(omp gomp)"
   [ "$(env_of 1 SLURM_PIN_STRATEGY)" = compact ]
   [ "$(thread_cpus 1)" = 1 ]
+  [ "$(grep -c '^slurm-pin: .* strategy compact, 1 thread on CPUs' <<<"$stderr")" -eq 2 ]
 }
 
 @test "exclusive_only: only whole-node jobs are pinned" {

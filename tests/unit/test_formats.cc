@@ -15,9 +15,18 @@ using namespace slurmpin;
 
 namespace {
 
+// Files written by a test, removed when the test binary exits.
+struct TempFiles {
+  std::vector<std::string> paths;
+  ~TempFiles() {
+    for (const auto& p : paths) std::remove(p.c_str());
+  }
+} temp_files;
+
 std::string write_temp(const std::string& text) {
   char name[] = "/tmp/slurm-pin-test-XXXXXX";
   int fd = mkstemp(name);
+  temp_files.paths.push_back(name);
   EXPECT_GE(fd, 0);
   FILE* f = fdopen(fd, "w");
   fputs(text.c_str(), f);
