@@ -1,0 +1,40 @@
+#!/usr/bin/env bats
+# The Debian packages build from the committed tree and hold what they
+# should; the extracted CLI runs. The RPM spec parses.
+
+load helpers
+
+setup_file() {
+  export DEBS=$BATS_FILE_TMPDIR/debs
+  "$BATS_TEST_DIRNAME/../../packaging/build-deb" "$DEBS" >&2
+}
+
+contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
+
+@test "slurm-pin holds the CLI, which runs from the package" {
+  contents slurm-pin | grep -qx './usr/bin/slurm-pin'
+  dpkg -x "$DEBS/slurm-pin_0.1.0-1_amd64.deb" "$BATS_FILE_TMPDIR/root"
+  run "$BATS_FILE_TMPDIR/root/usr/bin/slurm-pin" place --topology "$TOPO/core2.xml" --strategy scatter \
+    --threads 4 --format likwid
+  [ "$status" -eq 0 ]
+  [ "$output" = "0,4,2,6" ]
+}
+
+@test "slurm-pin-spank holds the plugin where Debian's Slurm loads plugins, and the example config" {
+  contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-wlm/slurm_pin.so'
+  contents slurm-pin-spank | grep -qx './usr/share/doc/slurm-pin-spank/examples/plugstack.conf'
+  dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
+}
+
+@test "libslurmpin-dev holds the header, the library and the pkg-config file" {
+  for f in usr/include/slurm_pin/placement.h usr/lib/x86_64-linux-gnu/libslurmpin.a \
+    usr/lib/x86_64-linux-gnu/pkgconfig/slurm-pin.pc; do
+    contents libslurmpin-dev | grep -qx "./$f"
+  done
+}
+
+@test "the RPM spec parses" {
+  run rpmspec --parse "$BATS_TEST_DIRNAME/../../packaging/rpm/slurm-pin.spec"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"%files spank"* ]] || [[ "$output" == *"slurm_pin.so"* ]]
+}
