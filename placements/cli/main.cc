@@ -1,7 +1,12 @@
 // slurm-pin: the command-line front end. Subcommands live one per file.
+#include <limits.h>
+#include <unistd.h>
+
+#include <cerrno>
 #include <cstdio>
 #include <cstring>
 #include <exception>
+#include <string>
 
 #include "place_command.hh"
 
@@ -11,7 +16,26 @@ const char kUsage[] =
     "usage: slurm-pin <command> [options]\n"
     "commands:\n"
     "  place     compute and explain a thread placement (slurm-pin place --help)\n"
+    "  profile   profile an application's sharing as a Slurm job (slurm-pin profile --help)\n"
+    "  profiles  list, show, export, import and remove stored profiles\n"
     "  version   print the version\n";
+
+// Other components ship their commands as slurm-pin-NAME beside this binary
+// (as git does), so the engine's CLI depends on none of them.
+int run_sibling(const char* command, char** argv) {
+  char self[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) return -1;
+  self[n] = '\0';
+  std::string dir(self);
+  dir.erase(dir.rfind('/'));
+  std::string path = dir + "/slurm-pin-" + command;
+  if (std::strchr(command, '/') || access(path.c_str(), X_OK) != 0) return -1;
+  argv[0] = const_cast<char*>(path.c_str());
+  execv(path.c_str(), argv);
+  std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+  return 126;
+}
 
 }  // namespace
 
@@ -26,6 +50,8 @@ int main(int argc, char** argv) {
       std::printf("slurm-pin %s\n", SLURM_PIN_VERSION);
       return 0;
     }
+    int rc = run_sibling(argv[1], argv + 1);
+    if (rc >= 0) return rc;
     std::fprintf(stderr, "slurm-pin: error: unknown command '%s' (see slurm-pin --help)\n", argv[1]);
     return 2;
   } catch (const std::exception& e) {

@@ -1,7 +1,10 @@
 #include "store.hh"
 
 #include <dirent.h>
+#include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <cerrno>
@@ -133,6 +136,63 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
 
 std::string profile_path(const std::string& dir, const std::string& app, int threads, int version) {
   return dir + "/" + app + "/t" + std::to_string(threads) + ".v" + std::to_string(version) + ".profile";
+}
+
+namespace {
+
+struct Fd {
+  int fd;
+  explicit Fd(int f) : fd(f) {}
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
+
+void write_all(int fd, const std::string& s, const std::string& path) {
+  size_t done = 0;
+  while (done < s.size()) {
+    ssize_t w = write(fd, s.data() + done, s.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w < 0) throw Error(path + ": " + std::strerror(errno));
+    done += static_cast<size_t>(w);
+  }
+}
+
+}  // namespace
+
+StoredProfile store_profile(const std::string& dir, const std::string& app, int threads,
+                            const std::string& content) {
+  if (!valid_app(app)) throw Error("profile name '" + app + "' is not valid (letters, digits, . _ + - only)");
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error("profile store " + dir + " does not exist (create it, owned by the admin, mode 755)");
+  std::string app_dir = dir + "/" + app;
+  if (mkdir(app_dir.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error("profile store " + dir + ": cannot create " + app + ": " + std::strerror(errno) +
+                " (only the store's owner can add profiles; others use --output FILE)");
+  Fd lock(open((app_dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (lock.fd < 0 || flock(lock.fd, LOCK_EX) != 0)
+    throw Error(app_dir + "/.lock: " + std::strerror(errno) + " (is the store writable by you?)");
+  int version = 0;
+  for (const auto& name : entries(app_dir)) {
+    int t = 0, v = 0;
+    if (parse_entry_name(name, t, v) && t == threads) version = std::max(version, v);
+  }
+  StoredProfile out{app, threads, version + 1, profile_path(dir, app, threads, version + 1)};
+  std::string tmp = app_dir + "/.tmp.XXXXXX";
+  Fd file(mkstemp(&tmp[0]));
+  if (file.fd < 0) throw Error(app_dir + ": " + std::strerror(errno));
+  try {
+    write_all(file.fd, content, tmp);
+    if (fchmod(file.fd, 0644) != 0 || fsync(file.fd) != 0) throw Error(tmp + ": " + std::strerror(errno));
+    if (rename(tmp.c_str(), out.path.c_str()) != 0) throw Error(out.path + ": " + std::strerror(errno));
+  } catch (...) {
+    unlink(tmp.c_str());
+    throw;
+  }
+  Fd d(open(app_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+  if (d.fd >= 0) fsync(d.fd);  // the rename itself survives a crash
+  return out;
 }
 
 ProfileSpec parse_profile_spec(const std::string& text) {

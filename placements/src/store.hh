@@ -26,6 +26,12 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
 // Where a profile of that app, thread count and version lives.
 std::string profile_path(const std::string& dir, const std::string& app, int threads, int version);
 
+// Writes a new version of APP's profile at THREADS threads atomically (a
+// temporary file, fsync, rename, under a lock against concurrent writers),
+// keeping earlier versions. Returns the entry written.
+StoredProfile store_profile(const std::string& dir, const std::string& app, int threads,
+                            const std::string& content);
+
 // "NAME" or "NAME@VERSION"; anything with a '/' is a file path instead.
 struct ProfileSpec {
   bool is_path = false;

@@ -1,0 +1,18 @@
+// How each backend runs a program so that it writes a trace.
+#pragma once
+#include <string>
+#include <vector>
+
+namespace slurmpin {
+
+struct BackendRun {
+  std::vector<std::string> env;   // NAME=VALUE to add
+  std::vector<std::string> argv;  // the command
+};
+
+// backend: valgrind, compiler or pin. libdir: where slurm-pin's own pieces
+// are (the valgrind tool directory, the OMPT tool, the Pin tool).
+BackendRun backend_command(const std::string& backend, const std::string& libdir, const std::string& trace,
+                           int threads, const std::vector<std::string>& program);
+
+}  // namespace slurmpin

@@ -1,0 +1,228 @@
+// slurm-pin profile: runs a program under a profiler backend as a Slurm job
+// step with the right CPU count, analyses the trace and writes the profile
+// into the store (a new version) or a file.
+#include <getopt.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include "backends.hh"
+#include "error.hh"
+#include "profile.hh"
+#include "sharing.hh"
+#include "store.hh"
+#include "topology.hh"
+#include "trace.hh"
+
+using namespace slurmpin;
+
+namespace {
+
+const char kUsage[] =
+    "usage: slurm-pin profile --app NAME --threads N [--backend valgrind|compiler|pin]\n"
+    "                         [--store DIR | --output FILE] [--no-srun] [--srun-arg ARG]...\n"
+    "                         [--keep-trace] -- PROGRAM [ARGS...]\n"
+    "Runs PROGRAM with N threads under the backend (as `srun -n1 -cN`, inside the\n"
+    "current allocation if there is one) and writes its sharing profile.\n";
+
+struct Options {
+  std::string app, backend = "valgrind", store, output;
+  int threads = 0;
+  bool srun = true, keep_trace = false;
+  std::vector<std::string> srun_args, program;
+};
+
+std::string default_store() {
+  const char* s = std::getenv("SLURM_PIN_STORE");
+  return s && *s ? s : "/var/lib/slurm-pin/profiles";
+}
+
+Options parse(int argc, char** argv) {
+  static const option longopts[] = {
+      {"app", required_argument, nullptr, 'a'},    {"threads", required_argument, nullptr, 't'},
+      {"backend", required_argument, nullptr, 'b'}, {"store", required_argument, nullptr, 's'},
+      {"output", required_argument, nullptr, 'o'}, {"no-srun", no_argument, nullptr, 'n'},
+      {"srun-arg", required_argument, nullptr, 'S'}, {"keep-trace", no_argument, nullptr, 'k'},
+      {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
+  Options o;
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "+", longopts, nullptr)) != -1) {
+    switch (c) {
+      case 'a': o.app = optarg; break;
+      case 't': {
+        std::string v = optarg;
+        if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos ||
+            std::stoi(v) < 1)
+          throw Error("--threads wants a whole number from 1, not '" + v + "'");
+        o.threads = std::stoi(v);
+        break;
+      }
+      case 'b': o.backend = optarg; break;
+      case 's': o.store = optarg; break;
+      case 'o': o.output = optarg; break;
+      case 'n': o.srun = false; break;
+      case 'S': o.srun_args.push_back(optarg); break;
+      case 'k': o.keep_trace = true; break;
+      case 'h': std::fputs(kUsage, stdout); std::exit(0);
+      default:
+        throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profile --help)");
+    }
+  }
+  for (int i = optind; i < argc; ++i) o.program.push_back(argv[i]);
+  if (o.app.empty()) throw Error("--app NAME is required (the name jobs will use with --pin-profile)");
+  parse_profile_spec(o.app);  // validates the name
+  if (o.app.find('@') != std::string::npos) throw Error("--app takes a name without @VERSION: versions are assigned");
+  if (!o.threads) throw Error("--threads N is required (profile at the thread count the application runs with)");
+  if (o.program.empty()) throw Error("no program to profile: put it after --");
+  if (!o.output.empty() && !o.store.empty()) throw Error("give either --store or --output, not both");
+  if (o.output.empty() && o.store.empty()) o.store = default_store();
+  return o;
+}
+
+std::string self_dir() {
+  char buf[PATH_MAX];
+  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
+  if (n <= 0) return ".";
+  buf[n] = '\0';
+  std::string s = buf;
+  return s.substr(0, s.rfind('/'));
+}
+
+// Where slurm-pin's backend pieces live: beside the binary in a build tree
+// (build/bin -> build/lib), or the installed libexec directory.
+std::string lib_dir() {
+  const char* env = std::getenv("SLURM_PIN_LIBDIR");
+  if (env && *env) return env;
+  std::string bin = self_dir();
+  struct stat st;
+  std::string build_lib = bin + "/../lib";
+  if (stat((build_lib + "/valgrind").c_str(), &st) == 0) return build_lib;
+  return bin + "/../lib/slurm-pin";
+}
+
+std::string which(const std::string& prog) {
+  if (prog.find('/') != std::string::npos) return prog;
+  const char* path = std::getenv("PATH");
+  std::string p = path ? path : "/usr/bin:/bin";
+  for (size_t i = 0; i <= p.size();) {
+    size_t j = p.find(':', i);
+    if (j == std::string::npos) j = p.size();
+    std::string cand = p.substr(i, j - i) + "/" + prog;
+    if (access(cand.c_str(), X_OK) == 0) return cand;
+    i = j + 1;
+  }
+  throw Error("program '" + prog + "' not found in PATH");
+}
+
+std::string command_output(const std::string& cmd) {
+  FILE* f = popen(cmd.c_str(), "r");
+  if (!f) return "";
+  char buf[256];
+  std::string out;
+  while (std::fgets(buf, sizeof buf, f)) out += buf;
+  pclose(f);
+  return out;
+}
+
+std::string sha256_of(const std::string& path) {
+  std::string out = command_output("sha256sum -- '" + path + "' 2>/dev/null");
+  return out.size() >= 64 ? out.substr(0, 64) : "-";
+}
+
+std::string utc_now() {
+  char buf[32];
+  std::time_t t = std::time(nullptr);
+  std::strftime(buf, sizeof buf, "%Y-%m-%dT%H:%M:%SZ", std::gmtime(&t));
+  return buf;
+}
+
+int run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
+  pid_t pid = fork();
+  if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
+  if (pid == 0) {
+    for (const auto& e : env) putenv(strdup(e.c_str()));
+    std::vector<char*> args;
+    for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
+    std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", args[0], std::strerror(errno));
+    _exit(127);
+  }
+  int status = 0;
+  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  }
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+int profile(const Options& o) {
+  std::string program = which(o.program[0]);
+  char dir_template[] = "./.slurm-pin-profile.XXXXXX";  // in the working directory: shared with the job
+  if (!mkdtemp(dir_template)) throw Error(std::string("cannot create a work directory: ") + std::strerror(errno));
+  std::string work = dir_template, trace = work + "/trace";
+  chmod(work.c_str(), 0755);
+  BackendRun b = backend_command(o.backend, lib_dir(), trace, o.threads, o.program);
+  std::vector<std::string> argv;
+  if (o.srun) {
+    argv = {"srun", "-n1", "-c" + std::to_string(o.threads), "--job-name=profile:" + o.app};
+    argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
+    // srun passes our environment to the step: the backend's variables too.
+    std::vector<std::string> with_env = {"env"};
+    with_env.insert(with_env.end(), b.env.begin(), b.env.end());
+    argv.insert(argv.end(), with_env.begin(), with_env.end());
+    b.env.clear();
+  }
+  argv.insert(argv.end(), b.argv.begin(), b.argv.end());
+  int rc = run(argv, b.env);
+  if (rc != 0) {
+    std::fprintf(stderr, "slurm-pin: error: the profiled program exited with status %d (trace kept in %s)\n", rc,
+                 work.c_str());
+    return 1;
+  }
+  AnalysisInput in;
+  in.threads = o.threads;
+  in.application = o.app;
+  in.binary_sha256 = sha256_of(program);
+  in.date = utc_now();
+  in.topology = load_topology(TopologySpec()).fingerprint;
+  Trace t = read_trace(trace);
+  in.tool = t.tool + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " + o.backend + ")";
+  Profile p = analyze(t, in);
+  std::string text = format_profile(p), where_to;
+  if (!o.output.empty()) {
+    std::ofstream out(o.output);
+    if (!(out << text)) throw Error(o.output + ": cannot write the profile");
+    where_to = o.output;
+  } else {
+    StoredProfile s = store_profile(o.store, o.app, o.threads, text);
+    where_to = s.path + " (" + o.app + "@" + std::to_string(s.version) + ")";
+  }
+  if (!o.keep_trace) {
+    std::remove(trace.c_str());
+    rmdir(work.c_str());
+  }
+  std::printf("profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines\n",
+              o.app.c_str(), o.threads, where_to.c_str(), p.drr, p.drr_class.c_str(), p.regions.size(),
+              p.regions.size() == 1 ? "" : "s", p.working_set_lines);
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    return profile(parse(argc, argv));
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
+    return 1;
+  }
+}

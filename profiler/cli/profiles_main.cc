@@ -1,0 +1,174 @@
+// slurm-pin profiles list|show|rm|export|import: the profile store.
+#include <getopt.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "error.hh"
+#include "heatmap.hh"
+#include "profile.hh"
+#include "store.hh"
+
+using namespace slurmpin;
+
+namespace {
+
+const char kUsage[] =
+    "usage: slurm-pin profiles list [--store DIR]\n"
+    "       slurm-pin profiles show NAME[@V] [--threads N] [--model simple|rw] [--region R] [--png FILE]\n"
+    "       slurm-pin profiles export NAME[@V] [--threads N] [--output FILE]\n"
+    "       slurm-pin profiles import FILE [--app NAME]\n"
+    "       slurm-pin profiles rm NAME@V --threads N\n"
+    "The store is --store, else $SLURM_PIN_STORE, else /var/lib/slurm-pin/profiles.\n";
+
+struct Options {
+  std::string verb, target, store, model = "simple", region, png, output, app;
+  int threads = 0;
+};
+
+Options parse(int argc, char** argv) {
+  static const option longopts[] = {
+      {"store", required_argument, nullptr, 's'}, {"threads", required_argument, nullptr, 't'},
+      {"model", required_argument, nullptr, 'm'}, {"region", required_argument, nullptr, 'r'},
+      {"png", required_argument, nullptr, 'p'},   {"output", required_argument, nullptr, 'o'},
+      {"app", required_argument, nullptr, 'a'},   {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0}};
+  Options o;
+  const char* env = std::getenv("SLURM_PIN_STORE");
+  o.store = env && *env ? env : "/var/lib/slurm-pin/profiles";
+  opterr = 0;
+  int c;
+  while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+    switch (c) {
+      case 's': o.store = optarg; break;
+      case 't': {
+        std::string v = optarg;
+        if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
+          throw Error("--threads wants a whole number from 1, not '" + v + "'");
+        o.threads = std::stoi(v);
+        break;
+      }
+      case 'm': o.model = optarg; break;
+      case 'r': o.region = optarg; break;
+      case 'p': o.png = optarg; break;
+      case 'o': o.output = optarg; break;
+      case 'a': o.app = optarg; break;
+      case 'h': std::fputs(kUsage, stdout); std::exit(0);
+      default:
+        throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profiles --help)");
+    }
+  }
+  if (optind < argc) o.verb = argv[optind++];
+  if (optind < argc) o.target = argv[optind++];
+  if (optind < argc) throw Error(std::string("unexpected argument '") + argv[optind] + "'");
+  if (o.verb.empty()) throw Error("missing command: list, show, export, import or rm (see --help)");
+  return o;
+}
+
+// NAME[@V] with --threads, or the only thread count the store has for NAME.
+StoredProfile resolve(const Options& o) {
+  if (o.target.empty()) throw Error(o.verb + " needs a profile NAME[@VERSION]");
+  ProfileSpec s = parse_profile_spec(o.target);
+  if (s.is_path) throw Error("'" + o.target + "' is a path: " + o.verb + " takes a store name");
+  int threads = o.threads;
+  if (!threads) {
+    for (const auto& e : list_store(o.store))
+      if (e.app == s.app) {
+        if (threads && threads != e.threads)
+          throw Error("profile '" + s.app + "' exists for several thread counts: choose one with --threads");
+        threads = e.threads;
+      }
+    if (!threads) throw Error("no profile '" + s.app + "' in the store " + o.store);
+  }
+  return find_profile(o.store, s.app, threads, s.version);
+}
+
+int list(const Options& o) {
+  std::printf("%-24s %7s %7s  %-20s %-8s %s\n", "APP", "THREADS", "VERSION", "DATE", "DRR", "TOOL");
+  for (const auto& e : list_store(o.store)) {
+    Profile p = read_profile(e.path);
+    char drr[32] = "-";
+    if (p.drr >= 0) std::snprintf(drr, sizeof drr, "%.2f%%", p.drr);
+    std::printf("%-24s %7d %7d  %-20s %-8s %s\n", e.app.c_str(), e.threads, e.version,
+                p.date.empty() ? "-" : p.date.c_str(), drr, p.tool.c_str());
+  }
+  return 0;
+}
+
+int show(const Options& o) {
+  StoredProfile e = resolve(o);
+  Profile p = read_profile(e.path);
+  const Rows* rows = nullptr;
+  p.affinity(o.model, o.region, e.path);  // names a missing model or region
+  if (o.region.empty()) rows = &p.matrices.at(o.model);
+  else
+    for (const auto& r : p.regions)
+      if (r.name == o.region) rows = &r.matrices.at(o.model);
+  std::printf("%s@%d: %d threads, %s model%s%s\n", e.app.c_str(), e.version, p.threads, o.model.c_str(),
+              o.region.empty() ? "" : ", region ", o.region.c_str());
+  if (!p.regions.empty()) {
+    std::printf("regions:");
+    for (const auto& r : p.regions) std::printf(" %s", r.name.c_str());
+    std::printf("\n");
+  }
+  for (const auto& row : *rows) {
+    for (size_t j = 0; j < row.size(); ++j) std::printf("%s%12.0f", j ? " " : "", row[j]);
+    std::printf("\n");
+  }
+  if (!o.png.empty()) {
+    write_heatmap_png(*rows, o.png);
+    std::printf("heatmap written to %s\n", o.png.c_str());
+  }
+  return 0;
+}
+
+int export_profile(const Options& o) {
+  StoredProfile e = resolve(o);
+  std::string text = format_profile(read_profile(e.path));
+  if (o.output.empty()) std::fputs(text.c_str(), stdout);
+  else if (!(std::ofstream(o.output) << text)) throw Error(o.output + ": cannot write");
+  return 0;
+}
+
+int import_profile(const Options& o) {
+  if (o.target.empty()) throw Error("import needs a profile FILE");
+  Profile p = read_profile(o.target);  // a malformed file never enters the store
+  std::string app = o.app.empty() ? p.application : o.app;
+  if (app.empty()) throw Error(o.target + ": the profile names no application: give --app NAME");
+  p.application = app;
+  StoredProfile s = store_profile(o.store, app, p.threads, format_profile(p));
+  std::printf("imported as %s@%d (%d threads): %s\n", app.c_str(), s.version, p.threads, s.path.c_str());
+  return 0;
+}
+
+int remove_profile(const Options& o) {
+  ProfileSpec s = parse_profile_spec(o.target.empty() ? "-" : o.target);
+  if (!s.version || !o.threads)
+    throw Error("rm removes one version: give NAME@VERSION and --threads N");
+  StoredProfile e = find_profile(o.store, s.app, o.threads, s.version);
+  if (unlink(e.path.c_str()) != 0) throw Error(e.path + ": " + std::strerror(errno));
+  std::printf("removed %s\n", e.path.c_str());
+  return 0;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  try {
+    Options o = parse(argc, argv);
+    if (o.verb == "list") return list(o);
+    if (o.verb == "show") return show(o);
+    if (o.verb == "export") return export_profile(o);
+    if (o.verb == "import") return import_profile(o);
+    if (o.verb == "rm") return remove_profile(o);
+    throw Error("unknown command '" + o.verb + "': use list, show, export, import or rm");
+  } catch (const std::exception& e) {
+    std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
+    return 1;
+  }
+}

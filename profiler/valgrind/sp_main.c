@@ -1,0 +1,357 @@
+/*
+ * slurmpin: a Valgrind tool recording, per thread (in creation order, the
+ * main thread first) and per parallel region, the reads and writes to every
+ * cache line, for the slurm-pin profiler (seed 001 section 5.2.2.1).
+ *
+ * Every memory access of the guest is counted: loads, stores, guarded loads
+ * and stores, compare-and-swap (a read and a write), load-linked /
+ * store-conditional, and the memory effects of dirty helpers. Code in the
+ * OpenMP runtime and the dynamic loader is left out (its spinning and
+ * bookkeeping are not the application's sharing); --exclude changes that.
+ *
+ * Valgrind runs one thread at a time, so per-thread tables need no locks.
+ * At exit the records (thread, region, line, reads, writes) are written to
+ * --out in the trace format the analyzer reads (docs/profiler.md).
+ */
+#include "pub_tool_basics.h"
+#include "pub_tool_debuginfo.h"
+#include "pub_tool_libcassert.h"
+#include "pub_tool_libcbase.h"
+#include "pub_tool_libcfile.h"
+#include "pub_tool_libcprint.h"
+#include "pub_tool_machine.h"
+#include "pub_tool_mallocfree.h"
+#include "pub_tool_options.h"
+#include "pub_tool_threadstate.h"
+#include "pub_tool_tooliface.h"
+#include "pub_tool_vki.h"
+#include "slurm_pin/regions.h"
+
+/* ---- options ------------------------------------------------------------ */
+
+static const HChar *clo_out = "slurmpin.%p.trace";
+static UInt clo_line_size = 64;
+static const HChar *clo_exclude = "libgomp,libomp,ld-linux,vgpreload_";
+static UInt line_shift = 6;
+
+static Bool sp_process_cmd_line_option(const HChar *arg) {
+  const HChar *tmp;
+  if VG_STR_CLO (arg, "--out", clo_out) {
+  } else if VG_STR_CLO (arg, "--exclude", clo_exclude) {
+  } else if VG_BINT_CLO (arg, "--line-size", clo_line_size, 8, 4096) {
+  } else {
+    (void)tmp;
+    return False;
+  }
+  return True;
+}
+
+static void sp_print_usage(void) {
+  VG_(printf)("    --out=FILE          where to write the trace [slurmpin.%%p.trace]\n"
+              "    --line-size=N       cache line size in bytes, a power of two [64]\n"
+              "    --exclude=A,B,...   shared objects whose code is not counted\n"
+              "                        [libgomp,libomp,ld-linux,vgpreload_]\n");
+}
+
+static void sp_print_debug_usage(void) { VG_(printf)("    (none)\n"); }
+
+/* ---- regions ------------------------------------------------------------ */
+
+#define MAX_REGIONS 4096
+static HChar *region_names[MAX_REGIONS];
+static UInt n_regions;
+static UInt current_region; /* 0: serial code */
+
+static UInt region_id(const HChar *name) {
+  for (UInt i = 0; i < n_regions; ++i)
+    if (VG_(strcmp)(region_names[i], name) == 0) return i;
+  if (n_regions == MAX_REGIONS) return 0;
+  region_names[n_regions] = VG_(strdup)("sp.region", name);
+  return n_regions++;
+}
+
+/* ---- per-thread line tables ----------------------------------------------- */
+
+typedef struct {
+  ULong line;
+  UInt region;
+  UInt used;
+  ULong reads, writes;
+} Cell;
+
+typedef struct {
+  Cell *cells;
+  SizeT cap, count;
+  Cell *last; /* most recent cell: consecutive accesses often hit one line */
+} Table;
+
+static Table *tables; /* by creation index */
+static UInt n_tables, cap_tables;
+static Int *index_of_tid; /* Valgrind thread id -> creation index */
+
+static UWord hash(ULong line, UInt region) {
+  ULong h = (line ^ ((ULong)region << 40)) * 0x9E3779B97F4A7C15ULL;
+  return (UWord)(h >> 17);
+}
+
+static Cell *slot(Table *t, ULong line, UInt region) {
+  SizeT mask = t->cap - 1, i = hash(line, region) & mask;
+  while (t->cells[i].used && (t->cells[i].line != line || t->cells[i].region != region)) i = (i + 1) & mask;
+  return &t->cells[i];
+}
+
+static void grow(Table *t) {
+  Cell *old = t->cells;
+  SizeT old_cap = t->cap;
+  t->cap = old_cap ? old_cap * 2 : 4096;
+  t->cells = VG_(calloc)("sp.cells", t->cap, sizeof(Cell));
+  for (SizeT i = 0; i < old_cap; ++i)
+    if (old[i].used) *slot(t, old[i].line, old[i].region) = old[i];
+  if (old) VG_(free)(old);
+  t->last = NULL;
+}
+
+static Cell *cell(Table *t, ULong line, UInt region) {
+  if (t->last && t->last->line == line && t->last->region == region) return t->last;
+  if (2 * (t->count + 1) > t->cap) grow(t);
+  Cell *c = slot(t, line, region);
+  if (!c->used) {
+    c->used = 1;
+    c->line = line;
+    c->region = region;
+    t->count++;
+  }
+  t->last = c;
+  return c;
+}
+
+static UInt new_thread_index(void) {
+  if (n_tables == cap_tables) {
+    cap_tables = cap_tables ? cap_tables * 2 : 64;
+    tables = VG_(realloc)("sp.tables", tables, cap_tables * sizeof(Table));
+  }
+  VG_(memset)(&tables[n_tables], 0, sizeof(Table));
+  return n_tables++;
+}
+
+static void sp_thread_created(ThreadId parent, ThreadId child) {
+  (void)parent;
+  index_of_tid[child] = (Int)new_thread_index();
+}
+
+/* ---- what the instrumented code calls ------------------------------------ */
+
+static void record(Addr a, SizeT size, Bool write) {
+  ThreadId tid = VG_(get_running_tid)();
+  Int idx = index_of_tid[tid];
+  if (idx < 0 || size == 0) return;
+  Table *t = &tables[idx];
+  for (ULong line = a >> line_shift, last = (a + size - 1) >> line_shift; line <= last; ++line) {
+    Cell *c = cell(t, line, current_region);
+    if (write) c->writes++;
+    else c->reads++;
+  }
+}
+
+static VG_REGPARM(2) void sp_read(Addr a, SizeT size) { record(a, size, False); }
+static VG_REGPARM(2) void sp_write(Addr a, SizeT size) { record(a, size, True); }
+static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
+  record(a, size, False);
+  record(a, size, True);
+}
+
+/* ---- instrumentation ------------------------------------------------------ */
+
+typedef enum { READ, WRITE, MODIFY } Kind;
+
+static void add_access(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *guard) {
+  static void *const fns[] = {sp_read, sp_write, sp_modify};
+  static const HChar *const names[] = {"sp_read", "sp_write", "sp_modify"};
+  IRDirty *di = unsafeIRDirty_0_N(2, names[kind], VG_(fnptr_to_fnentry)(fns[kind]),
+                                  mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
+  if (guard) di->guard = guard;
+  addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* Code of these objects is not the application's (comma-separated prefixes). */
+static Bool excluded(Addr a) {
+  DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), a);
+  const HChar *so = di ? VG_(DebugInfo_get_soname)(di) : NULL;
+  if (!so) return False;
+  for (const HChar *p = clo_exclude; *p;) {
+    const HChar *end = VG_(strchr)(p, ',');
+    SizeT n = end ? (SizeT)(end - p) : VG_(strlen)(p);
+    if (n && VG_(strncmp)(so, p, n) == 0) return True;
+    if (!end) break;
+    p = end + 1;
+  }
+  return False;
+}
+
+static void instrument_stmt(IRSB *out, IRTypeEnv *env, IRStmt *st) {
+  switch (st->tag) {
+    case Ist_WrTmp: {
+      IRExpr *e = st->Ist.WrTmp.data;
+      if (e->tag == Iex_Load) add_access(out, e->Iex.Load.addr, sizeofIRType(e->Iex.Load.ty), READ, NULL);
+      break;
+    }
+    case Ist_Store:
+      add_access(out, st->Ist.Store.addr, sizeofIRType(typeOfIRExpr(env, st->Ist.Store.data)), WRITE, NULL);
+      break;
+    case Ist_StoreG: {
+      IRStoreG *sg = st->Ist.StoreG.details;
+      add_access(out, sg->addr, sizeofIRType(typeOfIRExpr(env, sg->data)), WRITE, sg->guard);
+      break;
+    }
+    case Ist_LoadG: {
+      IRLoadG *lg = st->Ist.LoadG.details;
+      IRType wide = Ity_INVALID, narrow = Ity_INVALID;
+      typeOfIRLoadGOp(lg->cvt, &wide, &narrow);
+      add_access(out, lg->addr, sizeofIRType(narrow), READ, lg->guard);
+      break;
+    }
+    case Ist_CAS: {
+      IRCAS *cas = st->Ist.CAS.details;
+      Int size = sizeofIRType(typeOfIRExpr(env, cas->dataLo)) * (cas->dataHi ? 2 : 1);
+      add_access(out, cas->addr, size, MODIFY, NULL);
+      break;
+    }
+    case Ist_LLSC:
+      if (st->Ist.LLSC.storedata == NULL)
+        add_access(out, st->Ist.LLSC.addr, sizeofIRType(typeOfIRTemp(env, st->Ist.LLSC.result)), READ, NULL);
+      else
+        add_access(out, st->Ist.LLSC.addr, sizeofIRType(typeOfIRExpr(env, st->Ist.LLSC.storedata)), WRITE, NULL);
+      break;
+    case Ist_Dirty: {
+      IRDirty *d = st->Ist.Dirty.details;
+      if (d->mFx != Ifx_None && d->mAddr)
+        add_access(out, d->mAddr, d->mSize, d->mFx == Ifx_Read ? READ : d->mFx == Ifx_Write ? WRITE : MODIFY,
+                   NULL);
+      break;
+    }
+    default:
+      break;
+  }
+}
+
+static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestLayout *layout,
+                           const VexGuestExtents *vge, const VexArchInfo *arch, IRType gWordTy,
+                           IRType hWordTy) {
+  (void)closure, (void)layout, (void)arch, (void)gWordTy, (void)hWordTy;
+  if (excluded((Addr)vge->base[0])) return in;
+  IRSB *out = deepCopyIRSBExceptStmts(in);
+  for (Int i = 0; i < in->stmts_used; ++i) {
+    IRStmt *st = in->stmts[i];
+    if (!st || st->tag == Ist_NoOp) continue;
+    instrument_stmt(out, in->tyenv, st);
+    addStmtToIRSB(out, st);
+  }
+  return out;
+}
+
+/* ---- client requests (regions) ------------------------------------------- */
+
+static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
+  (void)tid;
+  if (!VG_IS_TOOL_USERREQ('S', 'P', args[0])) return False;
+  const HChar *name = NULL;
+  HChar buf[64];
+  switch (args[0]) {
+    case SLURM_PIN_USERREQ_REGION_BEGIN_CODE:
+      /* An outlined function's entry gives its name ("main._omp_fn.1"); a
+       * return address inside a function gives name+offset, stable for a
+       * given binary. */
+      if (!VG_(get_fnname_w_offset)(VG_(current_DiEpoch)(), (Addr)args[1], &name)) {
+        VG_(snprintf)(buf, sizeof buf, "0x%lx", args[1]);
+        name = buf;
+      }
+      current_region = region_id(name);
+      break;
+    case SLURM_PIN_USERREQ_REGION_BEGIN_NAME:
+      current_region = region_id(args[1] ? (const HChar *)args[1] : "unnamed");
+      break;
+    case SLURM_PIN_USERREQ_REGION_END:
+      current_region = 0;
+      break;
+    default:
+      return False;
+  }
+  *ret = 0;
+  return True;
+}
+
+/* ---- start and finish ------------------------------------------------------ */
+
+static void sp_post_clo_init(void) {
+  if (clo_line_size & (clo_line_size - 1)) VG_(fmsg_bad_option)("--line-size", "must be a power of two\n");
+  for (line_shift = 0; (1u << line_shift) < clo_line_size; ++line_shift) {
+  }
+  index_of_tid = VG_(malloc)("sp.tids", (VG_N_THREADS + 1) * sizeof(Int));
+  for (UInt i = 0; i <= VG_N_THREADS; ++i) index_of_tid[i] = -1;
+  /* Valgrind reports the main thread's creation too, so indices follow
+   * creation order with the main thread first. */
+  region_id("serial");
+}
+
+typedef struct {
+  Int fd;
+  HChar buf[1 << 16];
+  Int used;
+} Out;
+
+static void out_flush(Out *o) {
+  if (o->used) VG_(write)(o->fd, o->buf, o->used);
+  o->used = 0;
+}
+
+static void out_line(Out *o, const HChar *line) {
+  Int n = (Int)VG_(strlen)(line);
+  if (o->used + n > (Int)sizeof o->buf) out_flush(o);
+  VG_(memcpy)(o->buf + o->used, line, n);
+  o->used += n;
+}
+
+static void sp_fini(Int exitcode) {
+  (void)exitcode;
+  HChar *path = VG_(expand_file_name)("--out", clo_out);
+  SysRes r = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0644);
+  if (sr_isError(r)) {
+    VG_(umsg)("slurmpin: cannot write %s\n", path);
+    return;
+  }
+  static Out o;
+  HChar line[512];
+  o.fd = (Int)sr_Res(r);
+  o.used = 0;
+  VG_(snprintf)(line, sizeof line, "slurm-pin-trace 1\ntool valgrind %s\nline_size %u\nthreads %u\n",
+                VERSION, clo_line_size, n_tables);
+  out_line(&o, line);
+  for (UInt i = 0; i < n_regions; ++i) {
+    VG_(snprintf)(line, sizeof line, "region %u %s\n", i, region_names[i]);
+    out_line(&o, line);
+  }
+  for (UInt t = 0; t < n_tables; ++t)
+    for (SizeT i = 0; i < tables[t].cap; ++i) {
+      const Cell *c = &tables[t].cells[i];
+      if (!c->used) continue;
+      VG_(snprintf)(line, sizeof line, "a %u %u %llu %llu %llu\n", t, c->region, c->line, c->reads, c->writes);
+      out_line(&o, line);
+    }
+  out_flush(&o);
+  VG_(close)(o.fd);
+}
+
+static void sp_pre_clo_init(void) {
+  VG_(details_name)("slurmpin");
+  VG_(details_version)(NULL);
+  VG_(details_description)("per-thread cache-line sharing for slurm-pin");
+  VG_(details_copyright_author)("slurm-pin developers");
+  VG_(details_bug_reports_to)("the slurm-pin issue tracker");
+  VG_(details_avg_translation_sizeB)(400);
+  VG_(basic_tool_funcs)(sp_post_clo_init, sp_instrument, sp_fini);
+  VG_(needs_command_line_options)(sp_process_cmd_line_option, sp_print_usage, sp_print_debug_usage);
+  VG_(needs_client_requests)(sp_client_request);
+  VG_(track_pre_thread_ll_create)(sp_thread_created);
+}
+
+VG_DETERMINE_INTERFACE_VERSION(sp_pre_clo_init)
