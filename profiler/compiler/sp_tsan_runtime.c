@@ -1,0 +1,313 @@
+/*
+ * The compiler backend's runtime: programs compiled with -fsanitize=thread
+ * and linked with this library (instead of libtsan) record, per thread (in
+ * creation order, the main thread first) and per parallel region, reads and
+ * writes to every cache line, truly in parallel. Atomics really perform
+ * their operation. At exit the records go to $SLURM_PIN_TRACE in the trace
+ * format every backend shares. Code that was not compiled with the
+ * instrumentation (libc, the OpenMP runtime) is not seen.
+ */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#define MAX_THREADS 4096
+#define MAX_REGIONS 1024
+
+/* ---- per-thread tables ----------------------------------------------- */
+
+typedef struct {
+  uint64_t line;
+  uint32_t region, used;
+  uint64_t reads, writes;
+} Cell;
+
+typedef struct {
+  Cell *cells;
+  size_t cap, count;
+  Cell *last;
+  char pad[64]; /* keep neighbouring threads' hot fields apart */
+} Table;
+
+static Table *tables[MAX_THREADS];
+static unsigned n_threads = 1; /* index 0: the main thread */
+static __thread Table *mine;
+static unsigned line_shift = 6;
+static volatile unsigned current_region;
+static const void *region_code[MAX_REGIONS];
+static char *region_name[MAX_REGIONS];
+static unsigned n_regions = 1;
+static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
+
+static Table *table_at(unsigned index) {
+  if (index >= MAX_THREADS) return NULL;
+  if (!tables[index]) tables[index] = calloc(1, sizeof(Table));
+  return tables[index];
+}
+
+static Table *my_table(void) {
+  if (!mine) /* the main thread, or a thread not created through pthread_create */
+    mine = table_at(getpid() == gettid() ? 0 : __atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED));
+  return mine;
+}
+
+static size_t hash(uint64_t line, uint32_t region) {
+  return (size_t)(((line ^ ((uint64_t)region << 40)) * 0x9E3779B97F4A7C15ULL) >> 17);
+}
+
+static Cell *slot(Table *t, uint64_t line, uint32_t region) {
+  size_t mask = t->cap - 1, i = hash(line, region) & mask;
+  while (t->cells[i].used && (t->cells[i].line != line || t->cells[i].region != region)) i = (i + 1) & mask;
+  return &t->cells[i];
+}
+
+static void grow(Table *t) {
+  Cell *old = t->cells;
+  size_t old_cap = t->cap;
+  t->cap = old_cap ? old_cap * 2 : 4096;
+  t->cells = calloc(t->cap, sizeof(Cell));
+  for (size_t i = 0; i < old_cap; ++i)
+    if (old[i].used) *slot(t, old[i].line, old[i].region) = old[i];
+  free(old);
+  t->last = NULL;
+}
+
+static inline void record(const void *addr, size_t size, int write) {
+  Table *t = my_table();
+  if (!t || !size) return;
+  uint32_t region = current_region;
+  uintptr_t a = (uintptr_t)addr;
+  for (uint64_t line = a >> line_shift, last = (a + size - 1) >> line_shift; line <= last; ++line) {
+    Cell *c = t->last;
+    if (!c || c->line != line || c->region != region) {
+      if (2 * (t->count + 1) > t->cap) grow(t);
+      c = slot(t, line, region);
+      if (!c->used) c->used = 1, c->line = line, c->region = region, t->count++;
+      t->last = c;
+    }
+    if (write) c->writes++;
+    else c->reads++;
+  }
+}
+
+/* ---- threads in creation order ------------------------------------------ */
+
+struct start {
+  void *(*fn)(void *);
+  void *arg;
+  unsigned index;
+};
+
+static void *started(void *p) {
+  struct start s = *(struct start *)p;
+  free(p);
+  mine = table_at(s.index);
+  return s.fn(s.arg);
+}
+
+int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg) {
+  static int (*real)(pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
+  if (!real) real = dlsym(RTLD_NEXT, "pthread_create");
+  struct start *s = malloc(sizeof *s);
+  if (!s) return real(th, attr, fn, arg);
+  my_table(); /* the creator has its index before its children */
+  s->fn = fn, s->arg = arg, s->index = __atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED);
+  int rc = real(th, attr, started, s);
+  if (rc) free(s);
+  return rc;
+}
+
+/* ---- regions ------------------------------------------------------------ */
+
+void slurm_pin_region_begin(const void *code, const char *name) {
+  pthread_mutex_lock(&region_lock);
+  unsigned id = 0;
+  for (unsigned i = 1; i < n_regions && !id; ++i)
+    if ((code && region_code[i] == code) || (!code && name && region_name[i] && !strcmp(region_name[i], name)))
+      id = i;
+  if (!id && n_regions < MAX_REGIONS) {
+    id = n_regions++;
+    region_code[id] = code;
+    region_name[id] = name ? strdup(name) : NULL;
+  }
+  current_region = id;
+  pthread_mutex_unlock(&region_lock);
+}
+
+void slurm_pin_region_end(void) { current_region = 0; }
+
+/* GCC's OpenMP regions: libgomp's GOMP_parallel, named by the outlined function. */
+void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
+  static void (*real)(void (*)(void *), void *, unsigned, unsigned);
+  if (!real) real = dlsym(RTLD_NEXT, "GOMP_parallel");
+  slurm_pin_region_begin((const void *)fn, NULL);
+  real(fn, data, n, flags);
+  slurm_pin_region_end();
+}
+
+/* A region's name: its symbol (dladdr, else addr2line on the object, which
+ * also finds the static outlined functions such as main._omp_fn.0), else
+ * object+offset. */
+static void name_of(const void *code, char *buf, size_t len) {
+  Dl_info info;
+  if (!dladdr(code, &info) || !info.dli_fname) {
+    snprintf(buf, len, "%p", code);
+    return;
+  }
+  if (info.dli_sname && info.dli_saddr == code) {
+    snprintf(buf, len, "%s", info.dli_sname);
+    return;
+  }
+  uintptr_t offset = (uintptr_t)code - (uintptr_t)info.dli_fbase;
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' 0x%lx 2>/dev/null", info.dli_fname, (unsigned long)offset);
+  FILE *f = popen(cmd, "r");
+  char fn[512] = "";
+  if (f) {
+    if (!fgets(fn, sizeof fn, f)) fn[0] = '\0';
+    pclose(f);
+  }
+  fn[strcspn(fn, "\n")] = '\0';
+  if (fn[0] && strcmp(fn, "??") != 0) snprintf(buf, len, "%s", fn);
+  else snprintf(buf, len, "%s+0x%lx", strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1 : info.dli_fname,
+                (unsigned long)offset);
+}
+
+/* ---- the trace ------------------------------------------------------------ */
+
+static void write_trace(void) {
+  const char *path = getenv("SLURM_PIN_TRACE");
+  char fallback[64];
+  if (!path || !*path) snprintf(fallback, sizeof fallback, "slurmpin.%d.trace", (int)getpid()), path = fallback;
+  FILE *f = fopen(path, "w");
+  if (!f) {
+    fprintf(stderr, "slurm-pin: error: cannot write the trace %s\n", path);
+    return;
+  }
+  unsigned threads = n_threads < MAX_THREADS ? n_threads : MAX_THREADS;
+  fprintf(f, "slurm-pin-trace 1\ntool compiler tsan-hooks\nline_size %u\nthreads %u\nregion 0 serial\n",
+          1u << line_shift, threads);
+  for (unsigned r = 1; r < n_regions; ++r) {
+    char name[512];
+    if (region_name[r]) snprintf(name, sizeof name, "%s", region_name[r]);
+    else name_of(region_code[r], name, sizeof name);
+    for (char *c = name; *c; ++c)
+      if (*c == ' ' || *c == '\t') *c = '_';
+    fprintf(f, "region %u %s\n", r, name);
+  }
+  for (unsigned t = 0; t < threads; ++t) {
+    Table *tb = tables[t];
+    for (size_t i = 0; tb && i < tb->cap; ++i)
+      if (tb->cells[i].used)
+        fprintf(f, "a %u %u %lu %lu %lu\n", t, tb->cells[i].region, (unsigned long)tb->cells[i].line,
+                (unsigned long)tb->cells[i].reads, (unsigned long)tb->cells[i].writes);
+  }
+  fclose(f);
+}
+
+void __tsan_init(void) {
+  static int done;
+  if (done++) return;
+  const char *ls = getenv("SLURM_PIN_LINE_SIZE");
+  if (ls) {
+    unsigned v = (unsigned)atoi(ls), s = 0;
+    while ((1u << s) < v) ++s;
+    if ((1u << s) == v && v >= 8 && v <= 4096) line_shift = s;
+  }
+  atexit(write_trace);
+}
+
+/* ---- the hooks the compiler emits ----------------------------------------- */
+
+#define ACCESS_HOOKS(n)                                                              \
+  void __tsan_read##n(void *a) { record(a, n, 0); }                                  \
+  void __tsan_write##n(void *a) { record(a, n, 1); }                                 \
+  void __tsan_unaligned_read##n(void *a) { record(a, n, 0); }                        \
+  void __tsan_unaligned_write##n(void *a) { record(a, n, 1); }                       \
+  void __tsan_volatile_read##n(void *a) { record(a, n, 0); }                         \
+  void __tsan_volatile_write##n(void *a) { record(a, n, 1); }                        \
+  void __tsan_unaligned_volatile_read##n(void *a) { record(a, n, 0); }               \
+  void __tsan_unaligned_volatile_write##n(void *a) { record(a, n, 1); }              \
+  void __tsan_read##n##_pc(void *a, void *pc) { (void)pc, record(a, n, 0); }         \
+  void __tsan_write##n##_pc(void *a, void *pc) { (void)pc, record(a, n, 1); }
+ACCESS_HOOKS(1)
+ACCESS_HOOKS(2)
+ACCESS_HOOKS(4)
+ACCESS_HOOKS(8)
+ACCESS_HOOKS(16)
+
+void __tsan_read_range(void *a, unsigned long size) { record(a, size, 0); }
+void __tsan_write_range(void *a, unsigned long size) { record(a, size, 1); }
+void __tsan_func_entry(void *pc) { (void)pc; }
+void __tsan_func_exit(void) {}
+void __tsan_vptr_read(void **p) { record(p, sizeof *p, 0); }
+void __tsan_vptr_update(void **p, void *v) { (void)v, record(p, sizeof *p, 1); }
+
+void *__tsan_memcpy(void *d, const void *s, unsigned long n) {
+  record(s, n, 0), record(d, n, 1);
+  return memcpy(d, s, n);
+}
+void *__tsan_memmove(void *d, const void *s, unsigned long n) {
+  record(s, n, 0), record(d, n, 1);
+  return memmove(d, s, n);
+}
+void *__tsan_memset(void *d, int c, unsigned long n) {
+  record(d, n, 1);
+  return memset(d, c, n);
+}
+
+/* Atomics: recorded, then performed (sequentially consistent: never weaker
+ * than what the program asked for). */
+#define ATOMIC_HOOKS(bits, T)                                                                              \
+  T __tsan_atomic##bits##_load(const volatile T *a, int mo) {                                              \
+    (void)mo, record((const void *)a, sizeof(T), 0);                                                       \
+    return __atomic_load_n(a, __ATOMIC_SEQ_CST);                                                           \
+  }                                                                                                        \
+  void __tsan_atomic##bits##_store(volatile T *a, T v, int mo) {                                           \
+    (void)mo, record((const void *)a, sizeof(T), 1);                                                       \
+    __atomic_store_n(a, v, __ATOMIC_SEQ_CST);                                                              \
+  }                                                                                                        \
+  RMW(bits, T, exchange, __atomic_exchange_n(a, v, __ATOMIC_SEQ_CST))                                      \
+  RMW(bits, T, fetch_add, __atomic_fetch_add(a, v, __ATOMIC_SEQ_CST))                                      \
+  RMW(bits, T, fetch_sub, __atomic_fetch_sub(a, v, __ATOMIC_SEQ_CST))                                      \
+  RMW(bits, T, fetch_and, __atomic_fetch_and(a, v, __ATOMIC_SEQ_CST))                                      \
+  RMW(bits, T, fetch_or, __atomic_fetch_or(a, v, __ATOMIC_SEQ_CST))                                        \
+  RMW(bits, T, fetch_xor, __atomic_fetch_xor(a, v, __ATOMIC_SEQ_CST))                                      \
+  RMW(bits, T, fetch_nand, __atomic_fetch_nand(a, v, __ATOMIC_SEQ_CST))                                    \
+  int __tsan_atomic##bits##_compare_exchange_strong(volatile T *a, T *c, T v, int mo, int fmo) {           \
+    (void)mo, (void)fmo, record((const void *)a, sizeof(T), 0), record((const void *)a, sizeof(T), 1);     \
+    return __atomic_compare_exchange_n(a, c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                    \
+  }                                                                                                        \
+  int __tsan_atomic##bits##_compare_exchange_weak(volatile T *a, T *c, T v, int mo, int fmo) {             \
+    (void)mo, (void)fmo, record((const void *)a, sizeof(T), 0), record((const void *)a, sizeof(T), 1);     \
+    return __atomic_compare_exchange_n(a, c, v, 1, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                    \
+  }                                                                                                        \
+  T __tsan_atomic##bits##_compare_exchange_val(volatile T *a, T c, T v, int mo, int fmo) {                 \
+    (void)mo, (void)fmo, record((const void *)a, sizeof(T), 0), record((const void *)a, sizeof(T), 1);     \
+    __atomic_compare_exchange_n(a, &c, v, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST);                          \
+    return c;                                                                                              \
+  }
+#define RMW(bits, T, op, expr)                                                                             \
+  T __tsan_atomic##bits##_##op(volatile T *a, T v, int mo) {                                               \
+    (void)mo, record((const void *)a, sizeof(T), 0), record((const void *)a, sizeof(T), 1);                \
+    return expr;                                                                                           \
+  }
+ATOMIC_HOOKS(8, char)
+ATOMIC_HOOKS(16, short)
+ATOMIC_HOOKS(32, int)
+ATOMIC_HOOKS(64, long)
+ATOMIC_HOOKS(128, __int128)
+
+void __tsan_atomic_thread_fence(int mo) {
+  (void)mo;
+  __atomic_thread_fence(__ATOMIC_SEQ_CST);
+}
+void __tsan_atomic_signal_fence(int mo) {
+  (void)mo;
+  __atomic_signal_fence(__ATOMIC_SEQ_CST);
+}

@@ -1,0 +1,39 @@
+/*
+ * An OMPT tool (OMP_TOOL_LIBRARIES=libslurm_pin_ompt.so) that tags every
+ * parallel region of a program running on LLVM's libomp for the profiler:
+ * regions are identified by OMPT's codeptr_ra (the call site), which the
+ * valgrind backend names function+offset, stable for a given binary.
+ * GCC's libgomp has no OMPT; there the backends wrap GOMP_parallel instead.
+ */
+#include <omp-tools.h>
+#include <stddef.h>
+
+#include "slurm_pin/regions.h"
+
+static void on_parallel_begin(ompt_data_t *task, const ompt_frame_t *frame, ompt_data_t *parallel,
+                              unsigned int requested, int flags, const void *codeptr_ra) {
+  (void)task, (void)frame, (void)parallel, (void)requested, (void)flags;
+  SLURM_PIN_REGION_BEGIN_CODE(codeptr_ra);
+}
+
+static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags, const void *codeptr_ra) {
+  (void)parallel, (void)task, (void)flags, (void)codeptr_ra;
+  SLURM_PIN_REGION_END();
+}
+
+static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data) {
+  (void)device, (void)data;
+  ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
+  if (!set) return 0;
+  set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
+  set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
+  return 1;
+}
+
+static void finalize(ompt_data_t *data) { (void)data; }
+
+ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runtime) {
+  (void)version, (void)runtime;
+  static ompt_start_tool_result_t result = {initialize, finalize, {0}};
+  return &result;
+}
