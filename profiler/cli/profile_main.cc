@@ -29,14 +29,16 @@ namespace {
 
 const char kUsage[] =
     "usage: slurm-pin profile --app NAME --threads N [--backend valgrind|compiler|pin]\n"
-    "                         [--store DIR | --output FILE] [--no-srun] [--srun-arg ARG]...\n"
+    "                         [--store DIR | --output FILE] [--cpus N] [--no-srun] [--srun-arg ARG]...\n"
     "                         [--keep-trace] -- PROGRAM [ARGS...]\n"
     "Runs PROGRAM with N threads under the backend (as `srun -n1 -cN`, inside the\n"
-    "current allocation if there is one) and writes its sharing profile.\n";
+    "current allocation if there is one) and writes its sharing profile.\n"
+    "--cpus sets the job's CPU count when it must differ from N (the valgrind\n"
+    "backend runs one thread at a time, so fewer CPUs are enough).\n";
 
 struct Options {
   std::string app, backend = "valgrind", store, output;
-  int threads = 0;
+  int threads = 0, cpus = 0;
   bool srun = true, keep_trace = false;
   std::vector<std::string> srun_args, program;
 };
@@ -46,27 +48,28 @@ std::string default_store() {
   return s && *s ? s : "/var/lib/slurm-pin/profiles";
 }
 
+int count(const char* option, const std::string& v) {
+  if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
+    throw Error(std::string(option) + " wants a whole number from 1, not '" + v + "'");
+  return std::stoi(v);
+}
+
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
       {"app", required_argument, nullptr, 'a'},    {"threads", required_argument, nullptr, 't'},
       {"backend", required_argument, nullptr, 'b'}, {"store", required_argument, nullptr, 's'},
       {"output", required_argument, nullptr, 'o'}, {"no-srun", no_argument, nullptr, 'n'},
       {"srun-arg", required_argument, nullptr, 'S'}, {"keep-trace", no_argument, nullptr, 'k'},
-      {"help", no_argument, nullptr, 'h'},         {nullptr, 0, nullptr, 0}};
+      {"cpus", required_argument, nullptr, 'c'},   {"help", no_argument, nullptr, 'h'},
+      {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
   int c;
   while ((c = getopt_long(argc, argv, "+", longopts, nullptr)) != -1) {
     switch (c) {
       case 'a': o.app = optarg; break;
-      case 't': {
-        std::string v = optarg;
-        if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos ||
-            std::stoi(v) < 1)
-          throw Error("--threads wants a whole number from 1, not '" + v + "'");
-        o.threads = std::stoi(v);
-        break;
-      }
+      case 't': o.threads = count("--threads", optarg); break;
+      case 'c': o.cpus = count("--cpus", optarg); break;
       case 'b': o.backend = optarg; break;
       case 's': o.store = optarg; break;
       case 'o': o.output = optarg; break;
@@ -111,7 +114,11 @@ std::string lib_dir() {
 }
 
 std::string which(const std::string& prog) {
-  if (prog.find('/') != std::string::npos) return prog;
+  if (prog.find('/') != std::string::npos) {
+    if (access(prog.c_str(), X_OK) != 0)
+      throw Error("program " + prog + ": " + std::strerror(errno) + " (give the path of an executable)");
+    return prog;
+  }
   const char* path = std::getenv("PATH");
   std::string p = path ? path : "/usr/bin:/bin";
   for (size_t i = 0; i <= p.size();) {
@@ -173,7 +180,7 @@ int profile(const Options& o) {
   BackendRun b = backend_command(o.backend, lib_dir(), trace, o.threads, o.program);
   std::vector<std::string> argv;
   if (o.srun) {
-    argv = {"srun", "-n1", "-c" + std::to_string(o.threads), "--job-name=profile:" + o.app};
+    argv = {"srun", "-n1", "-c" + std::to_string(o.cpus ? o.cpus : o.threads), "--job-name=profile:" + o.app};
     argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
     // srun passes our environment to the step: the backend's variables too.
     std::vector<std::string> with_env = {"env"};

@@ -1,0 +1,150 @@
+#!/usr/bin/env bats
+# The profiler end to end: bundled sharing workloads profiled as Slurm jobs
+# into the store, with the valgrind and compiler backends, per region; the
+# profiles reveal the designed pairs and groups and the engine accepts them.
+
+load slurm_helpers
+
+WORKLOADS=$BATS_TEST_DIRNAME/../../profiler/workloads
+
+setup_file() {
+  slurm_up task/none
+  local b=$WORK/bin
+  gcc -O1 -pthread "$WORKLOADS/producer_consumer.c" -o "$b/pc"
+  gcc -O1 -fopenmp "$WORKLOADS/omp_two_regions.c" -o "$b/two_regions"
+  gcc -O1 -fopenmp "$WORKLOADS/omp_abba.c" -o "$b/abba"
+  clang-14 -O1 -fopenmp "$WORKLOADS/omp_two_regions.c" -o "$b/two_regions_llvm" -Wl,-rpath,/usr/lib/llvm-14/lib
+  # The compiler backend: instrumented objects, linked with slurm-pin's runtime.
+  for w in producer_consumer:pc omp_two_regions:two_regions; do
+    gcc -O1 -pthread -fopenmp -fsanitize=thread -c "$WORKLOADS/${w%%:*}.c" -o "$b/${w##*:}_tsan.o"
+    gcc "$b/${w##*:}_tsan.o" -o "$b/${w##*:}_tsan" -pthread -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan \
+      -Wl,-rpath,"$BUILD/lib"
+  done
+  chmod -R a+rX "$b"
+}
+teardown_file() { slurm_down; }
+
+# Profiles as the admin (root), through srun, into the store.
+profile() { (cd "$WORK" && "$SLURM_PIN" profile --store "$STORE" --cpus 2 "$@"); }
+
+# The PUs lp-compact gives each thread on 4 pairs of cores: threads that
+# share a pair of PUs {2k, 2k+1} were paired.
+pairs_of() {
+  "$SLURM_PIN" place --topology "pack:4 core:2 pu:1" --strategy lp-compact --format likwid "$@" |
+    tr , '\n' | awk '{ pair[int($1 / 2)] = pair[int($1 / 2)] " " NR - 1 } END { for (p in pair) print pair[p] }' |
+    sed 's/^ //' | sort | paste -sd'|' -
+}
+
+@test "a pthread program profiled as a Slurm job ends in the store, and LP recovers its pairs" {
+  run profile --app pc --threads 4 -- "$WORK/bin/pc" 20 64
+  [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+  [[ "$output" == *"$STORE/pc/t4.v1.profile (pc@1)"* ]]
+  [ -f "$STORE/pc/t4.v1.profile" ]
+  grep -q "^tool valgrind .*backend valgrind" "$STORE/pc/t4.v1.profile"
+  grep -qE "^binary_sha256 [0-9a-f]{64}$" "$STORE/pc/t4.v1.profile"
+  # Threads in creation order, main first: the pairs are (0,2) and (1,3).
+  [ "$(pairs_of --profile "$STORE/pc/t4.v1.profile")" = "0 2|1 3" ]
+  run "$SLURM_PIN" place --topology "$TOPO/core2.xml" --strategy lpgp --profile "$STORE/pc/t4.v1.profile" --format json
+  [ "$status" -eq 0 ]
+  # The job ran through Slurm.
+  scontrol -o show jobs | grep -q "JobName=profile:pc"
+}
+
+@test "profiling again adds a version and keeps the earlier one" {
+  profile --app pc --threads 4 -- "$WORK/bin/pc" 10 64
+  [ -f "$STORE/pc/t4.v1.profile" ]
+  [ -f "$STORE/pc/t4.v2.profile" ]
+  run "$SLURM_PIN" profiles list --store "$STORE"
+  [[ "$output" == *"pc "*" 4       1 "* ]]
+  [[ "$output" == *"pc "*" 4       2 "* ]]
+}
+
+@test "GCC OpenMP regions (libgomp): each region's matrix reveals its own pairs" {
+  profile --app two --threads 8 -- "$WORK/bin/two_regions" 3 16
+  f=$STORE/two/t8.v1.profile
+  [ "$(grep -c '^region ' "$f")" -eq 2 ]
+  grep -q "^region main._omp_fn.0$" "$f"
+  [ "$(pairs_of --profile "$f" --region main._omp_fn.0)" = "0 4|1 5|2 6|3 7" ]
+  [ "$(pairs_of --profile "$f" --region main._omp_fn.1)" = "0 1|2 3|4 5|6 7" ]
+}
+
+@test "clang OpenMP regions (LLVM libomp, through OMPT): the same pairs per region" {
+  profile --app two-llvm --threads 8 -- "$WORK/bin/two_regions_llvm" 3 16
+  f=$STORE/two-llvm/t8.v1.profile
+  mapfile -t regions < <(awk '/^region /{ print $2 }' "$f")
+  [ "${#regions[@]}" -eq 2 ]
+  [ "$(pairs_of --profile "$f" --region "${regions[0]}")" = "0 4|1 5|2 6|3 7" ]
+  [ "$(pairs_of --profile "$f" --region "${regions[1]}")" = "0 1|2 3|4 5|6 7" ]
+}
+
+@test "A x B + B x A: groups of four share a block, differently in each product" {
+  profile --app abba --threads 8 -- "$WORK/bin/abba" 64
+  f=$STORE/abba/t8.v1.profile
+  group() {  # threads GP puts on the first 4-core L3 of two, as a sorted list
+    "$SLURM_PIN" place --topology "pack:2 l3:1 core:4 pu:1" --strategy gp --profile "$f" --region "$1" \
+      --format json | jq -r '[.tasks[0].threads | to_entries[] | select(.value.pu < 4) | .key] | sort | join(" ")'
+  }
+  [[ "$(group main._omp_fn.0)" =~ ^(0\ 1\ 2\ 3|4\ 5\ 6\ 7)$ ]]
+  [[ "$(group main._omp_fn.1)" =~ ^(0\ 2\ 4\ 6|1\ 3\ 5\ 7)$ ]]
+}
+
+@test "the compiler backend agrees with the valgrind backend" {
+  profile --app pc-c --threads 4 --backend compiler -- "$WORK/bin/pc_tsan" 20 64
+  grep -q "^tool compiler tsan-hooks" "$STORE/pc-c/t4.v1.profile"
+  [ "$(pairs_of --profile "$STORE/pc-c/t4.v1.profile")" = "$(pairs_of --profile "$STORE/pc/t4.v1.profile")" ]
+  profile --app two-c --threads 8 --backend compiler -- "$WORK/bin/two_regions_tsan" 3 16
+  for r in main._omp_fn.0 main._omp_fn.1; do
+    [ "$(pairs_of --profile "$STORE/two-c/t8.v1.profile" --region $r)" = \
+      "$(pairs_of --profile "$STORE/two/t8.v1.profile" --region $r)" ]
+  done
+}
+
+@test "profiles show prints the matrix and draws a PNG; export and import round-trip; rm removes a version" {
+  run "$SLURM_PIN" profiles show pc@1 --store "$STORE" --png "$BATS_TEST_TMPDIR/pc.png"
+  [ "$status" -eq 0 ]
+  [[ "${lines[0]}" == "pc@1: 4 threads, simple model" ]]
+  [ "$(head -c 8 "$BATS_TEST_TMPDIR/pc.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+  "$SLURM_PIN" profiles export pc@1 --store "$STORE" --output "$BATS_TEST_TMPDIR/pc.profile"
+  run "$SLURM_PIN" profiles import "$BATS_TEST_TMPDIR/pc.profile" --app pc-copy --store "$STORE"
+  [ "$status" -eq 0 ]
+  cmp <(grep -v '^application' "$STORE/pc-copy/t4.v1.profile") <(grep -v '^application' "$STORE/pc/t4.v1.profile")
+  "$SLURM_PIN" profiles rm pc-copy@1 --threads 4 --store "$STORE"
+  [ ! -f "$STORE/pc-copy/t4.v1.profile" ]
+}
+
+@test "concurrent writers get distinct versions and nothing is lost" {
+  for i in 1 2 3 4 5 6; do
+    "$SLURM_PIN" profiles import "$FIXTURES/profiles/pairs2.profile" --app race --store "$STORE" >/dev/null &
+  done
+  wait
+  [ "$(ls "$STORE/race" | grep -c '^t2\.v[1-6]\.profile$')" -eq 6 ]
+  ! ls -a "$STORE/race" | grep -q '^\.tmp'
+}
+
+@test "profiler errors are one line naming the problem and the fix" {
+  run profile --app pc --threads 4 --backend dtrace -- "$WORK/bin/pc"
+  [ "$status" -eq 1 ]
+  [ "$output" = "slurm-pin: error: unknown backend 'dtrace': use valgrind, compiler or pin" ]
+  run env -u PIN_ROOT "$SLURM_PIN" profile --app pc --threads 4 --backend pin --store "$STORE" -- "$WORK/bin/pc"
+  [ "$output" = "slurm-pin: error: the pin backend needs PIN_ROOT pointing at an Intel Pin kit" ]
+  run profile --app pc --threads 4 -- /nonexistent/prog
+  [ "$output" = "slurm-pin: error: program /nonexistent/prog: No such file or directory (give the path of an executable)" ]
+  run profile --app 'bad name' --threads 4 -- "$WORK/bin/pc"
+  [[ "$output" == *"profile name 'bad name' is not valid"* ]]
+  run profile --app pc --threads 6 -- "$WORK/bin/pc" 2 8
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"the trace has 4 threads but 6 were asked for"* ]]
+  run as_user "$SLURM_PIN" profile --app pc --threads 4 --store "$STORE" --no-srun -- "$WORK/bin/pc" 2 8
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"only the store's owner can add profiles; others use --output FILE"* ]] ||
+    [[ "$output" == *"is the store writable by you?"* ]]
+  run "$SLURM_PIN" profiles show nosuch --store "$STORE"
+  [ "$output" = "slurm-pin: error: no profile 'nosuch' in the store $STORE" ]
+}
+
+@test "a user can profile into a file" {
+  run as_user "$SLURM_PIN" profile --app pc --threads 4 --no-srun --output "$WORK/mine.profile" -- "$WORK/bin/pc" 5 8
+  [ "$status" -eq 0 ]
+  [ "$(stat -c %U "$WORK/mine.profile")" = "$TEST_USER" ]
+  [ "$(pairs_of --profile "$WORK/mine.profile")" = "0 2|1 3" ]
+}
