@@ -27,16 +27,20 @@ typedef struct {
   uint64_t reads, writes;
 } Cell;
 
+#define RECENT 1024 /* direct-mapped front cache: strided loops revisit a few hundred lines */
+
 typedef struct {
   Cell *cells;
   size_t cap, count;
-  Cell *last;
+  Cell *recent[RECENT];
   char pad[64]; /* keep neighbouring threads' hot fields apart */
 } Table;
 
 static Table *tables[MAX_THREADS];
 static unsigned n_threads = 1; /* index 0: the main thread */
-static __thread Table *mine;
+/* initial-exec: a plain %fs access; the default model for a shared library
+ * calls __tls_get_addr on every memory access of the program. */
+static __thread Table *mine __attribute__((tls_model("initial-exec")));
 static unsigned line_shift = 6;
 static volatile unsigned current_region;
 static const void *region_code[MAX_REGIONS];
@@ -50,7 +54,7 @@ static Table *table_at(unsigned index) {
   return tables[index];
 }
 
-static Table *my_table(void) {
+static inline Table *my_table(void) {
   if (!mine) /* the main thread, or a thread not created through pthread_create */
     mine = table_at(getpid() == gettid() ? 0 : __atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED));
   return mine;
@@ -74,7 +78,7 @@ static void grow(Table *t) {
   for (size_t i = 0; i < old_cap; ++i)
     if (old[i].used) *slot(t, old[i].line, old[i].region) = old[i];
   free(old);
-  t->last = NULL;
+  memset(t->recent, 0, sizeof t->recent);
 }
 
 static inline void record(const void *addr, size_t size, int write) {
@@ -83,12 +87,12 @@ static inline void record(const void *addr, size_t size, int write) {
   uint32_t region = current_region;
   uintptr_t a = (uintptr_t)addr;
   for (uint64_t line = a >> line_shift, last = (a + size - 1) >> line_shift; line <= last; ++line) {
-    Cell *c = t->last;
+    Cell *c = t->recent[line & (RECENT - 1)];
     if (!c || c->line != line || c->region != region) {
       if (2 * (t->count + 1) > t->cap) grow(t);
       c = slot(t, line, region);
       if (!c->used) c->used = 1, c->line = line, c->region = region, t->count++;
-      t->last = c;
+      t->recent[line & (RECENT - 1)] = c;
     }
     if (write) c->writes++;
     else c->reads++;

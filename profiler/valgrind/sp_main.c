@@ -79,10 +79,12 @@ typedef struct {
   ULong reads, writes;
 } Cell;
 
+#define RECENT 1024 /* direct-mapped front cache: strided loops revisit a few hundred lines */
+
 typedef struct {
   Cell *cells;
   SizeT cap, count;
-  Cell *last; /* most recent cell: consecutive accesses often hit one line */
+  Cell *recent[RECENT];
 } Table;
 
 static Table *tables; /* by creation index */
@@ -109,20 +111,21 @@ static void grow(Table *t) {
   for (SizeT i = 0; i < old_cap; ++i)
     if (old[i].used) *slot(t, old[i].line, old[i].region) = old[i];
   if (old) VG_(free)(old);
-  t->last = NULL;
+  VG_(memset)(t->recent, 0, sizeof t->recent);
 }
 
 static Cell *cell(Table *t, ULong line, UInt region) {
-  if (t->last && t->last->line == line && t->last->region == region) return t->last;
+  Cell *c = t->recent[line & (RECENT - 1)];
+  if (c && c->line == line && c->region == region) return c;
   if (2 * (t->count + 1) > t->cap) grow(t);
-  Cell *c = slot(t, line, region);
+  c = slot(t, line, region);
   if (!c->used) {
     c->used = 1;
     c->line = line;
     c->region = region;
     t->count++;
   }
-  t->last = c;
+  t->recent[line & (RECENT - 1)] = c;
   return c;
 }
 
