@@ -102,15 +102,14 @@ std::string self_dir() {
 }
 
 // Where slurm-pin's backend pieces live: beside the binary in a build tree
-// (build/bin -> build/lib), or the installed libexec directory.
+// (build/bin -> build/lib), else where they were installed.
 std::string lib_dir() {
   const char* env = std::getenv("SLURM_PIN_LIBDIR");
   if (env && *env) return env;
-  std::string bin = self_dir();
   struct stat st;
-  std::string build_lib = bin + "/../lib";
-  if (stat((build_lib + "/valgrind").c_str(), &st) == 0) return build_lib;
-  return bin + "/../lib/slurm-pin";
+  std::string build_lib = self_dir() + "/../lib";
+  if (stat((build_lib + "/valgrind/slurmpin-amd64-linux").c_str(), &st) == 0) return build_lib;
+  return SLURM_PIN_INSTALLED_LIBDIR;
 }
 
 std::string which(const std::string& prog) {

@@ -26,6 +26,18 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
 }
 
+@test "slurm-pin-profiler holds the commands, the valgrind tool with its links, and the runtimes" {
+  for f in usr/bin/slurm-pin-profile usr/bin/slurm-pin-profiles \
+    usr/lib/x86_64-linux-gnu/slurm-pin/valgrind/slurmpin-amd64-linux \
+    usr/lib/x86_64-linux-gnu/slurm-pin/valgrind/vgpreload_slurmpin-amd64-linux.so \
+    usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_tsan.so usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_ompt.so; do
+    contents slurm-pin-profiler | grep -qx "./$f"
+  done
+  # valgrind's own preloads, linked beside the tool (VALGRIND_LIB needs both)
+  dpkg -c "$DEBS/slurm-pin-profiler_0.1.0-1_amd64.deb" |
+    grep -q 'slurm-pin/valgrind/vgpreload_core-amd64-linux.so -> /usr/libexec/valgrind/vgpreload_core-amd64-linux.so'
+}
+
 @test "libslurmpin-dev holds the header, the library and the pkg-config file" {
   for f in usr/include/slurm_pin/placement.h usr/lib/x86_64-linux-gnu/libslurmpin.a \
     usr/lib/x86_64-linux-gnu/pkgconfig/slurm-pin.pc; do
