@@ -117,14 +117,70 @@ int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t 
   return 0;
 }
 
-const char *pin_effective_strategy(const struct pin_config *c, const struct pin_request *r) {
-  return r->strategy_set && !c->enforce ? r->strategy : c->default_strategy;
+/* The policy's value for a setting when the policy is in force at `level`:
+ * 2 = enforced, 1 = default. */
+static const char *policy_value(const struct pin_policy *p, const char *value, int enforced) {
+  if (!p || !p->present || !p->applies || !value[0]) return NULL;
+  return p->enforce == enforced ? value : NULL;
 }
 
-const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r) {
-  return r->mem[0] ? r->mem : c->mem;
+static const char *pick(const char *enforced, const char *user, const char *by_default, const char *site) {
+  if (enforced) return enforced;
+  if (user && user[0]) return user;
+  if (by_default) return by_default;
+  return site;
 }
 
-const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r) {
-  return r->granularity[0] ? r->granularity : c->granularity;
+const char *pin_effective_strategy(const struct pin_config *c, const struct pin_request *r,
+                                   const struct pin_policy *p) {
+  if (c->enforce) return c->default_strategy;
+  return pick(p ? policy_value(p, p->strategy, 1) : NULL, r->strategy_set ? r->strategy : NULL,
+              p ? policy_value(p, p->strategy, 0) : NULL, c->default_strategy);
+}
+
+const char *pin_effective_profile(const struct pin_request *r, const struct pin_policy *p) {
+  return pick(p ? policy_value(p, p->profile, 1) : NULL, r->profile, p ? policy_value(p, p->profile, 0) : NULL, "");
+}
+
+const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r, const struct pin_policy *p) {
+  return pick(p ? policy_value(p, p->mem, 1) : NULL, r->mem, p ? policy_value(p, p->mem, 0) : NULL, c->mem);
+}
+
+const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r,
+                                      const struct pin_policy *p) {
+  return pick(p ? policy_value(p, p->granularity, 1) : NULL, r->granularity,
+              p ? policy_value(p, p->granularity, 0) : NULL, c->granularity);
+}
+
+int pin_policy_parse(const char *text, struct pin_policy *p) {
+  memset(p, 0, sizeof *p);
+  if (!text || !*text) return 0;
+  if (strncmp(text, "slurm-pin:", 10) != 0) return -1;
+  char buf[PATH_MAX + 512];
+  if (strlen(text) >= sizeof buf) return -1;
+  strcpy(buf, text + 10);
+  int applied = 1, mode_seen = 0;
+  for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
+    if (strcmp(tok, "none") == 0) return 0;
+    char *eq = strchr(tok, '=');
+    if (!eq) return -1;
+    *eq = '\0';
+    const char *key = tok, *v = eq + 1;
+    char err[256];
+    if (strcmp(key, "rule") == 0) snprintf(p->rule, sizeof p->rule, "%s", v);
+    else if (strcmp(key, "mode") == 0 && (strcmp(v, "enforce") == 0 || strcmp(v, "default") == 0))
+      p->enforce = strcmp(v, "enforce") == 0, mode_seen = 1;
+    else if (strcmp(key, "strategy") == 0 && sp_check_strategy(v, err, sizeof err) == 0)
+      snprintf(p->strategy, sizeof p->strategy, "%s", v);
+    else if (strcmp(key, "profile") == 0) snprintf(p->profile, sizeof p->profile, "%s", v);
+    else if (strcmp(key, "mem") == 0 && pin_check_mem(v, err, sizeof err) == 0) snprintf(p->mem, sizeof p->mem, "%s", v);
+    else if (strcmp(key, "granularity") == 0 && pin_check_granularity(v, err, sizeof err) == 0)
+      snprintf(p->granularity, sizeof p->granularity, "%s", v);
+    else if (strcmp(key, "applied") == 0) applied = strcmp(v, "no") != 0;
+    else return -1;
+  }
+  if (!p->rule[0] || !mode_seen) return -1;
+  p->present = 1;
+  p->applies = applied;
+  return 0;
 }

@@ -42,6 +42,23 @@ struct pin_request {
   int dryrun;
 };
 
+/* A site policy's decision for the job (lua/, docs/policy.md), as
+ * job_submit.lua recorded it: "slurm-pin: rule=R mode=default|enforce
+ * strategy=S profile=P mem=M granularity=G [applied=no]". */
+struct pin_policy {
+  int present; /* a rule decided for this job */
+  int applies; /* and it is in force: enforced, or the user chose nothing */
+  int enforce;
+  char rule[128];
+  char strategy[PIN_STRATEGY_MAX];
+  char profile[PATH_MAX];
+  char mem[16];
+  char granularity[16];
+};
+
+/* Parses a decision; "slurm-pin: none" or "" is no decision. -1 if malformed. */
+int pin_policy_parse(const char *text, struct pin_policy *p);
+
 void pin_config_defaults(struct pin_config *c);
 /* Parses plugstack arguments; -1 with a message naming the argument. */
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);
@@ -52,9 +69,15 @@ int pin_check_granularity(const char *value, char *err, size_t len);
 /* A strategy the site allows (name only; files are checked separately). */
 int pin_check_strategy(const struct pin_config *c, const char *value, char *err, size_t len);
 
-/* The strategy in force: the user's unless unset or the site enforces its own. */
-const char *pin_effective_strategy(const struct pin_config *c, const struct pin_request *r);
-const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r);
-const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r);
+/* What is in force, setting by setting, strongest first: plugstack.conf
+ * `enforce` (strategy only), a policy rule with mode enforce, the user's own
+ * option, a policy rule with mode default, plugstack.conf's default. p may be
+ * NULL (no policy). */
+const char *pin_effective_strategy(const struct pin_config *c, const struct pin_request *r,
+                                   const struct pin_policy *p);
+const char *pin_effective_profile(const struct pin_request *r, const struct pin_policy *p);
+const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r, const struct pin_policy *p);
+const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r,
+                                      const struct pin_policy *p);
 
 #endif

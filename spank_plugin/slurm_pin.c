@@ -34,6 +34,7 @@ SPANK_PLUGIN(slurm_pin, 1);
 
 static struct pin_config config;
 static struct pin_request request;
+static struct pin_policy policy; /* the site policy's decision for this job, if any */
 static sp_placement_t *placement; /* computed by user_init */
 static char failure[ERR_LEN];     /* found by user_init, reported by task_init */
 static int active;                /* this step is pinned on this node */
@@ -146,7 +147,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   (void)sp, (void)ac, (void)av;
   if (spank_remote(sp) || active < 0) return 0;
-  const char *s = pin_effective_strategy(&config, &request);
+  const char *s = pin_effective_strategy(&config, &request, NULL);
   char err[ERR_LEN];
   if (strncmp(s, "file:", 5) != 0 && sp_check_strategy(s, err, sizeof err) == 0 && !request.profile[0]) {
     static const char *const guided[] = {"lp-compact", "lp-scatter", "gp", "lpgp", "gplp", NULL};
@@ -156,6 +157,32 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
         exit(1); /* one line, nothing submitted (see reject) */
       }
   }
+  return 0;
+}
+
+/* ---- srun, after the allocation: the site policy's decision ----------- */
+
+/* The policy's decision lives in the job's admin_comment (set by
+ * job_submit.lua, which users cannot edit). srun reads it with one RPC per
+ * launch and hands it to the tasks as SLURM_PIN_POLICY; slurmstepd never asks
+ * the controller. Batch jobs already carry it in their environment. */
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
+  (void)ac, (void)av;
+  if (active < 0 || getenv("SLURM_PIN_POLICY")) return 0;
+  uint32_t job_id = 0;
+  job_info_msg_t *msg = NULL;
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id) return 0;
+  if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg) return 0;
+  const char *comment = msg->record_count ? msg->job_array[0].admin_comment : NULL;
+  const char *ours = comment ? strstr(comment, "slurm-pin:") : NULL;
+  if (ours) {
+    char decision[PATH_MAX + 512];
+    snprintf(decision, sizeof decision, "%s", ours);
+    char *end = strstr(decision, " | ");
+    if (end) *end = '\0';
+    setenv("SLURM_PIN_POLICY", decision, 1); /* srun's environment is the tasks' */
+  }
+  slurm_free_job_info_msg(msg);
   return 0;
 }
 
@@ -235,6 +262,7 @@ static int threads_wanted(spank_t sp, int *threads) {
 }
 
 static int compute(spank_t sp, const char *strategy) {
+  const char *profile = pin_effective_profile(&request, &policy);
   uint32_t ntasks = 0;
   int threads = 0, rc;
   static char cpus[LIST_LEN];
@@ -249,17 +277,29 @@ static int compute(spank_t sp, const char *strategy) {
   if (threads_wanted(sp, &threads) != 0) return -1;
   if (sp_set_restrict(placement, cpus) || sp_set_strategy(placement, strategy) ||
       sp_set_tasks(placement, (int)ntasks) || sp_set_threads(placement, threads) ||
-      sp_set_granularity(placement, pin_effective_granularity(&config, &request)) ||
-      (request.profile[0] && sp_set_profile(placement, request.profile, config.store, "simple", NULL)) ||
+      sp_set_granularity(placement, pin_effective_granularity(&config, &request, &policy)) ||
+      (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
   return 0;
 }
 
+/* The decision job_submit.lua recorded, as srun (or the batch job's
+ * environment) passed it on in SLURM_PIN_POLICY. */
+static void read_policy(spank_t sp) {
+  char text[PATH_MAX + 512];
+  if (spank_getenv(sp, "SLURM_PIN_POLICY", text, sizeof text) != ESPANK_SUCCESS) return;
+  if (pin_policy_parse(text, &policy) != 0) {
+    slurm_error("slurm-pin: ignoring a malformed SLURM_PIN_POLICY '%s'", text);
+    memset(&policy, 0, sizeof policy);
+  }
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   if (!spank_remote(sp) || active < 0 || !is_application_step(sp)) return 0;
-  const char *strategy = pin_effective_strategy(&config, &request);
+  read_policy(sp);
+  const char *strategy = pin_effective_strategy(&config, &request, &policy);
   if (strcmp(strategy, "none") == 0) return 0;
   int rc = compute(sp, strategy);
   active = rc == -2 ? 0 : 1; /* -2: exclusive_only and a shared node */
@@ -298,8 +338,11 @@ static int read_task(spank_t sp, struct task_view *v) {
 }
 
 static void describe(const struct task_view *v, const char *strategy, const char *places, const char *mem) {
-  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): strategy %s, %d thread%s on CPUs %s, places %s, mem %s\n",
-          request.dryrun ? "dry run: " : "", v->node, v->task, v->rank, strategy, v->nthreads,
+  char origin[200] = "";
+  if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
+    snprintf(origin, sizeof origin, " (policy rule %s)", policy.rule);
+  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): strategy %s%s, %d thread%s on CPUs %s, places %s, mem %s\n",
+          request.dryrun ? "dry run: " : "", v->node, v->task, v->rank, strategy, origin, v->nthreads,
           v->nthreads == 1 ? "" : "s", v->share, places, mem);
 }
 
@@ -328,8 +371,8 @@ static int export_env(spank_t sp, const struct task_view *v, const char *strateg
 static int pin_task(spank_t sp, struct task_view *v) {
   static char places[LIST_LEN];
   char err[ERR_LEN];
-  const char *strategy = pin_effective_strategy(&config, &request);
-  const char *mem = pin_effective_mem(&config, &request);
+  const char *strategy = pin_effective_strategy(&config, &request, &policy);
+  const char *mem = pin_effective_mem(&config, &request, &policy);
   if (read_task(sp, v) != 0) return -1;
   if (pin_omp_places((const char *const *)v->threads, v->nthreads, places, sizeof places) != 0)
     return fail("the thread places do not fit in the environment"), -1;

@@ -192,7 +192,53 @@ StoredProfile store_profile(const std::string& dir, const std::string& app, int 
   }
   Fd d(open(app_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
   if (d.fd >= 0) fsync(d.fd);  // the rename itself survives a crash
+  rebuild_store_index(dir);
   return out;
+}
+
+namespace {
+
+long index_generation(const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "r");
+  if (!f) return 0;
+  long generation = 0;
+  char header[64];
+  if (std::fscanf(f, "%63s %*d generation %ld", header, &generation) != 2) generation = 0;
+  std::fclose(f);
+  return generation;
+}
+
+}  // namespace
+
+void rebuild_store_index(const std::string& dir) {
+  Fd lock(open((dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+  if (lock.fd < 0 || flock(lock.fd, LOCK_EX) != 0)
+    throw Error(dir + "/.lock: " + std::strerror(errno) + " (is the store writable by you?)");
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0) throw Error("profile store " + dir + ": " + std::strerror(errno));
+  std::string text;
+  for (const auto& app : entries(dir)) {
+    struct stat a;
+    if (!valid_app(app) || lstat((dir + "/" + app).c_str(), &a) != 0 || !S_ISDIR(a.st_mode)) continue;
+    std::vector<StoredProfile> found;
+    try {
+      list_app(dir, app, st.st_uid, found);
+    } catch (const Error&) {
+      continue;  // untrusted entries are refused by readers anyway: leave them out
+    }
+    for (const auto& p : found)
+      text += "p " + p.app + " " + std::to_string(p.threads) + " " + std::to_string(p.version) + "\n";
+  }
+  std::string index = dir + "/.index";
+  text = "slurm-pin-store-index 1 generation " + std::to_string(index_generation(index) + 1) + "\n" + text;
+  std::string tmp = dir + "/.index.XXXXXX";
+  Fd file(mkstemp(&tmp[0]));
+  if (file.fd < 0) throw Error(dir + ": " + std::strerror(errno));
+  write_all(file.fd, text, tmp);
+  if (fchmod(file.fd, 0644) != 0 || fsync(file.fd) != 0 || rename(tmp.c_str(), index.c_str()) != 0) {
+    unlink(tmp.c_str());
+    throw Error(index + ": " + std::strerror(errno));
+  }
 }
 
 ProfileSpec parse_profile_spec(const std::string& text) {

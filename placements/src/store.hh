@@ -32,6 +32,13 @@ std::string profile_path(const std::string& dir, const std::string& app, int thr
 StoredProfile store_profile(const std::string& dir, const std::string& app, int threads,
                             const std::string& content);
 
+// Rewrites STORE/.index (atomically, generation + 1): every trusted profile
+// as "p APP THREADS VERSION". Readers that cannot list directories cheaply
+// (the Lua policy in slurmctld) read its generation line per job and reload
+// the rest only when it changed. store_profile calls it; so do profile
+// removal and `slurm-pin profiles reindex`.
+void rebuild_store_index(const std::string& dir);
+
 // "NAME" or "NAME@VERSION"; anything with a '/' is a file path instead.
 struct ProfileSpec {
   bool is_path = false;

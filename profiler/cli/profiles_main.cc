@@ -24,6 +24,7 @@ const char kUsage[] =
     "       slurm-pin profiles export NAME[@V] [--threads N] [--output FILE]\n"
     "       slurm-pin profiles import FILE [--app NAME]\n"
     "       slurm-pin profiles rm NAME@V --threads N\n"
+    "       slurm-pin profiles reindex        (after changing the store by hand)\n"
     "The store is --store, else $SLURM_PIN_STORE, else /var/lib/slurm-pin/profiles.\n";
 
 struct Options {
@@ -152,7 +153,14 @@ int remove_profile(const Options& o) {
     throw Error("rm removes one version: give NAME@VERSION and --threads N");
   StoredProfile e = find_profile(o.store, s.app, o.threads, s.version);
   if (unlink(e.path.c_str()) != 0) throw Error(e.path + ": " + std::strerror(errno));
+  rebuild_store_index(o.store);
   std::printf("removed %s\n", e.path.c_str());
+  return 0;
+}
+
+int reindex(const Options& o) {
+  rebuild_store_index(o.store);
+  std::printf("reindexed %s\n", o.store.c_str());
   return 0;
 }
 
@@ -166,7 +174,8 @@ int main(int argc, char** argv) {
     if (o.verb == "export") return export_profile(o);
     if (o.verb == "import") return import_profile(o);
     if (o.verb == "rm") return remove_profile(o);
-    throw Error("unknown command '" + o.verb + "': use list, show, export, import or rm");
+    if (o.verb == "reindex") return reindex(o);
+    throw Error("unknown command '" + o.verb + "': use list, show, export, import, rm or reindex");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
     return 1;

@@ -26,6 +26,11 @@ slurm_up() {
   STORE=$CLUSTER/store
   mkdir -m 755 "$STORE"
   export CLUSTER WORK STORE SLURM_CONF=$CLUSTER/slurm.conf
+  if [ -n "${SLURM_PIN_JOB_SUBMIT:-}" ]; then
+    # job_submit/lua loads job_submit.lua from slurm.conf's directory.
+    cp "$BATS_TEST_DIRNAME/../../lua/"*.lua "$CLUSTER/"
+    export SLURM_PIN_EXTRA_CONF="JobSubmitPlugins=lua"
+  fi
   build_programs
   "$LOCAL_CLUSTER" up "$CLUSTER" "$task" "required $PLUGIN store=$STORE $*" >&2
 }

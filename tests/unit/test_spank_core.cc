@@ -64,16 +64,57 @@ TEST(PluginConfig, AllowedEnforcedAndEffectiveStrategies) {
   EXPECT_EQ(pin_check_strategy(&c, "scatter", err, sizeof err), -1);
   EXPECT_STREQ(err, "strategy 'scatter' is not allowed on this cluster: use one of none,compact,file");
   pin_request r{};
-  EXPECT_STREQ(pin_effective_strategy(&c, &r), "compact");
+  EXPECT_STREQ(pin_effective_strategy(&c, &r, nullptr), "compact");
   strcpy(r.strategy, "none");
   r.strategy_set = 1;
-  EXPECT_STREQ(pin_effective_strategy(&c, &r), "none");
+  EXPECT_STREQ(pin_effective_strategy(&c, &r, nullptr), "none");
   c.enforce = 1;
-  EXPECT_STREQ(pin_effective_strategy(&c, &r), "compact");
+  EXPECT_STREQ(pin_effective_strategy(&c, &r, nullptr), "compact");
   EXPECT_EQ(pin_check_strategy(&c, "none", err, sizeof err), -1);
-  EXPECT_STREQ(pin_effective_mem(&c, &r), "none");
+  EXPECT_STREQ(pin_effective_mem(&c, &r, nullptr), "none");
   strcpy(r.mem, "interleave");
-  EXPECT_STREQ(pin_effective_mem(&c, &r), "interleave");
+  EXPECT_STREQ(pin_effective_mem(&c, &r, nullptr), "interleave");
+}
+
+TEST(PluginPolicy, ParsesDecisions) {
+  pin_policy p;
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=lulesh mode=default strategy=lpgp profile=lulesh@2 mem=local", &p), 0);
+  EXPECT_TRUE(p.present && p.applies && !p.enforce);
+  EXPECT_STREQ(p.rule, "lulesh");
+  EXPECT_STREQ(p.strategy, "lpgp");
+  EXPECT_STREQ(p.profile, "lulesh@2");
+  EXPECT_STREQ(p.mem, "local");
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=r mode=enforce strategy=compact applied=no", &p), 0);
+  EXPECT_TRUE(p.enforce && !p.applies);
+  ASSERT_EQ(pin_policy_parse("slurm-pin: none", &p), 0);
+  EXPECT_FALSE(p.present);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=sometimes", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=packed", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: mode=default", &p), -1);  // no rule
+  EXPECT_EQ(pin_policy_parse("hello", &p), -1);
+}
+
+TEST(PluginPolicy, PrecedenceSiteEnforcePolicyEnforceUserPolicyDefaultSiteDefault) {
+  pin_config c;
+  pin_config_defaults(&c);
+  strcpy(c.default_strategy, "scatter");
+  pin_request user{};
+  pin_policy dflt, enf;
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=d mode=default strategy=lpgp profile=app mem=local", &dflt), 0);
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=e mode=enforce strategy=compact", &enf), 0);
+  EXPECT_STREQ(pin_effective_strategy(&c, &user, nullptr), "scatter");  // site default
+  EXPECT_STREQ(pin_effective_strategy(&c, &user, &dflt), "lpgp");       // policy default
+  EXPECT_STREQ(pin_effective_profile(&user, &dflt), "app");
+  EXPECT_STREQ(pin_effective_mem(&c, &user, &dflt), "local");
+  strcpy(user.strategy, "gp");
+  strcpy(user.profile, "mine");
+  user.strategy_set = 1;
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=d mode=default strategy=lpgp profile=app applied=no", &dflt), 0);
+  EXPECT_STREQ(pin_effective_strategy(&c, &user, &dflt), "gp");  // the user wins over a default
+  EXPECT_STREQ(pin_effective_profile(&user, &dflt), "mine");
+  EXPECT_STREQ(pin_effective_strategy(&c, &user, &enf), "compact");  // an enforced rule wins over the user
+  c.enforce = 1;
+  EXPECT_STREQ(pin_effective_strategy(&c, &user, &enf), "scatter");  // plugstack enforce wins over all
 }
 
 TEST(PluginEnv, OpenMpStrings) {

@@ -1,0 +1,27 @@
+-- job_submit.lua for Slurm's job_submit/lua (JobSubmitPlugins=lua), as
+-- shipped by slurm-pin: it applies the site's placement policy and nothing
+-- else. Sites with their own job_submit.lua add the two marked lines to it.
+local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
+package.path = here .. "?.lua;/usr/share/slurm-pin/lua/?.lua;" .. package.path
+
+local slurm_pin = require("slurm_pin_job_submit")                        -- (1)
+slurm_pin.setup({
+  file = os.getenv("SLURM_PIN_POLICY_FILE") or here .. "slurm-pin-policy.lua",
+  recheck = tonumber(os.getenv("SLURM_PIN_POLICY_RECHECK") or "") or 10,  -- seconds
+  -- Slurm's loggers take a format: never pass our text as one.
+  log = {
+    info = function(m) slurm.log_info("%s", m) end,
+    error = function(m) (slurm.log_error or slurm.error)("%s", m) end,
+  },
+})
+
+function slurm_job_submit(job_desc, part_list, submit_uid)
+  slurm_pin.submit(job_desc, part_list, submit_uid)                      -- (2)
+  return slurm.SUCCESS
+end
+
+function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
+  return slurm.SUCCESS
+end
+
+return slurm.SUCCESS

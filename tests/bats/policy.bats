@@ -1,0 +1,108 @@
+#!/usr/bin/env bats
+# The site policy through a real slurmctld (job_submit/lua, Lua 5.1): sbatch
+# and srun jobs of a profiled application get the profile's strategy, others
+# the partition default, a user's choice beats a default rule and loses to an
+# enforced one, and a broken policy never blocks submission.
+
+load slurm_helpers
+
+write_policy() {
+  cat >"$CLUSTER/slurm-pin-policy.lua" <<POLICY
+return {
+  store = "$STORE",
+  partitions = { ["*"] = { strategy = "scatter" } },
+  rules = {
+    { name = "fixed-account", match = { account = "fixed" }, action = { strategy = "compact", mode = "enforce" } },
+    { name = "profiled", match = { has_profile = true }, action = { strategy = "lpgp", profile = "%app" } },
+  },
+}
+POLICY
+}
+
+setup_file() {
+  export SLURM_PIN_JOB_SUBMIT=1 SLURM_PIN_POLICY_RECHECK=0
+  slurm_up task/none
+  write_policy
+  "$SLURM_PIN" profiles import "$FIXTURES/profiles/pairs2.profile" --app pairs2 --store "$STORE" >/dev/null
+  # An application called pairs2: the OpenMP reporter under that name.
+  cp "$WORK/bin/omp_gomp" "$WORK/bin/pairs2"
+}
+teardown_file() { slurm_down; }
+setup() { set_plugstack verbose; write_policy; }
+
+admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' | sed 's/ *$//'; }
+
+@test "an srun job of a profiled application gets the profile's strategy, and the job records why" {
+  run --separate-stderr as_user srun -J pairs2 -c2 "$WORK/bin/pairs2"
+  [ "$status" -eq 0 ]
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = lpgp ]
+  [ "$(thread_cpus 0)" = "0 1" ]
+  [[ "$stderr" == *"strategy lpgp (policy rule profiled), 2 threads"* ]]
+  job=$(squeue -h -t all -n pairs2 -o %i | sort -n | tail -1)
+  [ "$(admin_comment "$job")" = "slurm-pin: rule=profiled mode=default strategy=lpgp profile=pairs2" ]
+  grep -q "slurm-pin: job 'pairs2' of $TEST_USER: rule profiled applied" "$CLUSTER/log/slurmctld.log"
+}
+
+@test "a batch job gets it too, for the application its script launches" {
+  run as_user sbatch --wait -c2 -o "$WORK/batch.out" --wrap "srun $WORK/bin/pairs2"
+  [ "$status" -eq 0 ]
+  output=$(cat "$WORK/batch.out")
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = lpgp ]
+  [ "$(env_of 0 OMP_PLACES)" = "{0},{1}" ]
+  job=$(squeue -h -t all -n wrap -o %i | sort -n | tail -1)
+  [[ "$(admin_comment "$job")" == "slurm-pin: rule=profiled mode=default strategy=lpgp profile=pairs2" ]]
+}
+
+@test "an unknown application gets the partition default" {
+  run as_user srun -J unknown -c2 "$WORK/bin/omp_gomp"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = scatter ]
+  job=$(squeue -h -t all -n unknown -o %i | sort -n | tail -1)
+  [ "$(admin_comment "$job")" = "slurm-pin: rule=partition:* mode=default strategy=scatter" ]
+}
+
+@test "a user's explicit --pin-strategy wins over a default rule" {
+  run as_user srun -J pairs2 -c2 --pin-strategy=compact "$WORK/bin/pairs2"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+  job=$(squeue -h -t all -n pairs2 -o %i | sort -n | tail -1)
+  [[ "$(admin_comment "$job")" == *"rule=profiled"*"applied=no" ]]
+  run as_user sbatch --wait -c2 --pin-strategy=compact -o "$WORK/batch2.out" --wrap "srun $WORK/bin/pairs2"
+  output=$(cat "$WORK/batch2.out")
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+}
+
+@test "an enforced rule wins over the user's choice" {
+  run as_user srun -A fixed -J pairs2 -c2 --pin-strategy=scatter "$WORK/bin/pairs2"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+  run as_user sbatch --wait -A fixed -c2 --pin-strategy=scatter -o "$WORK/batch3.out" --wrap "srun $WORK/bin/pairs2"
+  output=$(cat "$WORK/batch3.out")
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+}
+
+@test "a broken policy file leaves submission working and logs one error naming file and line" {
+  printf 'return {\n  rules = {\n    { name = "r", match = {}, action = { strategy = "fastest" } },\n  },\n}\n' \
+    >"$CLUSTER/slurm-pin-policy.lua"
+  before=$(grep -c "policy disabled" "$CLUSTER/log/slurmctld.log" || true)
+  run as_user srun -J pairs2 -c2 "$WORK/bin/pairs2"
+  [ "$status" -eq 0 ]
+  [ -z "$(env_of 0 SLURM_PIN_STRATEGY)" ]  # the job ran, unchanged
+  run as_user srun -J pairs2 -c2 true
+  [ "$status" -eq 0 ]
+  [ "$(grep -c "policy disabled" "$CLUSTER/log/slurmctld.log")" -eq $((before + 1)) ]
+  grep -q "slurm-pin: policy disabled, jobs pass unchanged: $CLUSTER/slurm-pin-policy.lua:3: rule 1 (r): unknown strategy 'fastest'" \
+    "$CLUSTER/log/slurmctld.log"
+}
+
+@test "slurm-pin policy check and explain" {
+  run "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
+  [ "$status" -eq 0 ]
+  [ "$output" = "$CLUSTER/slurm-pin-policy.lua: ok, 2 rules, 1 partition defaults" ]
+  run "$SLURM_PIN" policy explain --policy "$CLUSTER/slurm-pin-policy.lua" --job-name pairs2 --threads 2
+  [[ "$output" == *"rule:         profiled (default)"* ]]
+  [[ "$output" == *"decision:     slurm-pin: rule=profiled mode=default strategy=lpgp profile=pairs2"* ]]
+  run "$SLURM_PIN" policy explain --policy "$CLUSTER/slurm-pin-policy.lua" --job-name x --account fixed --pin-strategy scatter
+  [[ "$output" == *"effect:       applied, overriding any user choice"* ]]
+  printf 'return { rules = { { name = "r", match = { colour = "red" }, action = { strategy = "compact" } } } }\n' >"$WORK/bad.lua"
+  run "$SLURM_PIN" policy check "$WORK/bad.lua"
+  [ "$status" -eq 1 ]
+  [ "$output" = "slurm-pin: error: $WORK/bad.lua:1: rule 1 (r): unknown match 'colour' (use app, partition, account, user, qos, nodes, has_profile)" ]
+}

@@ -1,0 +1,221 @@
+-- Unit tests of the policy engine and the job_submit adapter.
+--   lua5.1 tests/lua/test_policy.lua   (also 5.3, 5.4)
+local here = string.match(arg[0], "^(.*/)") or "./"
+package.path = here .. "?.lua;" .. here .. "../../lua/?.lua;" .. package.path
+local T = require("tap")
+local engine = require("slurm_pin_policy")
+local adapter = require("slurm_pin_job_submit")
+
+local tmp = os.tmpname()
+os.remove(tmp)
+os.execute("mkdir -p " .. tmp)
+
+local function write(name, text)
+  local path = tmp .. "/" .. name
+  local f = assert(io.open(path, "w"))
+  f:write(text)
+  f:close()
+  return path
+end
+
+local GOOD = [[
+return {
+  store = "STORE",
+  partitions = {
+    ["*"] = { strategy = "compact" },
+    numa = { strategy = "scatter", mem = "local" },
+  },
+  rules = {
+    { name = "bench-fixed", match = { account = "bench" }, action = { strategy = "compact", mode = "enforce" } },
+    { name = "lulesh", match = { app = "lulesh", partition = { "batch", "numa" } },
+      action = { strategy = "gplp", profile = "lulesh@2", granularity = "core" } },
+    { name = "big", match = { nodes = { min = 8 } }, action = { strategy = "scatter" } },
+    { name = "profiled", match = { has_profile = true }, action = { strategy = "lpgp", profile = "%app" } },
+  },
+}
+]]
+
+local store = tmp .. "/store"
+os.execute("mkdir -p " .. store)
+local function write_index(generation, lines)
+  write("store/.index", "slurm-pin-store-index 1 generation " .. generation .. "\n" .. table.concat(lines, "\n") .. "\n")
+end
+write_index(1, { "p stream 8 1", "p stream 8 3", "p stream 16 1" })
+local good_path = write("good.lua", (string.gsub(GOOD, "STORE", store)))
+local policy = assert(engine.load(good_path))
+local index = engine.index(store)
+index:refresh()
+
+local function job(fields)
+  local j = { apps = {}, partition = "debug", nodes = 1, user_choice = {} }
+  for k, v in pairs(fields) do j[k] = v end
+  return j
+end
+
+T.test("a valid policy loads", function()
+  T.eq(#policy.rules, 4, "rules")
+  T.eq(policy.store, store, "store")
+end)
+
+T.test("the first matching rule decides, in order", function()
+  local d = engine.decide(policy, job({ apps = { "lulesh" }, account = "bench", partition = "batch" }), index)
+  T.eq(d.rule, "bench-fixed")
+  T.eq(d.mode, "enforce")
+  d = engine.decide(policy, job({ apps = { "lulesh" }, partition = "batch" }), index)
+  T.eq(d.rule, "lulesh")
+  T.eq(d.strategy, "gplp")
+  T.eq(d.profile, "lulesh@2")
+end)
+
+T.test("partition, account, nodes matches", function()
+  T.eq(engine.decide(policy, job({ apps = { "lulesh" }, partition = "debug" }), index).rule, "partition:*")
+  T.eq(engine.decide(policy, job({ apps = { "x" }, nodes = 8 }), index).rule, "big")
+  T.eq(engine.decide(policy, job({ apps = { "x" }, nodes = 7 }), index).rule, "partition:*")
+end)
+
+T.test("has_profile uses the store index and the thread count; %app names the profile", function()
+  local d = engine.decide(policy, job({ apps = { "stream" }, threads = 8 }), index)
+  T.eq(d.rule, "profiled")
+  T.eq(d.profile, "stream")
+  T.eq(engine.decide(policy, job({ apps = { "stream" }, threads = 4 }), index).rule, "partition:*")
+  T.eq(engine.decide(policy, job({ apps = { "stream" } }), index).rule, "profiled")  -- any count
+  -- the second candidate application (e.g. from the batch script) matches too
+  T.eq(engine.decide(policy, job({ apps = { "wrap", "stream" }, threads = 16 }), index).profile, "stream")
+end)
+
+T.test("partition defaults: by name, then '*'", function()
+  local d = engine.decide(policy, job({ apps = { "x" }, partition = "numa" }), index)
+  T.eq(d.rule, "partition:numa")
+  T.eq(d.strategy, "scatter")
+  T.eq(d.mem, "local")
+  T.eq(engine.decide(policy, job({ apps = { "x" }, partition = "other" }), index).rule, "partition:*")
+end)
+
+T.test("a user's choice wins over a default rule and loses to an enforced one", function()
+  local mine = { strategy = "scatter" }
+  local d = engine.decide(policy, job({ apps = { "stream" }, user_choice = mine }), index)
+  T.eq(d.rule, "profiled")
+  T.eq(d.applied, false)
+  d = engine.decide(policy, job({ apps = { "stream" }, account = "bench", user_choice = mine }), index)
+  T.eq(d.applied, true)
+  T.eq(d.strategy, "compact")
+end)
+
+T.test("no rule and no partition default: no decision", function()
+  local p = assert(engine.load(write("bare.lua", "return { rules = { { name = 'a', match = { app = 'a' }, action = { strategy = 'compact' } } } }")))
+  T.eq(engine.decide(p, job({ apps = { "b" } }), nil), nil)
+end)
+
+T.test("format is what the plugin parses", function()
+  local d = engine.decide(policy, job({ apps = { "lulesh" }, partition = "batch" }), index)
+  T.eq(engine.format(d), "slurm-pin: rule=lulesh mode=default strategy=gplp profile=lulesh@2 granularity=core")
+end)
+
+T.test("the index reloads only when its generation changes", function()
+  write_index(2, { "p other 4 1" })
+  index:refresh()
+  T.eq(index:has("other", 4), true)
+  T.eq(index:has("stream", 8), false)
+  local idx = engine.index(tmp .. "/nostore")
+  T.eq(idx:refresh(), false)
+  T.eq(idx:has("other", 4), false)
+  write_index(1, { "p stream 8 1", "p stream 8 3", "p stream 16 1" })
+  index:refresh()
+end)
+
+local function load_error(text)
+  local p, err = engine.load(write("bad.lua", text))
+  T.eq(p, nil, "policy")
+  return err
+end
+
+T.test("broken policies: one line naming file, line and fix", function()
+  local err = load_error("return {\n rules = {\n { name = 'x' \n")
+  T.contains(err, tmp .. "/bad.lua:")
+  T.contains(err, "fix the Lua syntax")
+  err = load_error("return {\n  colour = 'blue',\n}\n")
+  T.contains(err, "bad.lua:2: unknown key 'colour'")
+  err = load_error("return { rules = {\n  { name = \"r1\", match = {}, action = { strategy = \"compact\" } },\n  { name = \"r2\", match = {}, action = { strategy = \"packed\" } },\n} }\n")
+  T.contains(err, "bad.lua:3: rule 2 (r2): unknown strategy 'packed'")
+  err = load_error("return { rules = { { name = 'r', match = {}, action = { strategy = 'lpgp' } } } }")
+  T.contains(err, "strategy lpgp needs a profile: add profile")
+  err = load_error("return { rules = { { name = 'r', match = { colour = 'x' }, action = { strategy = 'compact' } } } }")
+  T.contains(err, "unknown match 'colour'")
+  err = load_error("return { rules = { { name = 'r', match = {}, action = { strategy = 'compact' } }, { name = 'r', match = {}, action = { strategy = 'scatter' } } } }")
+  T.contains(err, "two rules are named 'r'")
+  err = load_error("return { rules = { { match = {}, action = { strategy = 'compact' } } } }")
+  T.contains(err, "every rule needs a name")
+  err = load_error("return { partitions = { p = { strategy = 'compact', mode = 'enforce' } } }")
+  T.contains(err, "partition defaults are never enforced")
+  err = load_error("return { rules = { { name = 'r', match = {}, action = { mode = 'always', strategy = 'compact' } } } }")
+  T.contains(err, "mode must be 'default'")
+  err = load_error("return 42")
+  T.contains(err, "must `return { rules = {...} }`")
+  err = load_error("os.execute('true') return {}")
+  T.contains(err, "bad.lua")  -- no access to os: the file is data
+  local p2, err2 = engine.load(tmp .. "/missing.lua")
+  T.eq(p2, nil)
+  T.contains(err2, "missing.lua")
+end)
+
+-- A job_desc as job_submit/lua shows it: spank_job_env is an array from 0.
+local function job_desc(fields)
+  local d = { name = "app", user_name = "alice", cpus_per_task = 65534, min_nodes = 4294967294,
+              spank_job_env = {}, environment = {} }
+  for k, v in pairs(fields) do d[k] = v end
+  return d
+end
+
+T.test("the adapter reads user options, script launches and threads from job_desc", function()
+  local v = adapter._job_view(job_desc({ name = "wrap", cpus_per_task = 8,
+    spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=lpgp",
+                      [1] = "_SLURM_SPANK_OPTION_slurm_pin_pin_profile=stream@2" },
+    script = "#!/bin/sh\nmodule load x\nsrun -n 4 --cpu-bind=none ./bin/stream -s 3\nmpirun ../lulesh\n" }),
+    { { name = "debug", flag_default = 1 } })
+  T.eq(v.user_choice.strategy, "lpgp")
+  T.eq(table.concat(v.apps, ","), "stream,wrap,stream,lulesh")
+  T.eq(v.threads, 8)
+  T.eq(v.partition, "debug")
+  T.eq(v.nodes, 1)
+  T.eq(v.batch, true)
+  v = adapter._job_view(job_desc({ environment = { OMP_NUM_THREADS = "6" }, script = "x" }), {})
+  T.eq(v.threads, 6)
+end)
+
+T.test("admin_comment keeps what others wrote and replaces slurm-pin's part", function()
+  T.eq(adapter._with_decision(nil, "slurm-pin: rule=a"), "slurm-pin: rule=a")
+  T.eq(adapter._with_decision("site note | slurm-pin: rule=old", "slurm-pin: rule=a"), "site note | slurm-pin: rule=a")
+end)
+
+T.test("submit: batch jobs get options and SLURM_PIN_POLICY; srun jobs get admin_comment", function()
+  local logs = {}
+  adapter.setup({ file = good_path, recheck = 0,
+                  log = { info = function(m) logs[#logs + 1] = m end, error = function(m) logs[#logs + 1] = "E " .. m end } })
+  local batch = job_desc({ name = "stream", environment = { OMP_NUM_THREADS = "8" }, script = "#!/bin/sh\nsrun ./stream\n" })
+  adapter.submit(batch, {}, 0)
+  T.eq(batch.admin_comment, "slurm-pin: rule=profiled mode=default strategy=lpgp profile=stream")
+  T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_strategy"], "lpgp")
+  T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_profile"], "stream")
+  T.eq(batch.environment["SLURM_PIN_POLICY"], batch.admin_comment)
+  local interactive = job_desc({ name = "stream", cpus_per_task = 8,
+    spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" } })
+  adapter.submit(interactive, {}, 0)
+  T.eq(interactive.admin_comment, "slurm-pin: rule=profiled mode=default strategy=lpgp profile=stream applied=no")
+  T.contains(logs[#logs], "rule profiled yields to the user's own choice")
+end)
+
+T.test("a broken policy never blocks a job: it passes unchanged, one error logged", function()
+  local logs = {}
+  local path = write("broken.lua", "return { rules = { { name = 'r', action = { strategy = 'nope' } } } }")
+  adapter.setup({ file = path, recheck = 0, log = { info = function() end, error = function(m) logs[#logs + 1] = m end } })
+  local d = job_desc({ script = "x" })
+  adapter.submit(d, {}, 0)
+  adapter.submit(job_desc({}), {}, 0)
+  T.eq(d.admin_comment, nil)
+  T.eq(d.environment["SLURM_PIN_POLICY"], nil)
+  T.eq(#logs, 1, "errors logged")
+  T.contains(logs[1], "policy disabled, jobs pass unchanged: " .. path .. ":1: rule 1 (r): unknown strategy 'nope'")
+end)
+
+os.execute("rm -rf " .. tmp)
+T.done()
