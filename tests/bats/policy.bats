@@ -93,6 +93,8 @@ admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p
 }
 
 @test "slurm-pin policy check and explain" {
+  run "$SLURM_PIN" policy check "$BATS_TEST_DIRNAME/../../etc/slurm-pin-policy.lua"
+  [ "$status" -eq 0 ]
   run "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
   [ "$status" -eq 0 ]
   [ "$output" = "$CLUSTER/slurm-pin-policy.lua: ok, 2 rules, 1 partition defaults" ]
