@@ -16,8 +16,7 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   contents slurm-pin | grep -qx './usr/bin/slurm-pin-policy'
   contents slurm-pin | grep -qx './usr/share/slurm-pin/lua/job_submit.lua'
   dpkg -x "$DEBS/slurm-pin_0.1.0-1_amd64.deb" "$BATS_FILE_TMPDIR/root"
-  grep -q '^package.path = "/usr/share/slurm-pin/lua/?.lua;"' "$BATS_FILE_TMPDIR/root/usr/bin/slurm-pin-policy'
-  dpkg -x "$DEBS/slurm-pin_0.1.0-1_amd64.deb" "$BATS_FILE_TMPDIR/root"
+  grep -q '^package.path = "/usr/share/slurm-pin/lua/?.lua;"' "$BATS_FILE_TMPDIR/root/usr/bin/slurm-pin-policy"
   run "$BATS_FILE_TMPDIR/root/usr/bin/slurm-pin" place --topology "$TOPO/core2.xml" --strategy scatter \
     --threads 4 --format likwid
   [ "$status" -eq 0 ]
