@@ -7,6 +7,7 @@
 
 static const char *const mem_values[] = {"none", "local", "interleave", NULL};
 static const char *const granularity_values[] = {"pu", "core", "l2", "l3", "numa", NULL};
+static const char *const threads_values[] = {"env", "preload", "ompt", NULL};
 
 static int one_of(const char *value, const char *const *list) {
   for (; *list; ++list)
@@ -27,6 +28,7 @@ static int set_field(char *dst, size_t size, const char *src, const char *what, 
 void pin_config_defaults(struct pin_config *c) {
   memset(c, 0, sizeof *c);
   strcpy(c->default_strategy, "none");
+  snprintf(c->threads_lib, sizeof c->threads_lib, "%s", SLURM_PIN_THREADS_LIB);
   strcpy(c->mem, "none");
   strcpy(c->granularity, "core");
 }
@@ -35,6 +37,18 @@ int pin_check_mem(const char *value, char *err, size_t len) {
   if (one_of(value, mem_values)) return 0;
   snprintf(err, len, "unknown memory policy '%s': use none, local or interleave", value);
   return -1;
+}
+
+int pin_check_threads(const char *value, char *err, size_t len) {
+  if (one_of(value, threads_values)) return 0;
+  snprintf(err, len, "unknown thread binding '%s': use env (OpenMP variables), preload (the pthread shim) or "
+           "ompt (per-region pinning)", value);
+  return -1;
+}
+
+const char *pin_effective_threads(const struct pin_request *r) {
+  if (r->threads[0]) return r->threads;
+  return r->phases ? "ompt" : "env";
 }
 
 int pin_check_granularity(const char *value, char *err, size_t len) {
@@ -91,6 +105,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   if (v && KEY("allowed")) return set_field(c->allowed, sizeof c->allowed, v, "allowed=", err, len);
   if (v && KEY("store")) return set_field(c->store, sizeof c->store, v, "store=", err, len);
   if (v && KEY("topology")) return set_field(c->topology, sizeof c->topology, v, "topology=", err, len);
+  if (v && KEY("threads_lib")) return set_field(c->threads_lib, sizeof c->threads_lib, v, "threads_lib=", err, len);
   if (v && KEY("mem")) {
     if (pin_check_mem(v, err, len) != 0) return -1;
     return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
@@ -102,7 +117,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
 #undef KEY
   snprintf(err, len,
            "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, mem=, "
-           "granularity=, enforce, exclusive_only, verbose, legacy_omp_env)",
+           "granularity=, threads_lib=, enforce, exclusive_only, verbose, legacy_omp_env)",
            arg);
   return -1;
 }

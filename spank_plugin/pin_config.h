@@ -29,6 +29,7 @@ struct pin_config {
    * OpenMP 4.0. Off by default: LLVM's libomp then ignores OMP_PLACES and
    * prints a warning per task (docs/spank.md). */
   int legacy_omp_env;
+  char threads_lib[PATH_MAX]; /* libslurm_pin_threads.so, for --pin-threads=preload|ompt */
 };
 
 /* The user's --pin-* options (or their SLURM_SPANK_... environment twins). */
@@ -37,9 +38,12 @@ struct pin_request {
   char profile[PATH_MAX];
   char mem[16];
   char granularity[16];
+  char threads[16]; /* --pin-threads: env|preload|ompt; empty: chosen from --pin-phases */
   int strategy_set;
   int verbose;
   int dryrun;
+  int phases;        /* --pin-phases: per-region placements */
+  int oversubscribe; /* --pin-oversubscribe: more threads than cores */
 };
 
 /* A site policy's decision for the job (lua/, docs/policy.md), as
@@ -66,6 +70,10 @@ int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t 
 /* Option values; -1 with a message naming the value and the valid ones. */
 int pin_check_mem(const char *value, char *err, size_t len);
 int pin_check_granularity(const char *value, char *err, size_t len);
+int pin_check_threads(const char *value, char *err, size_t len);
+/* How threads are bound: the user's --pin-threads, else ompt for
+ * --pin-phases (regions need the tool), else env (OpenMP variables). */
+const char *pin_effective_threads(const struct pin_request *r);
 /* A strategy the site allows (name only; files are checked separately). */
 int pin_check_strategy(const struct pin_config *c, const char *value, char *err, size_t len);
 

@@ -94,6 +94,26 @@ static int opt_granularity(int val, const char *arg, int remote) {
   return 0;
 }
 
+static int opt_threads(int val, const char *arg, int remote) {
+  (void)val, (void)remote;
+  char err[ERR_LEN];
+  if (!arg || pin_check_threads(arg, err, sizeof err) != 0) return reject("--pin-threads", arg ? err : "value missing");
+  snprintf(request.threads, sizeof request.threads, "%s", arg);
+  return 0;
+}
+
+static int opt_phases(int val, const char *arg, int remote) {
+  (void)val, (void)arg, (void)remote;
+  request.phases = 1;
+  return 0;
+}
+
+static int opt_oversubscribe(int val, const char *arg, int remote) {
+  (void)val, (void)arg, (void)remote;
+  request.oversubscribe = 1;
+  return 0;
+}
+
 static int opt_verbose(int val, const char *arg, int remote) {
   (void)val, (void)arg, (void)remote;
   request.verbose = 1;
@@ -115,6 +135,11 @@ static struct spank_option options[] = {
     {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, 0, opt_mem},
     {"pin-granularity", "LEVEL", "Bind each thread to its pu, core, l2, l3 or numa domain", 1, 0,
      opt_granularity},
+    {"pin-threads", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or ompt "
+     "(per-region pinning)", 1, 0, opt_threads},
+    {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0, 0,
+     opt_phases},
+    {"pin-oversubscribe", NULL, "Allow more threads than cores (they share cores)", 0, 0, opt_oversubscribe},
     {"pin-verbose", NULL, "Print each task's binding", 0, 0, opt_verbose},
     {"pin-dryrun", NULL, "Print what would be bound, bind nothing", 0, 0, opt_dryrun},
     SPANK_OPTIONS_TABLE_END};
@@ -149,6 +174,16 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   if (spank_remote(sp) || active < 0) return 0;
   const char *s = pin_effective_strategy(&config, &request, NULL);
   char err[ERR_LEN];
+  if (request.phases && request.threads[0] && strcmp(request.threads, "ompt") != 0) {
+    slurm_error("--pin-phases moves threads at every parallel region, which needs --pin-threads=ompt, not %s",
+                request.threads);
+    exit(1);
+  }
+  if (request.phases && strncmp(s, "file:", 5) != 0 && !request.profile[0]) {
+    slurm_error("--pin-phases needs a profile with parallel regions (--pin-profile) or a placement file with "
+                "regions (--pin-strategy=file:PATH)");
+    exit(1);
+  }
   if (strncmp(s, "file:", 5) != 0 && sp_check_strategy(s, err, sizeof err) == 0 && !request.profile[0]) {
     static const char *const guided[] = {"lp-compact", "lp-scatter", "gp", "lpgp", "gplp", NULL};
     for (const char *const *g = guided; *g; ++g)
@@ -278,6 +313,7 @@ static int compute(spank_t sp, const char *strategy) {
   if (sp_set_restrict(placement, cpus) || sp_set_strategy(placement, strategy) ||
       sp_set_tasks(placement, (int)ntasks) || sp_set_threads(placement, threads) ||
       sp_set_granularity(placement, pin_effective_granularity(&config, &request, &policy)) ||
+      sp_set_oversubscribe(placement, request.oversubscribe) || sp_set_phases(placement, request.phases, 0) ||
       (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
@@ -341,30 +377,81 @@ static void describe(const struct task_view *v, const char *strategy, const char
   char origin[200] = "";
   if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
     snprintf(origin, sizeof origin, " (policy rule %s)", policy.rule);
-  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): strategy %s%s, %d thread%s on CPUs %s, places %s, mem %s\n",
+  char how[64] = "";
+  const char *mode = pin_effective_threads(&request);
+  if (strcmp(mode, "env") != 0) snprintf(how, sizeof how, ", threads by %s", mode);
+  if (sp_get_nregions(placement) > 0)
+    snprintf(how + strlen(how), sizeof how - strlen(how), ", %d regions", sp_get_nregions(placement));
+  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): strategy %s%s, %d thread%s on CPUs %s, places %s, mem %s%s\n",
           request.dryrun ? "dry run: " : "", v->node, v->task, v->rank, strategy, origin, v->nthreads,
-          v->nthreads == 1 ? "" : "s", v->share, places, mem);
+          v->nthreads == 1 ? "" : "s", v->share, places, mem, how);
+}
+
+/* SLURM_PIN_REGION_PLACES for this task: "NAME=CPUS CPUS ...;NAME=...". */
+static int region_places(const struct task_view *v, char *buf, size_t len) {
+  size_t pos = 0;
+  buf[0] = '\0';
+  for (int r = 0; r < sp_get_nregions(placement); ++r) {
+    int w = snprintf(buf + pos, len - pos, "%s%s=", r ? ";" : "", sp_get_region_name(placement, r));
+    if (w < 0 || (size_t)w >= len - pos) return -1;
+    pos += (size_t)w;
+    for (int i = 0; i < v->nthreads; ++i) {
+      char cpus[4096];
+      if (sp_get_region_thread_cpus(placement, r, v->task, i, cpus, sizeof cpus) < 0) return -1;
+      w = snprintf(buf + pos, len - pos, i ? " %s" : "%s", cpus);
+      if (w < 0 || (size_t)w >= len - pos) return -1;
+      pos += (size_t)w;
+    }
+  }
+  return 0;
+}
+
+/* preload and ompt: libslurm_pin_threads.so binds the threads. LLVM's libomp
+ * would reset their affinity, so its own binding is turned off; OMP_PLACES
+ * is left unset so that no runtime binds behind the library's back. */
+static int export_thread_library(spank_t sp, const struct task_view *v, const char *mode) {
+  static char buf[LIST_LEN];
+  int rc = spank_setenv(sp, "KMP_AFFINITY", "disabled", 1);
+  char preload[PATH_MAX * 4];
+  if (spank_getenv(sp, "LD_PRELOAD", preload, sizeof preload) == ESPANK_SUCCESS && preload[0]) {
+    size_t n = strlen(preload);
+    snprintf(preload + n, sizeof preload - n, " %s", config.threads_lib);
+  } else {
+    snprintf(preload, sizeof preload, "%s", config.threads_lib);
+  }
+  rc |= spank_setenv(sp, "LD_PRELOAD", preload, 1);
+  if (strcmp(mode, "ompt") == 0 && sp_get_nregions(placement) > 0) {
+    if (region_places(v, buf, sizeof buf) != 0) return fail("the region places do not fit in the environment"), -1;
+    rc |= spank_setenv(sp, "SLURM_PIN_REGION_PLACES", buf, 1);
+  }
+  return rc ? -1 : 0;
 }
 
 static int export_env(spank_t sp, const struct task_view *v, const char *strategy, const char *places) {
   static char buf[LIST_LEN];
   const char *const *th = (const char *const *)v->threads;
+  const char *mode = pin_effective_threads(&request);
   char value[64];
   int rc = 0;
-  rc |= spank_setenv(sp, "OMP_PLACES", places, 1);
-  rc |= spank_setenv(sp, "OMP_PROC_BIND", "close", 1);
+  if (strcmp(mode, "env") == 0) {
+    rc |= spank_setenv(sp, "OMP_PLACES", places, 1);
+    rc |= spank_setenv(sp, "OMP_PROC_BIND", "close", 1);
+  } else if (export_thread_library(sp, v, mode) != 0) {
+    rc = -1;
+  }
   if (spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value) != ESPANK_SUCCESS) {
     snprintf(value, sizeof value, "%d", v->nthreads);
     rc |= spank_setenv(sp, "OMP_NUM_THREADS", value, 1);
   }
-  if (config.legacy_omp_env) {
+  if (config.legacy_omp_env && strcmp(mode, "env") == 0) {
     if (pin_gomp_affinity(th, v->nthreads, buf, sizeof buf) == 0)
       rc |= spank_setenv(sp, "GOMP_CPU_AFFINITY", buf, 1);
     if (pin_kmp_affinity(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "KMP_AFFINITY", buf, 1);
   }
   if (pin_cpus_list(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "SLURM_PIN_CPUS", buf, 1);
   rc |= spank_setenv(sp, "SLURM_PIN_STRATEGY", strategy, 1);
-  if (rc) fail("cannot set the task's environment");
+  rc |= spank_setenv(sp, "SLURM_PIN_THREADS", mode, 1);
+  if (rc && !failure[0]) fail("cannot set the task's environment");
   return rc ? -1 : 0;
 }
 

@@ -5,6 +5,7 @@
 
 #include <chrono>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 
 #include "cpulist.hh"
@@ -24,7 +25,8 @@ const char kUsage[] =
     "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
     "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
     "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--oversubscribe]\n"
-    "                       [--seed K] [--format text|json|omp|likwid|placement]\n"
+    "                       [--seed K] [--phases [--phase-merge F]]\n"
+    "                       [--format text|json|omp|likwid|placement]\n"
     "strategies (--strategy help):\n";
 
 long parse_count(const std::string& option, const char* text, long lo, long hi) {
@@ -71,6 +73,7 @@ Options parse(int argc, char** argv) {
       {"threads", required_argument, nullptr, 't'},  {"granularity", required_argument, nullptr, 'g'},
       {"oversubscribe", no_argument, nullptr, 'o'},  {"seed", required_argument, nullptr, 'S'},
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
+      {"phases", no_argument, nullptr, 'P'},         {"phase-merge", required_argument, nullptr, 'G'},
       {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
@@ -98,6 +101,15 @@ Options parse(int argc, char** argv) {
       case 'o': o.request.oversubscribe = true; break;
       case 'S': o.request.seed = parse_seed(optarg), o.seed_given = true; break;
       case 'f': o.format = optarg; break;
+      case 'P': o.request.phases = true; break;
+      case 'G': {
+        char* end = nullptr;
+        double v = std::strtod(optarg, &end);
+        if (!*optarg || *end || !(v >= 0 && v <= 1))
+          throw Error(std::string("--phase-merge wants a share of threads from 0 to 1, not '") + optarg + "'");
+        o.request.phase_merge = v;
+        break;
+      }
       case 'h': o.strategy = "help"; break;
       default:
         throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] +
@@ -134,12 +146,14 @@ int place_command(int argc, char** argv) {
     r.has_matrix = true;
     r.matrix_source = "matrix " + o.matrix;
   } else if (!o.profile.empty()) {
-    r.matrix = read_profile(o.profile).affinity(o.model, o.region, o.profile);
-    r.has_matrix = true;
-    r.matrix_source = "profile " + o.profile;
+    r.profile_model = o.model;
+    r.profile_region = o.region;
+    use_profile_file(r, o.profile, "");
   } else if (!o.region.empty()) {
     throw Error("--region needs --profile");
   }
+  if (r.phases && o.profile.empty() && r.strategy != Strategy::kFile)
+    throw Error("--phases needs --profile: the regions come from the profile");
   Result result = compute_placement(r);
   std::fputs(format_result(o.format, {r, result, o.strategy}).c_str(), stdout);
   return 0;

@@ -75,6 +75,14 @@ std::string format_text(const OutputContext& c) {
     std::snprintf(line, sizeof line, "%-10s %7d  %s\n", l.kind.c_str(), l.domains, kept);
     out += line;
   }
+  for (const auto& region : r.regions) {
+    out += "\nregion " + region.name + (region.merged ? " (merged with the previous region)" : "") + "\n";
+    for (size_t t = 0; t < region.tasks.size(); ++t) {
+      out += "  task " + std::to_string(t) + ":";
+      for (const auto& th : region.tasks[t].threads) out += " " + format_cpulist(th.cpus);
+      out += "\n";
+    }
+  }
   for (const auto& n : r.notes) out += "note: " + n + "\n";
   return out;
 }
@@ -110,6 +118,21 @@ std::string format_json(const OutputContext& c) {
     json_array_append_new(tasks, task);
   }
   json_object_set_new(o, "tasks", tasks);
+  json_t* regions = json_array();
+  for (const auto& region : r.regions) {
+    json_t* j = json_object();
+    json_object_set_new(j, "name", json_string(region.name.c_str()));
+    json_object_set_new(j, "merged", json_boolean(region.merged));
+    json_t* rt = json_array();
+    for (const auto& task : region.tasks) {
+      json_t* threads = json_array();
+      for (const auto& th : task.threads) json_array_append_new(threads, json_string(format_cpulist(th.cpus).c_str()));
+      json_array_append_new(rt, threads);
+    }
+    json_object_set_new(j, "tasks", rt);
+    json_array_append_new(regions, j);
+  }
+  json_object_set_new(o, "regions", regions);
   json_t* levels = json_array();
   double quality = 0;
   for (const auto& l : r.levels) {
@@ -168,10 +191,16 @@ std::string format_placement(const OutputContext& c) {
   PlacementFile p;
   p.topology = c.result.fingerprint;
   p.strategy = c.strategy_name;
-  for (const auto& t : c.result.tasks) {
-    p.tasks.emplace_back();
-    for (const auto& th : t.threads) p.tasks.back().push_back(th.cpus);
-  }
+  auto cpus_of = [](const std::vector<TaskPlace>& tasks) {
+    TaskCpus out;
+    for (const auto& t : tasks) {
+      out.emplace_back();
+      for (const auto& th : t.threads) out.back().push_back(th.cpus);
+    }
+    return out;
+  };
+  p.tasks = cpus_of(c.result.tasks);
+  for (const auto& region : c.result.regions) p.regions.emplace_back(region.name, cpus_of(region.tasks));
   return format_placement_file(p);
 }
 

@@ -190,6 +190,14 @@ int sp_set_profile(sp_placement_t* p, const char* spec, const char* store, const
   });
 }
 
+int sp_set_phases(sp_placement_t* p, int on, double merge) {
+  return guarded(p, [&] {
+    require(merge >= 0 && merge <= 1, "the phase merge threshold is a share of threads from 0 to 1");
+    p->request.phases = on != 0;
+    p->request.phase_merge = merge;
+  });
+}
+
 int sp_compute(sp_placement_t* p) {
   return guarded(p, [&] {
     p->computed = false;
@@ -225,6 +233,24 @@ int sp_get_thread_pu(const sp_placement_t* p, int task, int thread) {
 
 const char* sp_get_fingerprint(const sp_placement_t* p) {
   return p && p->computed ? p->result.fingerprint.c_str() : nullptr;
+}
+
+int sp_get_nregions(const sp_placement_t* p) {
+  return p && p->computed ? static_cast<int>(p->result.regions.size()) : -1;
+}
+
+const char* sp_get_region_name(const sp_placement_t* p, int region) {
+  if (region < 0 || region >= sp_get_nregions(p)) return nullptr;
+  return p->result.regions[region].name.c_str();
+}
+
+int sp_get_region_thread_cpus(const sp_placement_t* p, int region, int task, int thread, char* buf, size_t len) {
+  if (region < 0 || region >= sp_get_nregions(p)) return -1;
+  const auto& tasks = p->result.regions[region].tasks;
+  if (task < 0 || task >= static_cast<int>(tasks.size()) || thread < 0 ||
+      thread >= static_cast<int>(tasks[task].threads.size()))
+    return -1;
+  return copy_out(format_cpulist(tasks[task].threads[thread].cpus), buf, len);
 }
 
 int sp_get_nlevels(const sp_placement_t* p) {

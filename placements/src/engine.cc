@@ -51,9 +51,7 @@ void load_profile(Request& r, int share) {
                   "(set store= in plugstack.conf, or give a file path)");
     path = find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version).path;
   }
-  r.matrix = read_profile(path).affinity(r.profile_model, r.profile_region, path);
-  r.has_matrix = true;
-  r.matrix_source = "profile " + (spec.is_path ? path : r.profile_spec + " (" + path + ")");
+  use_profile_file(r, path, spec.is_path ? "" : r.profile_spec);
 }
 
 void resolve_threads(const Request& r, int share, int& threads) {
@@ -108,10 +106,102 @@ Result from_file(const Request& r, LoadedTopology& lt) {
     tp.share.assign(share.begin(), share.end());
     out.tasks.push_back(tp);
   }
+  for (const auto& region : f.regions) {
+    RegionPlace rp;
+    rp.name = region.first;
+    for (int t = 0; t < tasks; ++t) {
+      TaskPlace tp;
+      tp.share = out.tasks[t].share;
+      for (const auto& cpus : region.second[t]) {
+        for (unsigned c : cpus)
+          if (!std::binary_search(tp.share.begin(), tp.share.end(), c))
+            throw Error(p + ": region " + rp.name + " task " + std::to_string(t) + " uses CPU " + std::to_string(c) +
+                        ", outside the task's CPUs " + format_cpulist(tp.share) + " (a region moves threads within their task)");
+        ThreadPlace th;
+        th.cpus = cpus;
+        th.pu = static_cast<int>(cpus.front());
+        tp.threads.push_back(th);
+      }
+      rp.tasks.push_back(tp);
+    }
+    out.regions.push_back(rp);
+  }
   return out;
 }
 
+// Every task's threads inside its share, by the request's strategy and `w`.
+std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::vector<int>>& shares, const Request& r,
+                                   const Affinity& w, int threads) {
+  std::vector<TaskPlace> out;
+  int share = static_cast<int>(shares[0].size());
+  for (size_t t = 0; t < shares.size(); ++t) {
+    Tree sub = tree.restricted_to(shares[t]);
+    if (threads > share) sub = sub.oversubscribed((threads + share - 1) / share);
+    uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
+    std::vector<int> slot_of;
+    if (r.strategy == Strategy::kNone) slot_of.assign(threads, -1);
+    else if (strategy_info(r.strategy).needs_matrix) slot_of = place_profile_guided(sub, w, r.strategy, seed);
+    else slot_of = order_for(sub, r.strategy, seed);
+    TaskPlace tp;
+    tp.share = sub.nodes[sub.root].pus;
+    for (int i = 0; i < threads; ++i) {
+      ThreadPlace th;
+      if (slot_of[i] >= 0) {
+        th.slot = sub.origin_of(slot_of[i]);
+        th.pu = static_cast<int>(tree.nodes[th.slot].pus.front());
+        th.cpus = widen(tree, th.slot, r.widen_to);
+      } else {
+        th.cpus = tree.nodes[tree.root].pus;
+      }
+      tp.threads.push_back(th);
+    }
+    out.push_back(tp);
+  }
+  return out;
+}
+
+// Share of threads whose CPUs differ between two placements.
+double moved(const std::vector<TaskPlace>& a, const std::vector<TaskPlace>& b) {
+  size_t all = 0, changed = 0;
+  for (size_t t = 0; t < a.size(); ++t)
+    for (size_t i = 0; i < a[t].threads.size(); ++i, ++all) changed += a[t].threads[i].cpus != b[t].threads[i].cpus;
+  return all ? static_cast<double>(changed) / static_cast<double>(all) : 0;
+}
+
+void add_regions(const Tree& tree, const std::vector<std::vector<int>>& shares, const Request& r, int threads,
+                 Result& out) {
+  if (!r.phases) return;
+  if (!strategy_info(r.strategy).needs_matrix)
+    throw Error(std::string("per-region placement needs a profile-guided strategy, not ") +
+                strategy_info(r.strategy).name + " (use lp-compact, lp-scatter, gp, lpgp or gplp)");
+  for (const auto& region : r.region_matrices) {
+    RegionPlace rp;
+    rp.name = region.first;
+    rp.tasks = place_tasks(tree, shares, r, region.second, threads);
+    if (!out.regions.empty() && moved(out.regions.back().tasks, rp.tasks) <= r.phase_merge) {
+      rp.tasks = out.regions.back().tasks;
+      rp.merged = true;
+    }
+    out.regions.push_back(rp);
+  }
+}
+
 }  // namespace
+
+void use_profile_file(Request& r, const std::string& path, const std::string& name) {
+  Profile profile = read_profile(path);
+  r.matrix = profile.affinity(r.profile_model, r.profile_region, path);
+  r.has_matrix = true;
+  r.matrix_source = "profile " + (name.empty() ? path : name + " (" + path + ")");
+  r.region_matrices.clear();
+  if (r.phases) {
+    if (profile.regions.empty())
+      throw Error(path + ": the profile has no parallel regions, so there are no phases to place "
+                  "(drop the phases option, or profile a program with OpenMP regions)");
+    for (const auto& region : profile.regions)
+      r.region_matrices.emplace_back(region.name, profile.affinity(r.profile_model, region.name, path));
+  }
+}
 
 Result compute_placement(const Request& request) {
   Request r = request;
@@ -141,30 +231,8 @@ Result compute_placement(const Request& request) {
                           plural(tasks, "task"));
     out.tree = tree;
     auto shares = split_tasks(tree, tasks, share, r.task_layout);
-    for (int t = 0; t < tasks; ++t) {
-      Tree sub = tree.restricted_to(shares[t]);
-      if (threads > share) sub = sub.oversubscribed((threads + share - 1) / share);
-      uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
-      std::vector<int> slot_of;
-      if (r.strategy == Strategy::kNone) slot_of.assign(threads, -1);
-      else if (strategy_info(r.strategy).needs_matrix)
-        slot_of = place_profile_guided(sub, r.matrix, r.strategy, seed);
-      else slot_of = order_for(sub, r.strategy, seed);
-      TaskPlace tp;
-      tp.share = sub.nodes[sub.root].pus;
-      for (int i = 0; i < threads; ++i) {
-        ThreadPlace th;
-        if (slot_of[i] >= 0) {
-          th.slot = sub.origin_of(slot_of[i]);
-          th.pu = static_cast<int>(tree.nodes[th.slot].pus.front());
-          th.cpus = widen(tree, th.slot, r.widen_to);
-        } else {
-          th.cpus = tree.nodes[tree.root].pus;
-        }
-        tp.threads.push_back(th);
-      }
-      out.tasks.push_back(tp);
-    }
+    out.tasks = place_tasks(tree, shares, r, r.matrix, threads);
+    add_regions(tree, shares, r, threads, out);
     if (r.has_matrix && r.matrix.all_zero())
       out.notes.push_back(r.matrix_source + " is all zeros: no thread shares with another, so "
                           "every placement scores the same");

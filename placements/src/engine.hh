@@ -29,6 +29,13 @@ struct Request {
   // A profile resolved once the thread count is known: a file path, or
   // NAME[@VERSION] from the store. Read with the caller's privileges.
   std::string profile_spec, profile_store, profile_model = "simple", profile_region;
+  // Per-region placements (seed 001 chapter 6): one per region of the
+  // profile, with the same task shares. A region whose placement moves at
+  // most phase_merge of the threads away from the previous region's keeps
+  // the previous one (fewer migrations).
+  bool phases = false;
+  double phase_merge = 0;
+  std::vector<std::pair<std::string, Affinity>> region_matrices;  // filled from the profile
 };
 
 struct ThreadPlace {
@@ -42,15 +49,26 @@ struct TaskPlace {
   std::vector<ThreadPlace> threads;
 };
 
+struct RegionPlace {
+  std::string name;
+  std::vector<TaskPlace> tasks;
+  bool merged = false;  // reuses the previous region's placement
+};
+
 struct Result {
   Tree tree;                    // the allowed part of the machine
   std::string fingerprint;      // the whole machine (Tree::summary)
   std::vector<TaskPlace> tasks;
   std::vector<LevelScore> levels;
+  std::vector<RegionPlace> regions;
   bool scored = false;          // a matrix was given
   std::vector<std::string> notes;
 };
 
 Result compute_placement(const Request& r);
+
+// Takes the matrix (and, with phases, every region's matrix) from the
+// profile file at `path`; `name` (the store name, may be empty) is for messages.
+void use_profile_file(Request& r, const std::string& path, const std::string& name);
 
 }  // namespace slurmpin

@@ -32,7 +32,8 @@ slurm_up() {
     export SLURM_PIN_EXTRA_CONF="JobSubmitPlugins=lua"
   fi
   build_programs
-  "$LOCAL_CLUSTER" up "$CLUSTER" "$task" "required $PLUGIN store=$STORE $*" >&2
+  "$LOCAL_CLUSTER" up "$CLUSTER" "$task" \
+    "required $PLUGIN store=$STORE threads_lib=$BUILD/lib/libslurm_pin_threads.so $*" >&2
 }
 
 # Puts a profile file into the store as APP at THREADS threads, version V.
@@ -61,7 +62,10 @@ build_programs() {
 }
 
 # Rewrites plugstack.conf: srun and slurmstepd read it at every step.
-set_plugstack() { printf 'required %s store=%s %s\n' "$PLUGIN" "$STORE" "$*" >"$CLUSTER/plugstack.conf"; }
+set_plugstack() {
+  printf 'required %s store=%s threads_lib=%s %s\n' "$PLUGIN" "$STORE" "$BUILD/lib/libslurm_pin_threads.so" "$*" \
+    >"$CLUSTER/plugstack.conf"
+}
 
 # Runs a command as the unprivileged test user, in $WORK.
 as_user() {

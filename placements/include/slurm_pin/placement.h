@@ -50,6 +50,11 @@ int sp_load_profile(sp_placement_t *p, const char *path, const char *model, cons
 int sp_set_profile(sp_placement_t *p, const char *spec, const char *store, const char *model,
                    const char *region);
 
+/* Also place every parallel region of the profile (per-region pinning); a
+ * region that moves at most `merge` (0-1) of the threads keeps the previous
+ * region's placement. */
+int sp_set_phases(sp_placement_t *p, int on, double merge);
+
 int sp_compute(sp_placement_t *p);
 
 /* Outputs, valid after a successful sp_compute. */
@@ -61,6 +66,10 @@ int sp_get_thread_cpus(const sp_placement_t *p, int task, int thread, char *buf,
 /* First PU of a thread's binding, -1 when unbound (strategy none). */
 int sp_get_thread_pu(const sp_placement_t *p, int task, int thread);
 const char *sp_get_fingerprint(const sp_placement_t *p);
+/* Per-region placements (sp_set_phases, or a placement file's regions). */
+int sp_get_nregions(const sp_placement_t *p);
+const char *sp_get_region_name(const sp_placement_t *p, int region);
+int sp_get_region_thread_cpus(const sp_placement_t *p, int region, int task, int thread, char *buf, size_t len);
 int sp_get_nlevels(const sp_placement_t *p);
 const char *sp_get_level_name(const sp_placement_t *p, int level);
 /* Share of the sharing kept inside one domain of the level, -1 without a matrix. */

@@ -1,0 +1,105 @@
+#!/usr/bin/env bats
+# Thread binding beyond OpenMP variables, through the real local Slurm: the
+# pthread shim (--pin-threads=preload) and per-region pinning
+# (--pin-phases, --pin-threads=ompt) for GCC/libgomp and clang/libomp.
+
+load slurm_helpers
+
+PROGRAMS_DIR=$BATS_TEST_DIRNAME/../programs
+
+setup_file() {
+  slurm_up task/none
+  gcc -O1 -pthread "$PROGRAMS_DIR/pthread_report.c" -o "$WORK/bin/preport"
+  gcc -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases"
+  clang-14 -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases_llvm" -Wl,-rpath,/usr/lib/llvm-14/lib
+  chmod -R a+rX "$WORK/bin"
+}
+teardown_file() { slurm_down; }
+setup() { set_plugstack; }
+
+placement() {  # NAME then lines
+  local f=$WORK/$1
+  shift
+  printf 'slurm-pin-placement 1\n' >"$f"
+  printf '%s\n' "$@" >>"$f"
+  chmod 644 "$f"
+  echo "$f"
+}
+
+# "CPU-of-thread-0 ..." from pthread_report's output.
+pthread_cpus() { grep '^thread ' <<<"$output" | sort -k2,2n | awk '{ printf "%s%s", sep, $4; sep = " " }'; }
+# ... and from omp_phases for region $1.
+region_cpus() { grep "^region $1 thread " <<<"$output" | sort -k4,4n | awk '{ printf "%s%s", sep, $6; sep = " " }'; }
+
+@test "preload: the N-th created pthread runs on the N-th place, the main thread on the first" {
+  f=$(placement reverse.placement "task 0: 1 0 1 0")
+  run --separate-stderr as_user srun -c2 --pin-strategy="file:$f" --pin-threads=preload --pin-verbose \
+    "$WORK/bin/preport" 4
+  [ "$status" -eq 0 ]
+  [ "$(pthread_cpus)" = "1 0 1 0" ]
+  [[ "$stderr" == *", threads by preload"* ]]
+}
+
+@test "preload: helper threads are skipped by creation index, overflow wraps or fails as asked" {
+  f=$(placement two.placement "task 0: 1 0")
+  run as_user env SLURM_PIN_SKIP_MASK=1 srun -c2 --pin-strategy="file:$f" --pin-threads=preload "$WORK/bin/preport" 3
+  grep -q "^thread 1 cpu [01] mask 0,1$" <<<"$output"  # skipped: left on the task's CPUs
+  grep -q "^thread 2 cpu 0 mask 0$" <<<"$output"       # takes the place thread 1 would have had
+  run as_user srun -c2 --pin-strategy="file:$f" --pin-threads=preload "$WORK/bin/preport" 4
+  [ "$(pthread_cpus)" = "1 0 1 0" ]                    # wraps by default
+  run --separate-stderr as_user env SLURM_PIN_OVERFLOW=error srun -c2 --pin-strategy="file:$f" \
+    --pin-threads=preload "$WORK/bin/preport" 4
+  [[ "$stderr" == *"slurm-pin: error: thread 2 has no place (the placement has 2): run fewer threads, or set SLURM_PIN_OVERFLOW=wrap"* ]]
+}
+
+@test "per-region pinning from a placement file (GCC, libgomp): every thread on its region's CPU" {
+  f=$(placement regions.placement "task 0: 0 0 1 1 0 0 1 1" \
+    "task 0 region main._omp_fn.0: 0 0 1 1 0 0 1 1" "task 0 region main._omp_fn.1: 0 0 0 0 1 1 1 1")
+  run --separate-stderr as_user srun -c2 --pin-strategy="file:$f" --pin-phases --pin-verbose "$WORK/bin/phases" 2
+  [ "$status" -eq 0 ]
+  [ "$(region_cpus 1)" = "0 0 1 1 0 0 1 1" ]
+  [ "$(region_cpus 2)" = "0 0 0 0 1 1 1 1" ]
+  [[ "$stderr" == *", threads by ompt, 2 regions"* ]]
+}
+
+# Pairs each region's designed pairs: threads sharing a CPU.
+same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
+  [ "$(grep "^region $1 thread $2 " <<<"$output" | awk '{ print $6 }')" = \
+    "$(grep "^region $1 thread $3 " <<<"$output" | awk '{ print $6 }')" ]
+}
+
+@test "per-region placements computed from a profile's regions, GCC and clang programs" {
+  for program in phases phases_llvm; do
+    (cd "$WORK" && "$SLURM_PIN" profile --app "$program" --threads 8 --cpus 2 --store "$STORE" -- "$WORK/bin/$program" 2) >/dev/null
+    run --separate-stderr as_user env OMP_NUM_THREADS=8 srun -c2 --pin-strategy=lp-compact --pin-profile="$program" --pin-phases \
+      --pin-oversubscribe "$WORK/bin/$program" 2
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+    [ -z "$stderr" ]  # no runtime warnings
+    # 8 threads on 2 cores: each region keeps its own pairs on one CPU.
+    for p in "0 4" "1 5" "2 6" "3 7"; do same_cpu 1 $p; done
+    for p in "0 1" "2 3" "4 5" "6 7"; do same_cpu 2 $p; done
+    ! same_cpu 1 0 1 || ! same_cpu 2 0 4  # and the two regions differ
+  done
+}
+
+@test "env stays the default and sets no preload" {
+  run as_user srun -c2 --pin-strategy=compact env
+  ! grep -q "^LD_PRELOAD=" <<<"$output"
+  grep -q "^SLURM_PIN_THREADS=env$" <<<"$output"
+}
+
+@test "thread-binding mistakes are one srun error" {
+  run --separate-stderr as_user srun --pin-threads=magic true
+  [ "$status" -ne 0 ]
+  expect_one_error_line srun "--pin-threads: unknown thread binding 'magic': use env (OpenMP variables), preload"
+  run --separate-stderr as_user srun --pin-strategy=compact --pin-phases --pin-threads=env true
+  expect_one_error_line srun "--pin-phases moves threads at every parallel region, which needs --pin-threads=ompt, not env"
+  run --separate-stderr as_user srun --pin-strategy=compact --pin-phases true
+  expect_one_error_line srun "--pin-phases needs a profile with parallel regions"
+  f=$(placement outside.placement "task 0: 0" "task 0 region r: 1")
+  run --separate-stderr as_user srun -n1 -c1 --pin-strategy="file:$f" --pin-phases true
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"region r task 0 uses CPU 1, outside the task's CPUs"* ]] ||
+    [[ "$stderr" == *"outside the allowed CPUs"* ]]
+  node_is_idle
+}
