@@ -25,6 +25,7 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
 
 @test "slurm-pin-spank holds the plugin where Debian's Slurm loads plugins, and the example config" {
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-wlm/slurm_pin.so'
+  contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_threads.so'
   contents slurm-pin-spank | grep -qx './usr/share/doc/slurm-pin-spank/examples/plugstack.conf'
   dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
 }

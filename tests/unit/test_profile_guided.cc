@@ -166,3 +166,34 @@ TEST(Partition, ProportionalTargets) {
   EXPECT_EQ(proportional_targets(5, {1, 6}, 1), (std::vector<int>{1, 4}));
   EXPECT_EQ(proportional_targets(6, {3, 3}, 2), (std::vector<int>{3, 3}));  // pairs do not fit: singles
 }
+
+TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
+  // Region a pairs (0,2)(1,3); region b pairs (0,1)(2,3); region c is b again
+  // with a little noise; whole-run matrix: a + b.
+  auto pairs = [](std::vector<std::pair<int, int>> ps, double noise) {
+    Affinity w(4);
+    for (int i = 0; i < 4; ++i)
+      for (int j = i + 1; j < 4; ++j) w.set(i, j, noise);
+    for (auto p : ps) w.set(p.first, p.second, 100);
+    return w;
+  };
+  Request r = request(topo("core2.xml"), Strategy::kLpCompact, 4);
+  r.matrix = pairs({{0, 2}, {1, 3}, {0, 1}, {2, 3}}, 0);
+  r.has_matrix = true;
+  r.phases = true;
+  r.region_matrices = {{"a", pairs({{0, 2}, {1, 3}}, 0)}, {"b", pairs({{0, 1}, {2, 3}}, 0)},
+                       {"c", pairs({{0, 1}, {2, 3}}, 3)}};
+  Result res = compute_placement(r);
+  ASSERT_EQ(res.regions.size(), 3u);
+  auto l2 = [&](const RegionPlace& rp, int t) { return rp.tasks[0].threads[t].cpus[0] / 2; };
+  EXPECT_EQ(l2(res.regions[0], 0), l2(res.regions[0], 2));
+  EXPECT_EQ(l2(res.regions[1], 0), l2(res.regions[1], 1));
+  EXPECT_NE(l2(res.regions[1], 0), l2(res.regions[1], 2));
+  EXPECT_TRUE(res.regions[2].merged);  // same placement as b: nothing moves
+  r.phase_merge = 1.0;                   // everything merges into the first region
+  res = compute_placement(r);
+  EXPECT_TRUE(res.regions[1].merged && res.regions[2].merged);
+  EXPECT_EQ(l2(res.regions[2], 0), l2(res.regions[2], 2));
+  r.strategy = Strategy::kCompact;
+  EXPECT_THROW(compute_placement(r), Error);  // phases need a profile-guided strategy
+}
