@@ -82,6 +82,20 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
   done
 }
 
+@test "a GCC program run on LLVM libomp's GOMP ABI is pinned per region too" {
+  # libomp implements libgomp's ABI: a directory with libgomp.so.1 -> libomp.so.5
+  # first on LD_LIBRARY_PATH runs an unmodified GCC binary on libomp.
+  mkdir -p "$WORK/gomp-on-omp"
+  ln -sf /usr/lib/llvm-14/lib/libomp.so.5 "$WORK/gomp-on-omp/libgomp.so.1"
+  f=$(placement regions2.placement "task 0: 0 0 1 1 0 0 1 1" \
+    "task 0 region main._omp_fn.0: 0 0 1 1 0 0 1 1" "task 0 region main._omp_fn.1: 0 0 0 0 1 1 1 1")
+  run --separate-stderr as_user env LD_LIBRARY_PATH="$WORK/gomp-on-omp" srun -c2 --pin-strategy="file:$f" \
+    --pin-phases "$WORK/bin/phases" 2
+  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  [ "$(region_cpus 1)" = "0 0 1 1 0 0 1 1" ]
+  [ "$(region_cpus 2)" = "0 0 0 0 1 1 1 1" ]
+}
+
 @test "env stays the default and sets no preload" {
   run as_user srun -c2 --pin-strategy=compact env
   ! grep -q "^LD_PRELOAD=" <<<"$output"
