@@ -8,6 +8,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "args.hh"
 #include "cpulist.hh"
 #include "engine.hh"
 #include "error.hh"
@@ -29,15 +30,6 @@ const char kUsage[] =
     "                       [--format text|json|omp|likwid|placement]\n"
     "strategies (--strategy help):\n";
 
-long parse_count(const std::string& option, const char* text, long lo, long hi) {
-  std::string s = text;
-  if (s.empty() || s.size() > 18 || s.find_first_not_of("0123456789") != std::string::npos ||
-      std::stol(s) < lo || std::stol(s) > hi)
-    throw Error("--" + option + " wants a whole number from " + std::to_string(lo) + " to " +
-                std::to_string(hi) + ", not '" + s + "'");
-  return std::stol(s);
-}
-
 uint64_t parse_seed(const char* text) {
   std::string s = text;
   if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
@@ -51,17 +43,6 @@ struct Options {
   std::string granularity = "core";
   bool seed_given = false;
 };
-
-void apply_granularity(Options& o) {
-  Request& r = o.request;
-  const std::string& g = o.granularity;
-  r.topology.granularity = g == "pu" ? Granularity::kPu : Granularity::kCore;
-  if (g == "l2") r.widen_to = "L2";
-  else if (g == "l3") r.widen_to = "L3";
-  else if (g == "numa") r.widen_to = "NUMANode";
-  else if (g != "pu" && g != "core")
-    throw Error("unknown granularity '" + g + "': use pu, core, l2, l3 or numa");
-}
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
@@ -88,7 +69,7 @@ Options parse(int argc, char** argv) {
       case 'p': o.profile = optarg; break;
       case 'M': o.model = optarg; break;
       case 'R': o.region = optarg; break;
-      case 'n': o.request.tasks = static_cast<int>(parse_count("tasks", optarg, 1, 4096)); break;
+      case 'n': o.request.tasks = static_cast<int>(parse_count("--tasks", optarg, 1, 4096)); break;
       case 'L': {
         std::string l = optarg;
         if (l != "compact" && l != "scatter")
@@ -96,7 +77,7 @@ Options parse(int argc, char** argv) {
         o.request.task_layout = l == "compact" ? TaskLayout::kCompact : TaskLayout::kScatter;
         break;
       }
-      case 't': o.request.threads = static_cast<int>(parse_count("threads", optarg, 1, 65536)); break;
+      case 't': o.request.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case 'g': o.granularity = optarg; break;
       case 'o': o.request.oversubscribe = true; break;
       case 'S': o.request.seed = parse_seed(optarg), o.seed_given = true; break;
@@ -136,7 +117,7 @@ int place_command(int argc, char** argv) {
   // it); every other strategy is deterministic.
   if (r.strategy == Strategy::kRandom && !o.seed_given)
     r.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  apply_granularity(o);
+  set_granularity(r, o.granularity);
   if (!o.matrix.empty() && !o.profile.empty())
     throw Error("give either --matrix or --profile, not both");
   if (o.model != "simple" && o.model != "rw")

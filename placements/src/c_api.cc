@@ -94,16 +94,7 @@ int sp_set_restrict(sp_placement_t* p, const char* cpulist) {
 }
 
 int sp_set_granularity(sp_placement_t* p, const char* g) {
-  return guarded(p, [&] {
-    std::string s = g ? g : "";
-    Request& r = p->request;
-    r.topology.granularity = s == "pu" ? Granularity::kPu : Granularity::kCore;
-    if (s == "pu" || s == "core") r.widen_to = "";
-    else if (s == "l2") r.widen_to = "L2";
-    else if (s == "l3") r.widen_to = "L3";
-    else if (s == "numa") r.widen_to = "NUMANode";
-    else throw Error("unknown granularity '" + s + "': use pu, core, l2, l3 or numa");
-  });
+  return guarded(p, [&] { set_granularity(p->request, g ? g : ""); });
 }
 
 int sp_set_strategy(sp_placement_t* p, const char* name) {

@@ -188,6 +188,18 @@ void add_regions(const Tree& tree, const std::vector<std::vector<int>>& shares, 
 
 }  // namespace
 
+void set_granularity(Request& r, const std::string& g) {
+  static const std::pair<const char*, const char*> widen_to[] = {
+      {"pu", ""}, {"core", ""}, {"l2", "L2"}, {"l3", "L3"}, {"numa", "NUMANode"}};
+  for (const auto& w : widen_to)
+    if (g == w.first) {
+      r.topology.granularity = g == "pu" ? Granularity::kPu : Granularity::kCore;
+      r.widen_to = w.second;
+      return;
+    }
+  throw Error("unknown granularity '" + g + "': use pu, core, l2, l3 or numa");
+}
+
 void use_profile_file(Request& r, const std::string& path, const std::string& name) {
   Profile profile = read_profile(path);
   r.matrix = profile.affinity(r.profile_model, r.profile_region, path);

@@ -67,6 +67,9 @@ struct Result {
 
 Result compute_placement(const Request& r);
 
+// pu, core (binding slots), or l2, l3, numa (cores, widened to that domain).
+void set_granularity(Request& r, const std::string& g);
+
 // Takes the matrix (and, with phases, every region's matrix) from the
 // profile file at `path`; `name` (the store name, may be empty) is for messages.
 void use_profile_file(Request& r, const std::string& path, const std::string& name);

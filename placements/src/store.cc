@@ -9,6 +9,7 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
 #include <tuple>
 #include <memory>
@@ -83,6 +84,11 @@ void list_app(const std::string& dir, const std::string& app, uid_t owner, std::
 }
 
 }  // namespace
+
+std::string default_store_dir() {
+  const char* env = std::getenv("SLURM_PIN_STORE");
+  return env && *env ? env : "/var/lib/slurm-pin/profiles";
+}
 
 std::vector<StoredProfile> list_store(const std::string& dir) {
   struct stat st;

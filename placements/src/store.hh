@@ -15,6 +15,10 @@ struct StoredProfile {
   std::string path;
 };
 
+// The store the commands use without --store: $SLURM_PIN_STORE, else
+// /var/lib/slurm-pin/profiles.
+std::string default_store_dir();
+
 // Every profile in the store, sorted by app, threads, version. Throws Error
 // when the store or an entry is not trustworthy.
 std::vector<StoredProfile> list_store(const std::string& dir);

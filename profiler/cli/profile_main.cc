@@ -15,6 +15,7 @@
 #include <string>
 #include <vector>
 
+#include "args.hh"
 #include "backends.hh"
 #include "error.hh"
 #include "profile.hh"
@@ -43,17 +44,6 @@ struct Options {
   std::vector<std::string> srun_args, program;
 };
 
-std::string default_store() {
-  const char* s = std::getenv("SLURM_PIN_STORE");
-  return s && *s ? s : "/var/lib/slurm-pin/profiles";
-}
-
-int count(const char* option, const std::string& v) {
-  if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
-    throw Error(std::string(option) + " wants a whole number from 1, not '" + v + "'");
-  return std::stoi(v);
-}
-
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
       {"app", required_argument, nullptr, 'a'},    {"threads", required_argument, nullptr, 't'},
@@ -68,8 +58,8 @@ Options parse(int argc, char** argv) {
   while ((c = getopt_long(argc, argv, "+", longopts, nullptr)) != -1) {
     switch (c) {
       case 'a': o.app = optarg; break;
-      case 't': o.threads = count("--threads", optarg); break;
-      case 'c': o.cpus = count("--cpus", optarg); break;
+      case 't': o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
+      case 'c': o.cpus = static_cast<int>(parse_count("--cpus", optarg, 1, 65536)); break;
       case 'b': o.backend = optarg; break;
       case 's': o.store = optarg; break;
       case 'o': o.output = optarg; break;
@@ -88,7 +78,7 @@ Options parse(int argc, char** argv) {
   if (!o.threads) throw Error("--threads N is required (profile at the thread count the application runs with)");
   if (o.program.empty()) throw Error("no program to profile: put it after --");
   if (!o.output.empty() && !o.store.empty()) throw Error("give either --store or --output, not both");
-  if (o.output.empty() && o.store.empty()) o.store = default_store();
+  if (o.output.empty() && o.store.empty()) o.store = default_store_dir();
   return o;
 }
 

@@ -9,6 +9,7 @@
 #include <sstream>
 #include <string>
 
+#include "args.hh"
 #include "error.hh"
 #include "heatmap.hh"
 #include "profile.hh"
@@ -40,20 +41,13 @@ Options parse(int argc, char** argv) {
       {"app", required_argument, nullptr, 'a'},   {"help", no_argument, nullptr, 'h'},
       {nullptr, 0, nullptr, 0}};
   Options o;
-  const char* env = std::getenv("SLURM_PIN_STORE");
-  o.store = env && *env ? env : "/var/lib/slurm-pin/profiles";
+  o.store = default_store_dir();
   opterr = 0;
   int c;
   while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
     switch (c) {
       case 's': o.store = optarg; break;
-      case 't': {
-        std::string v = optarg;
-        if (v.empty() || v.size() > 5 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) < 1)
-          throw Error("--threads wants a whole number from 1, not '" + v + "'");
-        o.threads = std::stoi(v);
-        break;
-      }
+      case 't': o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case 'm': o.model = optarg; break;
       case 'r': o.region = optarg; break;
       case 'p': o.png = optarg; break;

@@ -11,6 +11,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cpu_mask.h"
+
 static long *blocks;
 static size_t words = 512;
 
@@ -23,13 +25,8 @@ static void share(int block, int half) {
 }
 
 static void report(int region) {
-  cpu_set_t set;
   char mask[512];
-  size_t pos = 0;
-  mask[0] = '\0';
-  sched_getaffinity(0, sizeof set, &set);
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) pos += (size_t)snprintf(mask + pos, sizeof mask - pos, pos ? ",%d" : "%d", c);
+  own_cpu_mask(mask, sizeof mask);
 #pragma omp critical
   printf("region %d thread %d cpu %d mask %s\n", region, omp_get_thread_num(), sched_getcpu(), mask);
 }

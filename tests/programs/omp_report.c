@@ -13,14 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void mask_of_self(char *buf, size_t len) {
-  cpu_set_t set;
-  size_t pos = 0;
-  buf[0] = '\0';
-  if (sched_getaffinity(0, sizeof set, &set) != 0) return;
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) pos += (size_t)snprintf(buf + pos, len - pos, pos ? ",%d" : "%d", c);
-}
+#include "cpu_mask.h"
 
 static const char *mode_name(int mode) {
   switch (mode) {
@@ -56,7 +49,7 @@ int main(void) {
       seen = started;
     } while (seen < omp_get_num_threads());
     char mask[4096];
-    mask_of_self(mask, sizeof mask);
+    own_cpu_mask(mask, sizeof mask);
     int cpu = sched_getcpu();
 #pragma omp critical
     {

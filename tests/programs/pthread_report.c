@@ -9,6 +9,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cpu_mask.h"
+
 static int threads = 4;
 static int started;
 static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
@@ -16,13 +18,8 @@ static pthread_mutex_t print_lock = PTHREAD_MUTEX_INITIALIZER;
 static void report(long i) {
   __atomic_add_fetch(&started, 1, __ATOMIC_SEQ_CST);
   while (__atomic_load_n(&started, __ATOMIC_SEQ_CST) < __atomic_load_n(&threads, __ATOMIC_SEQ_CST)) sched_yield();
-  cpu_set_t set;
   char mask[1024];
-  size_t pos = 0;
-  mask[0] = '\0';
-  sched_getaffinity(0, sizeof set, &set);
-  for (int c = 0; c < CPU_SETSIZE; ++c)
-    if (CPU_ISSET(c, &set)) pos += (size_t)snprintf(mask + pos, sizeof mask - pos, pos ? ",%d" : "%d", c);
+  own_cpu_mask(mask, sizeof mask);
   pthread_mutex_lock(&print_lock);
   printf("thread %ld cpu %d mask %s\n", i, sched_getcpu(), mask);
   fflush(stdout);
