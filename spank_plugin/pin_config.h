@@ -14,7 +14,7 @@
 /* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
  *   [store=DIR] [enforce] [exclusive_only] [topology=FILE.xml] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
- *   [legacy_omp_env] */
+ *   [threads_lib=PATH] [legacy_omp_env] */
 struct pin_config {
   char default_strategy[PIN_STRATEGY_MAX];
   char allowed[1024];      /* comma-separated; empty: all */
