@@ -104,6 +104,15 @@ omp() { echo "$WORK/bin/omp_$1"; }
   grep -q "^rank 0 mempolicy default$" <<<"$output"
 }
 
+@test "granularity: threads bound loosely to their NUMA node, or to one PU" {
+  run as_user srun -c2 --pin-strategy=scatter --pin-granularity=numa "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(env_of 0 OMP_PLACES)" = "{0,1},{0,1}" ]
+  grep -q "^rank 0 thread 1 cpu [01] mask 0,1$" <<<"$output"
+  run as_user srun -c2 --pin-strategy=compact --pin-granularity=pu "$(omp gomp)"
+  [ "$(thread_cpus 0)" = "0 1" ]
+}
+
 @test "dry run prints the placement and binds nothing" {
   run --separate-stderr as_user srun -n2 --pin-strategy=compact --pin-dryrun "$(omp gomp)"
   [ "$status" -eq 0 ]
