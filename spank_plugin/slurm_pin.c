@@ -102,27 +102,13 @@ static int opt_threads(int val, const char *arg, int remote) {
   return 0;
 }
 
-static int opt_phases(int val, const char *arg, int remote) {
-  (void)val, (void)arg, (void)remote;
-  request.phases = 1;
-  return 0;
-}
+/* The options without a value: `val` says which. */
+enum { FLAG_PHASES, FLAG_OVERSUBSCRIBE, FLAG_VERBOSE, FLAG_DRYRUN };
 
-static int opt_oversubscribe(int val, const char *arg, int remote) {
-  (void)val, (void)arg, (void)remote;
-  request.oversubscribe = 1;
-  return 0;
-}
-
-static int opt_verbose(int val, const char *arg, int remote) {
-  (void)val, (void)arg, (void)remote;
-  request.verbose = 1;
-  return 0;
-}
-
-static int opt_dryrun(int val, const char *arg, int remote) {
-  (void)val, (void)arg, (void)remote;
-  request.dryrun = 1;
+static int opt_flag(int val, const char *arg, int remote) {
+  (void)arg, (void)remote;
+  int *const flags[] = {&request.phases, &request.oversubscribe, &request.verbose, &request.dryrun};
+  *flags[val] = 1;
   return 0;
 }
 
@@ -137,11 +123,12 @@ static struct spank_option options[] = {
      opt_granularity},
     {"pin-threads", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or ompt "
      "(per-region pinning)", 1, 0, opt_threads},
-    {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0, 0,
-     opt_phases},
-    {"pin-oversubscribe", NULL, "Allow more threads than cores (they share cores)", 0, 0, opt_oversubscribe},
-    {"pin-verbose", NULL, "Print each task's binding", 0, 0, opt_verbose},
-    {"pin-dryrun", NULL, "Print what would be bound, bind nothing", 0, 0, opt_dryrun},
+    {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0,
+     FLAG_PHASES, opt_flag},
+    {"pin-oversubscribe", NULL, "Allow more threads than cores (they share cores)", 0, FLAG_OVERSUBSCRIBE,
+     opt_flag},
+    {"pin-verbose", NULL, "Print each task's binding", 0, FLAG_VERBOSE, opt_flag},
+    {"pin-dryrun", NULL, "Print what would be bound, bind nothing", 0, FLAG_DRYRUN, opt_flag},
     SPANK_OPTIONS_TABLE_END};
 
 /* ---- srun/sbatch/salloc and slurmstepd start ------------------------- */

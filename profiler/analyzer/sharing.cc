@@ -1,7 +1,7 @@
 #include "sharing.hh"
 
 #include <algorithm>
-#include <map>
+#include <unordered_map>
 
 #include "error.hh"
 #include "matching.hh"
@@ -35,8 +35,8 @@ void add_line(const std::vector<Use>& users, Matrix& simple, Matrix& rw) {
 
 // Per line, the threads that touched it (records merged over the regions
 // selected by `keep`).
-std::map<uint64_t, std::vector<Use>> by_line(const Trace& t, int threads, int region) {
-  std::map<uint64_t, std::vector<Use>> lines;
+std::unordered_map<uint64_t, std::vector<Use>> by_line(const Trace& t, int threads, int region) {
+  std::unordered_map<uint64_t, std::vector<Use>> lines;
   for (const Access& a : t.accesses) {
     if (static_cast<int>(a.thread) >= threads || (region >= 0 && static_cast<int>(a.region) != region)) continue;
     auto& users = lines[a.line];
@@ -47,7 +47,7 @@ std::map<uint64_t, std::vector<Use>> by_line(const Trace& t, int threads, int re
   return lines;
 }
 
-void matrices(const std::map<uint64_t, std::vector<Use>>& lines, int n, Matrix& simple, Matrix& rw) {
+void matrices(const std::unordered_map<uint64_t, std::vector<Use>>& lines, int n, Matrix& simple, Matrix& rw) {
   simple.assign(n, std::vector<double>(n, 0));
   rw.assign(n, std::vector<double>(n, 0));
   for (const auto& l : lines) add_line(l.second, simple, rw);
@@ -57,7 +57,7 @@ void matrices(const std::map<uint64_t, std::vector<Use>>& lines, int n, Matrix& 
 // touch and Access(p) their accesses to those lines (the shared part, which
 // is what the metric's thresholds measure), over the pairs of the optimal
 // matching.
-double data_reuse_ratio(const std::map<uint64_t, std::vector<Use>>& lines, const Matrix& simple, int n) {
+double data_reuse_ratio(const std::unordered_map<uint64_t, std::vector<Use>>& lines, const Matrix& simple, int n) {
   Pairing p = max_weight_pairing(Affinity::from_rows(simple));
   std::vector<int> mate(n, -1);
   for (const auto& e : p.pairs) mate[e.first] = e.second, mate[e.second] = e.first;
