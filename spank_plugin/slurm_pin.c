@@ -54,6 +54,12 @@ static int opt_strategy(int val, const char *arg, int remote) {
   (void)val;
   char err[ERR_LEN];
   if (!arg || strlen(arg) >= sizeof request.strategy) return reject("--pin-strategy", "value missing or too long");
+  /* --cpu-bind style modifiers: --pin-strategy=verbose,lpgp or quiet,lpgp. */
+  for (;;) {
+    if (strncmp(arg, "verbose,", 8) == 0) request.verbose = 1, arg += 8;
+    else if (strncmp(arg, "quiet,", 6) == 0) request.verbose = 0, arg += 6;
+    else break;
+  }
   if (!remote && strcmp(arg, "help") == 0) {
     printf("slurm-pin strategies (--pin-strategy=STRATEGY):\n%s", sp_strategies_help());
     printf("profile-guided strategies need --pin-profile=NAME[@VERSION]|PATH\n");
@@ -114,8 +120,8 @@ static int opt_flag(int val, const char *arg, int remote) {
 
 static struct spank_option options[] = {
     {"pin-strategy", "STRATEGY",
-     "Thread placement: none|compact|scatter|random|lp-compact|lp-scatter|gp|lpgp|gplp|file:PATH|help", 1, 0,
-     opt_strategy},
+     "Thread placement: [verbose,]none|compact|scatter|random|lp-compact|lp-scatter|gp|lpgp|gplp|file:PATH|help",
+     1, 0, opt_strategy},
     {"pin-profile", "NAME|PATH", "Sharing profile: NAME[@VERSION] from the site's store, or a file", 1, 0,
      opt_profile},
     {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, 0, opt_mem},

@@ -24,6 +24,13 @@ omp() { echo "$WORK/bin/omp_$1"; }
   [[ "$stderr" == *"slurm-pin: $node task 1 (rank 1): strategy compact, 1 thread on CPUs 1, places {1}, mem none"* ]]
 }
 
+@test "--cpu-bind style: --pin-strategy=verbose,compact" {
+  run --separate-stderr as_user srun -n2 --pin-strategy=verbose,compact "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c '^slurm-pin: .* strategy compact, 1 thread on CPUs' <<<"$stderr")" -eq 2 ]
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+}
+
 @test "scatter: one task, two OpenMP threads, each on its own CPU (libgomp)" {
   run as_user srun -c2 --pin-strategy=scatter "$(omp gomp)"
   [ "$status" -eq 0 ]
