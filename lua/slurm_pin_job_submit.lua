@@ -26,7 +26,7 @@ local state = {
 
 function M.setup(options)
   for k, v in pairs(options or {}) do state[k] = v end
-  state.checked, state.text, state.policy = nil, nil, nil
+  state.checked, state.text, state.policy, state.loaded, state.last_error = nil, nil, nil, false, nil
 end
 
 -- Re-reads the policy when its text changed; a broken file disables the
@@ -38,14 +38,18 @@ local function current_policy()
   local f = io.open(state.file, "r")
   local text = f and f:read("*a") or nil
   if f then f:close() end
-  if text == state.text and state.text ~= nil then return state.policy end
-  state.text = text
+  if text == state.text and state.loaded then return state.policy end
+  state.text, state.loaded = text, true
   local policy, err = policy_engine.load(state.file)
   if not policy then
     state.policy = nil
-    state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. err)
+    if err ~= state.last_error then  -- once per problem, not once per look
+      state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. err)
+    end
+    state.last_error = err
     return nil
   end
+  state.last_error = nil
   state.policy = policy
   state.index = policy_engine.index(policy.store or "/var/lib/slurm-pin/profiles")
   state.log.info("slurm-pin: policy " .. state.file .. " loaded: " .. #policy.rules .. " rules")

@@ -204,6 +204,15 @@ T.test("submit: batch jobs get options and SLURM_PIN_POLICY; srun jobs get admin
   T.contains(logs[#logs], "rule profiled yields to the user's own choice")
 end)
 
+T.test("a missing policy file is one error, however many jobs and looks", function()
+  local logs = {}
+  adapter.setup({ file = tmp .. "/absent.lua", recheck = 0,
+                  log = { info = function() end, error = function(m) logs[#logs + 1] = m end } })
+  for _ = 1, 3 do adapter.submit(job_desc({}), {}, 0) end
+  T.eq(#logs, 1, "errors logged")
+  T.contains(logs[1], "absent.lua")
+end)
+
 T.test("a broken policy never blocks a job: it passes unchanged, one error logged", function()
   local logs = {}
   local path = write("broken.lua", "return { rules = { { name = 'r', action = { strategy = 'nope' } } } }")
