@@ -159,11 +159,10 @@ int sp_load_matrix(sp_placement_t* p, const char* path) {
 
 int sp_load_profile(sp_placement_t* p, const char* path, const char* model, const char* region) {
   return guarded(p, [&] {
-    std::string file = path ? path : "";
-    Profile prof = read_profile(file);
-    p->request.matrix = prof.affinity(model ? model : "simple", region ? region : "", file);
-    p->request.has_matrix = true;
-    p->request.matrix_source = "profile " + file;
+    Request& r = p->request;
+    r.profile_model = model && *model ? model : "simple";
+    r.profile_region = region ? region : "";
+    use_profile_file(r, path ? path : "", "");
   });
 }
 

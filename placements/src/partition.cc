@@ -16,22 +16,17 @@ namespace {
 constexpr int kKernighanLinMax = 64;
 
 // METIS wants integer edge weights whose sum fits idx_t: scale to <= 2^30 in
-// total, keeping every positive weight at least 1.
+// total and 10^6 per edge, keeping every positive weight at least 1.
 std::vector<int> metis_partition(const Affinity& w, const std::vector<int>& weight,
                                  const std::vector<int>& target, uint64_t seed) {
   idx_t n = w.size(), ncon = 1, nparts = static_cast<idx_t>(target.size());
-  double total = 0;
-  size_t edges = 0;
+  double total = 0, max = 0;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      if (i != j && w(i, j) > 0) total += w(i, j), ++edges;
+      if (i != j) total += w(i, j), max = std::max(max, w(i, j));
   std::vector<int> part(n, 0);
-  if (edges == 0) return part;
-  double scale = std::min(1e6 / 1.0, 1073741824.0 / total);
-  double max = 0;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) max = std::max(max, w(i, j));
-  scale = std::min(scale, 1e6 / max);
+  if (total <= 0) return part;  // no edge: nothing for METIS to cut
+  double scale = std::min(1073741824.0 / total, 1e6 / max);
 
   std::vector<idx_t> xadj{0}, adjncy, adjwgt, vwgt(weight.begin(), weight.end()), out(n);
   for (int i = 0; i < n; ++i) {

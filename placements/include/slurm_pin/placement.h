@@ -44,6 +44,7 @@ int sp_set_oversubscribe(sp_placement_t *p, int allow);
 int sp_set_seed(sp_placement_t *p, uint64_t seed);
 int sp_set_matrix(sp_placement_t *p, const double *rows, int n); /* n x n, row-major */
 int sp_load_matrix(sp_placement_t *p, const char *path);
+/* Reads the profile now (with its regions, when sp_set_phases was called first). */
 int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
 /* A profile resolved at compute time, once the thread count is known: a file
  * path, or NAME[@VERSION] from the store directory. model: simple|rw. */
