@@ -83,6 +83,25 @@ void list_app(const std::string& dir, const std::string& app, uid_t owner, std::
   }
 }
 
+// The store's owner, after checking the store is a directory we may trust.
+uid_t store_owner(const std::string& dir) {
+  struct stat st;
+  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
+    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
+  check_trusted(dir, st, st.st_uid, "profile store");
+  return st.st_uid;
+}
+
+// A store entry that can hold an application's profiles.
+bool is_app_dir(const std::string& dir, const std::string& app) {
+  struct stat a;
+  return valid_app(app) && lstat((dir + "/" + app).c_str(), &a) == 0 && S_ISDIR(a.st_mode);
+}
+
+void require_valid_app(const std::string& app) {
+  if (!valid_app(app)) throw Error("profile name '" + app + "' is not valid (letters, digits, . _ + - only)");
+}
+
 }  // namespace
 
 std::string default_store_dir() {
@@ -91,16 +110,10 @@ std::string default_store_dir() {
 }
 
 std::vector<StoredProfile> list_store(const std::string& dir) {
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
-  check_trusted(dir, st, st.st_uid, "profile store");
+  uid_t owner = store_owner(dir);
   std::vector<StoredProfile> out;
-  for (const auto& app : entries(dir)) {
-    struct stat a;
-    if (!valid_app(app) || lstat((dir + "/" + app).c_str(), &a) != 0 || !S_ISDIR(a.st_mode)) continue;
-    list_app(dir, app, st.st_uid, out);
-  }
+  for (const auto& app : entries(dir))
+    if (is_app_dir(dir, app)) list_app(dir, app, owner, out);
   std::sort(out.begin(), out.end(), [](const StoredProfile& a, const StoredProfile& b) {
     return std::tie(a.app, a.threads, a.version) < std::tie(b.app, b.threads, b.version);
   });
@@ -108,19 +121,13 @@ std::vector<StoredProfile> list_store(const std::string& dir) {
 }
 
 StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version) {
-  if (!valid_app(app))
-    throw Error("profile name '" + app + "' is not valid (letters, digits, . _ + - only)");
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
-  check_trusted(dir, st, st.st_uid, "profile store");
-  std::string app_dir = dir + "/" + app;
-  struct stat a;
-  if (lstat(app_dir.c_str(), &a) != 0 || !S_ISDIR(a.st_mode))
+  require_valid_app(app);
+  uid_t owner = store_owner(dir);
+  if (!is_app_dir(dir, app))
     throw Error("no profile '" + app + "' in the store " + dir +
                 " (list them with `slurm-pin profiles list`, or give a file path)");
   std::vector<StoredProfile> all;
-  list_app(dir, app, st.st_uid, all);
+  list_app(dir, app, owner, all);
   const StoredProfile* best = nullptr;
   std::vector<int> counts;
   for (const auto& p : all) {
@@ -168,7 +175,7 @@ void write_all(int fd, const std::string& s, const std::string& path) {
 
 StoredProfile store_profile(const std::string& dir, const std::string& app, int threads,
                             const std::string& content) {
-  if (!valid_app(app)) throw Error("profile name '" + app + "' is not valid (letters, digits, . _ + - only)");
+  require_valid_app(app);
   struct stat st;
   if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
     throw Error("profile store " + dir + " does not exist (create it, owned by the admin, mode 755)");
@@ -224,8 +231,7 @@ void rebuild_store_index(const std::string& dir) {
   if (stat(dir.c_str(), &st) != 0) throw Error("profile store " + dir + ": " + std::strerror(errno));
   std::string text;
   for (const auto& app : entries(dir)) {
-    struct stat a;
-    if (!valid_app(app) || lstat((dir + "/" + app).c_str(), &a) != 0 || !S_ISDIR(a.st_mode)) continue;
+    if (!is_app_dir(dir, app)) continue;
     std::vector<StoredProfile> found;
     try {
       list_app(dir, app, st.st_uid, found);
