@@ -21,20 +21,19 @@
 
 /* ---- per-thread tables ----------------------------------------------- */
 
-typedef struct {
-  uint64_t line;
-  uint32_t region, used;
-  uint64_t reads, writes;
-} Cell;
+static void *calloc_or_die(size_t n, size_t size) {
+  void *p = calloc(n, size);
+  if (!p) {
+    fputs("slurm-pin: error: the profiler ran out of memory\n", stderr);
+    abort();
+  }
+  return p;
+}
+#define LC_CALLOC calloc_or_die
+#define LC_FREE free
+#include "line_counts.h"
 
-#define RECENT 1024 /* direct-mapped front cache: strided loops revisit a few hundred lines */
-
-typedef struct {
-  Cell *cells;
-  size_t cap, count;
-  Cell *recent[RECENT];
-  char pad[64]; /* keep neighbouring threads' hot fields apart */
-} Table;
+typedef LineCounts Table;
 
 static Table *tables[MAX_THREADS];
 static unsigned n_threads = 1; /* index 0: the main thread */
@@ -50,7 +49,7 @@ static pthread_mutex_t region_lock = PTHREAD_MUTEX_INITIALIZER;
 
 static Table *table_at(unsigned index) {
   if (index >= MAX_THREADS) return NULL;
-  if (!tables[index]) tables[index] = calloc(1, sizeof(Table));
+  if (!tables[index]) tables[index] = calloc_or_die(1, sizeof(Table));
   return tables[index];
 }
 
@@ -60,43 +59,9 @@ static inline Table *my_table(void) {
   return mine;
 }
 
-static size_t hash(uint64_t line, uint32_t region) {
-  return (size_t)(((line ^ ((uint64_t)region << 40)) * 0x9E3779B97F4A7C15ULL) >> 17);
-}
-
-static Cell *slot(Table *t, uint64_t line, uint32_t region) {
-  size_t mask = t->cap - 1, i = hash(line, region) & mask;
-  while (t->cells[i].used && (t->cells[i].line != line || t->cells[i].region != region)) i = (i + 1) & mask;
-  return &t->cells[i];
-}
-
-static void grow(Table *t) {
-  Cell *old = t->cells;
-  size_t old_cap = t->cap;
-  t->cap = old_cap ? old_cap * 2 : 4096;
-  t->cells = calloc(t->cap, sizeof(Cell));
-  for (size_t i = 0; i < old_cap; ++i)
-    if (old[i].used) *slot(t, old[i].line, old[i].region) = old[i];
-  free(old);
-  memset(t->recent, 0, sizeof t->recent);
-}
-
 static inline void record(const void *addr, size_t size, int write) {
   Table *t = my_table();
-  if (!t || !size) return;
-  uint32_t region = current_region;
-  uintptr_t a = (uintptr_t)addr;
-  for (uint64_t line = a >> line_shift, last = (a + size - 1) >> line_shift; line <= last; ++line) {
-    Cell *c = t->recent[line & (RECENT - 1)];
-    if (!c || c->line != line || c->region != region) {
-      if (2 * (t->count + 1) > t->cap) grow(t);
-      c = slot(t, line, region);
-      if (!c->used) c->used = 1, c->line = line, c->region = region, t->count++;
-      t->recent[line & (RECENT - 1)] = c;
-    }
-    if (write) c->writes++;
-    else c->reads++;
-  }
+  if (t) lc_count(t, (uintptr_t)addr, size, line_shift, current_region, write);
 }
 
 /* ---- threads in creation order ------------------------------------------ */
@@ -184,6 +149,17 @@ static void name_of(const void *code, char *buf, size_t len) {
 
 /* ---- the trace ------------------------------------------------------------ */
 
+struct out {
+  FILE *f;
+  unsigned thread;
+};
+
+static void write_line(void *ctx, uint64_t line, uint32_t region, uint64_t reads, uint64_t writes) {
+  struct out *o = ctx;
+  fprintf(o->f, "a %u %u %lu %lu %lu\n", o->thread, region, (unsigned long)line, (unsigned long)reads,
+          (unsigned long)writes);
+}
+
 static void write_trace(void) {
   const char *path = getenv("SLURM_PIN_TRACE");
   char fallback[64];
@@ -204,13 +180,11 @@ static void write_trace(void) {
       if (*c == ' ' || *c == '\t') *c = '_';
     fprintf(f, "region %u %s\n", r, name);
   }
-  for (unsigned t = 0; t < threads; ++t) {
-    Table *tb = tables[t];
-    for (size_t i = 0; tb && i < tb->cap; ++i)
-      if (tb->cells[i].used)
-        fprintf(f, "a %u %u %lu %lu %lu\n", t, tb->cells[i].region, (unsigned long)tb->cells[i].line,
-                (unsigned long)tb->cells[i].reads, (unsigned long)tb->cells[i].writes);
-  }
+  for (unsigned t = 0; t < threads; ++t)
+    if (tables[t]) {
+      struct out o = {f, t};
+      lc_for_each(tables[t], write_line, &o);
+    }
   fclose(f);
 }
 

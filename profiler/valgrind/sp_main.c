@@ -72,62 +72,16 @@ static UInt region_id(const HChar *name) {
 
 /* ---- per-thread line tables ----------------------------------------------- */
 
-typedef struct {
-  ULong line;
-  UInt region;
-  UInt used;
-  ULong reads, writes;
-} Cell;
+#define LC_CALLOC(n, size) VG_(calloc)("sp.lines", n, size)
+#define LC_FREE VG_(free)
+#include "line_counts.h"
 
-#define RECENT 1024 /* direct-mapped front cache: strided loops revisit a few hundred lines */
-
-typedef struct {
-  Cell *cells;
-  SizeT cap, count;
-  Cell *recent[RECENT];
-} Table;
+typedef LineCounts Table;
 
 static Table *tables; /* by creation index */
 static Table *running; /* the table of the thread Valgrind runs now */
 static UInt n_tables, cap_tables;
 static Int *index_of_tid; /* Valgrind thread id -> creation index */
-
-static UWord hash(ULong line, UInt region) {
-  ULong h = (line ^ ((ULong)region << 40)) * 0x9E3779B97F4A7C15ULL;
-  return (UWord)(h >> 17);
-}
-
-static Cell *slot(Table *t, ULong line, UInt region) {
-  SizeT mask = t->cap - 1, i = hash(line, region) & mask;
-  while (t->cells[i].used && (t->cells[i].line != line || t->cells[i].region != region)) i = (i + 1) & mask;
-  return &t->cells[i];
-}
-
-static void grow(Table *t) {
-  Cell *old = t->cells;
-  SizeT old_cap = t->cap;
-  t->cap = old_cap ? old_cap * 2 : 4096;
-  t->cells = VG_(calloc)("sp.cells", t->cap, sizeof(Cell));
-  for (SizeT i = 0; i < old_cap; ++i)
-    if (old[i].used) *slot(t, old[i].line, old[i].region) = old[i];
-  if (old) VG_(free)(old);
-  VG_(memset)(t->recent, 0, sizeof t->recent);
-}
-
-static Cell *cell(Table *t, ULong line, UInt region) {
-  Cell *c = t->recent[line & (RECENT - 1)];
-  if (c && c->line == line && c->region == region) return c;
-  if (2 * (t->count + 1) > t->cap) grow(t);
-  c = slot(t, line, region);
-  if (!c->used) {
-    c->used = 1;
-    c->line = line;
-    c->region = region;
-    t->count++;
-  }
-  t->recent[line & (RECENT - 1)] = c;
-  return c;
-}
 
 static UInt new_thread_index(void) {
   if (n_tables == cap_tables) {
@@ -159,11 +113,7 @@ static void record(Addr a, SizeT size, Bool write) {
     if (idx < 0) return;
     running = &tables[idx];
   }
-  for (ULong line = a >> line_shift, last = (a + size - 1) >> line_shift; size && line <= last; ++line) {
-    Cell *c = cell(running, line, current_region);
-    if (write) c->writes++;
-    else c->reads++;
-  }
+  lc_count(running, a, size, line_shift, current_region, write);
 }
 
 static VG_REGPARM(2) void sp_read(Addr a, SizeT size) { record(a, size, False); }
@@ -312,6 +262,7 @@ typedef struct {
   Int fd;
   HChar buf[1 << 16];
   Int used;
+  UInt thread; /* whose records are being written */
 } Out;
 
 static void out_flush(Out *o) {
@@ -324,6 +275,14 @@ static void out_line(Out *o, const HChar *line) {
   if (o->used + n > (Int)sizeof o->buf) out_flush(o);
   VG_(memcpy)(o->buf + o->used, line, n);
   o->used += n;
+}
+
+static void out_record(void *ctx, uint64_t line, uint32_t region, uint64_t reads, uint64_t writes) {
+  Out *o = ctx;
+  HChar text[128];
+  VG_(snprintf)(text, sizeof text, "a %u %u %llu %llu %llu\n", o->thread, (UInt)region, (ULong)line, (ULong)reads,
+                (ULong)writes);
+  out_line(o, text);
 }
 
 static void sp_fini(Int exitcode) {
@@ -345,13 +304,10 @@ static void sp_fini(Int exitcode) {
     VG_(snprintf)(line, sizeof line, "region %u %s\n", i, region_names[i]);
     out_line(&o, line);
   }
-  for (UInt t = 0; t < n_tables; ++t)
-    for (SizeT i = 0; i < tables[t].cap; ++i) {
-      const Cell *c = &tables[t].cells[i];
-      if (!c->used) continue;
-      VG_(snprintf)(line, sizeof line, "a %u %u %llu %llu %llu\n", t, c->region, c->line, c->reads, c->writes);
-      out_line(&o, line);
-    }
+  for (UInt t = 0; t < n_tables; ++t) {
+    o.thread = t;
+    lc_for_each(&tables[t], out_record, &o);
+  }
   out_flush(&o);
   VG_(close)(o.fd);
 }

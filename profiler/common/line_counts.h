@@ -1,0 +1,111 @@
+/*
+ * One thread's counts of reads and writes to every cache line, per region:
+ * the table both native backends fill (the Valgrind tool and the compiler
+ * runtime), so they count alike.
+ *
+ * Lines are counted in pages of LC_PAGE_LINES consecutive lines: one page of
+ * counters per (page, region) touched, found through a hash map, with a
+ * direct-mapped cache of recent pages in front. A strided walk (a matrix
+ * column: a new line on every access) then costs one compare and one
+ * increment per access; a hash map of single lines cost a probe into a
+ * table far bigger than the CPU caches on every one of them.
+ *
+ * Memory: 16 bytes per line of every page touched (a page covers 64 KiB of
+ * the program's memory with 64-byte lines).
+ *
+ * The includer defines LC_CALLOC(count, size), zeroed memory that is never
+ * NULL (it aborts instead), and LC_FREE(p): libc's in the compiler runtime,
+ * Valgrind's in the tool. A zeroed LineCounts is an empty table.
+ */
+#ifndef SLURM_PIN_LINE_COUNTS_H
+#define SLURM_PIN_LINE_COUNTS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define LC_PAGE_BITS 10
+#define LC_PAGE_LINES (1u << LC_PAGE_BITS)
+#define LC_CACHE 256 /* pages, 16 MiB: a column walk through a 1400 x 1400 matrix of doubles */
+
+typedef struct {
+  uint64_t reads, writes;
+} LcCounts;
+
+/* key = page number + 1, so that a zeroed entry matches no page. */
+typedef struct {
+  uint64_t key;
+  uint32_t region;
+  LcCounts *counts; /* LC_PAGE_LINES of them */
+} LcPage;
+
+typedef struct {
+  LcPage *map; /* open addressing, at most half full */
+  size_t cap, used;
+  LcPage cache[LC_CACHE];
+} LineCounts;
+
+static size_t lc_hash(uint64_t key, uint32_t region) {
+  return (size_t)(((key ^ ((uint64_t)region << 44)) * 0x9E3779B97F4A7C15ULL) >> 20);
+}
+
+static LcPage *lc_slot(LcPage *map, size_t cap, uint64_t key, uint32_t region) {
+  size_t mask = cap - 1, i = lc_hash(key, region) & mask;
+  while (map[i].key && (map[i].key != key || map[i].region != region)) i = (i + 1) & mask;
+  return &map[i];
+}
+
+static void lc_grow(LineCounts *t) {
+  size_t cap = t->cap ? t->cap * 2 : 64;
+  LcPage *map = (LcPage *)LC_CALLOC(cap, sizeof(LcPage));
+  for (size_t i = 0; i < t->cap; ++i)
+    if (t->map[i].key) *lc_slot(map, cap, t->map[i].key, t->map[i].region) = t->map[i];
+  if (t->map) LC_FREE(t->map);
+  t->map = map;
+  t->cap = cap;
+}
+
+/* The page for (key, region), created zeroed on first touch. */
+static LcPage *lc_page(LineCounts *t, uint64_t key, uint32_t region) {
+  if (2 * (t->used + 1) > t->cap) lc_grow(t);
+  LcPage *p = lc_slot(t->map, t->cap, key, region);
+  if (!p->key) {
+    p->key = key;
+    p->region = region;
+    p->counts = (LcCounts *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcCounts));
+    t->used++;
+  }
+  return p;
+}
+
+static inline LcCounts *lc_line(LineCounts *t, uint64_t line, uint32_t region) {
+  uint64_t key = (line >> LC_PAGE_BITS) + 1;
+  LcPage *c = &t->cache[(key + region * 97u) & (LC_CACHE - 1)];
+  if (c->key != key || c->region != region) *c = *lc_page(t, key, region);
+  return &c->counts[line & (LC_PAGE_LINES - 1)];
+}
+
+/* Counts an access of `size` bytes at `addr` (every line it touches). */
+static inline void lc_count(LineCounts *t, uint64_t addr, uint64_t size, unsigned line_shift, uint32_t region,
+                            int write) {
+  if (!size) return;
+  for (uint64_t line = addr >> line_shift, last = (addr + size - 1) >> line_shift; line <= last; ++line) {
+    LcCounts *n = lc_line(t, line, region);
+    if (write) n->writes++;
+    else n->reads++;
+  }
+}
+
+/* Calls visit(ctx, line, region, reads, writes) for every line touched. */
+static void lc_for_each(const LineCounts *t, void (*visit)(void *, uint64_t, uint32_t, uint64_t, uint64_t),
+                        void *ctx) {
+  for (size_t i = 0; i < t->cap; ++i) {
+    const LcPage *p = &t->map[i];
+    if (!p->key) continue;
+    uint64_t first = (p->key - 1) << LC_PAGE_BITS;
+    for (uint32_t j = 0; j < LC_PAGE_LINES; ++j)
+      if (p->counts[j].reads || p->counts[j].writes)
+        visit(ctx, first + j, p->region, p->counts[j].reads, p->counts[j].writes);
+  }
+}
+
+#endif
