@@ -79,7 +79,11 @@ static UInt region_id(const HChar *name) {
 typedef LineCounts Table;
 
 static Table *tables; /* by creation index */
-static Table *running; /* the table of the thread Valgrind runs now */
+/* The table of the thread Valgrind runs now; `nobody` (whose page cache
+ * matches nothing) until the helper finds out, since the inline code reads
+ * through it unconditionally. */
+static Table nobody;
+static Table *running = &nobody;
 static UInt n_tables, cap_tables;
 static Int *index_of_tid; /* Valgrind thread id -> creation index */
 
@@ -95,20 +99,20 @@ static UInt new_thread_index(void) {
 static void sp_thread_created(ThreadId parent, ThreadId child) {
   (void)parent;
   index_of_tid[child] = (Int)new_thread_index();
-  running = NULL; /* tables may have moved */
+  running = &nobody; /* tables may have moved */
 }
 
 /* Valgrind switches threads here: point the fast paths at the new one. */
 static void sp_thread_runs(ThreadId tid, ULong blocks_done) {
   (void)blocks_done;
   Int idx = index_of_tid[tid];
-  running = idx >= 0 ? &tables[idx] : NULL;
+  running = idx >= 0 ? &tables[idx] : &nobody;
 }
 
 /* ---- what the instrumented code calls ------------------------------------ */
 
 static void record(Addr a, SizeT size, Bool write) {
-  if (!running) {
+  if (running == &nobody) {
     Int idx = index_of_tid[VG_(get_running_tid)()];
     if (idx < 0) return;
     running = &tables[idx];
@@ -127,15 +131,69 @@ static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
 
 typedef enum { READ, WRITE, MODIFY } Kind;
 
-/* One helper call per access: Valgrind's --tool=none alone is most of the
- * cost, and inline front caches measured no better than a few percent. */
-static void add_access(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *guard) {
+static void call_helper(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *guard) {
   static void *const fns[] = {sp_read, sp_write, sp_modify};
   static const HChar *const names[] = {"sp_read", "sp_write", "sp_modify"};
   IRDirty *di = unsafeIRDirty_0_N(2, names[kind], VG_(fnptr_to_fnentry)(fns[kind]),
                                   mkIRExprVec_2(addr, mkIRExpr_HWord((HWord)size)));
   if (guard) di->guard = guard;
   addStmtToIRSB(sb, IRStmt_Dirty(di));
+}
+
+/* IR is flat: every intermediate value goes into a temporary. */
+static IRExpr *tmp(IRSB *sb, IRType ty, IRExpr *e) {
+  IRTemp t = newIRTemp(sb->tyenv, ty);
+  addStmtToIRSB(sb, IRStmt_WrTmp(t, e));
+  return IRExpr_RdTmp(t);
+}
+static IRExpr *op64(IRSB *sb, IROp op, IRExpr *a, IRExpr *b) { return tmp(sb, Ity_I64, IRExpr_Binop(op, a, b)); }
+static IRExpr *test(IRSB *sb, IROp op, IRExpr *a, IRExpr *b) { return tmp(sb, Ity_I1, IRExpr_Binop(op, a, b)); }
+static IRExpr *load64(IRSB *sb, IRExpr *addr) { return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, addr)); }
+static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
+
+/* The common case inline, the rest in the helper: the access lies in one
+ * line whose page is in the running thread's page cache (lc_line in
+ * line_counts.h, written in IR). Then one counter is incremented with no
+ * call; on a miss the helper counts it and fills the cache. This halves the
+ * tool's cost over Valgrind's own on strided loops. */
+static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
+  ULong line_size = 1ULL << line_shift;
+  IRExpr *table = load64(sb, mkIRExpr_HWord((HWord)&running));
+  IRExpr *line = op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift)));
+  IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, line, IRExpr_Const(IRConst_U8(LC_PAGE_BITS))), u64(1));
+  IRExpr *region = tmp(sb, Ity_I64,
+                       IRExpr_Unop(Iop_32Uto64, tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
+                                                                             mkIRExpr_HWord((HWord)&current_region)))));
+  IRExpr *index = op64(sb, Iop_And64, op64(sb, Iop_Add64, key, op64(sb, Iop_Mul64, region, u64(97))),
+                       u64(LC_CACHE - 1));
+  IRExpr *page = op64(sb, Iop_Add64, op64(sb, Iop_Add64, table, u64(offsetof(LineCounts, cache))),
+                      op64(sb, Iop_Mul64, index, u64(sizeof(LcPage))));
+  IRExpr *page_key = load64(sb, page);
+  IRExpr *page_region = tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
+      op64(sb, Iop_Add64, page, u64(offsetof(LcPage, region)))))));
+  IRExpr *one_line = test(sb, Iop_CmpLE64U, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64(line_size - size));
+  IRExpr *hit = test(sb, Iop_And1, test(sb, Iop_And1, test(sb, Iop_CmpEQ64, page_key, key),
+                                        test(sb, Iop_CmpEQ64, page_region, region)), one_line);
+  IRExpr *counts = load64(sb, op64(sb, Iop_Add64, page, u64(offsetof(LcPage, counts))));
+  IRExpr *offset = op64(sb, Iop_Add64, op64(sb, Iop_Mul64, op64(sb, Iop_And64, line, u64(LC_PAGE_LINES - 1)),
+                                            u64(sizeof(LcCounts))),
+                        u64(write ? offsetof(LcCounts, writes) : offsetof(LcCounts, reads)));
+  IRExpr *counter = op64(sb, Iop_Add64, counts, offset);
+  /* Guarded: on a miss `counts` may be NULL. */
+  IRTemp old = newIRTemp(sb->tyenv, Ity_I64);
+  addStmtToIRSB(sb, IRStmt_LoadG(Iend_LE, ILGop_Ident64, old, counter, u64(0), hit));
+  addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, counter, op64(sb, Iop_Add64, IRExpr_RdTmp(old), u64(1)), hit));
+  call_helper(sb, addr, size, write ? WRITE : READ, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, hit)));
+}
+
+/* Guarded guest accesses, and those wider than a line, go to the helper. */
+static void add_access(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *guard) {
+  if (guard || size <= 0 || (ULong)size > (1ULL << line_shift)) {
+    call_helper(sb, addr, size, kind, guard);
+    return;
+  }
+  if (kind != WRITE) count_inline(sb, addr, size, False);
+  if (kind != READ) count_inline(sb, addr, size, True);
 }
 
 /* Code of these objects is not the application's (comma-separated prefixes). */
@@ -153,7 +211,31 @@ static Bool excluded(Addr a) {
   return False;
 }
 
-static void instrument_stmt(IRSB *out, IRTypeEnv *env, IRStmt *st) {
+static Bool same_atom(const IRExpr *a, const IRExpr *b) {
+  if (a->tag == Iex_RdTmp && b->tag == Iex_RdTmp) return a->Iex.RdTmp.tmp == b->Iex.RdTmp.tmp;
+  return a->tag == Iex_Const && b->tag == Iex_Const && eqIRConst(a->Iex.Const.con, b->Iex.Const.con);
+}
+
+/* A locked read-modify-write (lock add, xadd, xchg) becomes a load and then
+ * a CAS expecting the loaded value: the load already counted its read, so
+ * the CAS adds only the write, as the compiler backend counts an atomic. A
+ * lone CAS (lock cmpxchg) is a read and a write. */
+static Bool read_before_cas(const IRSB *in, Int at, const IRCAS *cas) {
+  if (cas->expdLo->tag != Iex_RdTmp) return False;
+  IRTemp expected = cas->expdLo->Iex.RdTmp.tmp;
+  for (Int i = at - 1; i >= 0; --i) {
+    const IRStmt *st = in->stmts[i];
+    if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == expected) {
+      const IRExpr *e = st->Ist.WrTmp.data;
+      return e->tag == Iex_Load && same_atom(e->Iex.Load.addr, cas->addr);
+    }
+  }
+  return False;
+}
+
+static void instrument_stmt(IRSB *out, const IRSB *in, Int at) {
+  IRTypeEnv *env = in->tyenv;
+  IRStmt *st = in->stmts[at];
   switch (st->tag) {
     case Ist_WrTmp: {
       IRExpr *e = st->Ist.WrTmp.data;
@@ -178,7 +260,7 @@ static void instrument_stmt(IRSB *out, IRTypeEnv *env, IRStmt *st) {
     case Ist_CAS: {
       IRCAS *cas = st->Ist.CAS.details;
       Int size = sizeofIRType(typeOfIRExpr(env, cas->dataLo)) * (cas->dataHi ? 2 : 1);
-      add_access(out, cas->addr, size, MODIFY, NULL);
+      add_access(out, cas->addr, size, read_before_cas(in, at, cas) ? WRITE : MODIFY, NULL);
       break;
     }
     case Ist_LLSC:
@@ -208,7 +290,7 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
-    instrument_stmt(out, in->tyenv, st);
+    instrument_stmt(out, in, i);
     addStmtToIRSB(out, st);
   }
   return out;
