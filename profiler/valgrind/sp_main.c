@@ -4,8 +4,9 @@
  * cache line, for the slurm-pin profiler (seed 001 section 5.2.2.1).
  *
  * Every memory access of the guest is counted: loads, stores, guarded loads
- * and stores, compare-and-swap (a read and a write), load-linked /
- * store-conditional, and the memory effects of dirty helpers. Code in the
+ * and stores, atomics (compare-and-swap and locked read-modify-writes: one
+ * read and one write each), load-linked / store-conditional, and the memory
+ * effects of dirty helpers. Code in the
  * OpenMP runtime and the dynamic loader is left out (its spinning and
  * bookkeeping are not the application's sharing); --exclude changes that.
  *
