@@ -7,9 +7,10 @@
  *
  *   $PIN_ROOT/pin -t slurm_pin_pintool.so -o TRACE [-line-size 64] -- PROGRAM ARGS
  */
+#include <cstdlib>
 #include <fstream>
+#include <iostream>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "pin.H"
@@ -21,33 +22,32 @@ KNOB<UINT32> knob_line_size(KNOB_MODE_WRITEONCE, "pintool", "line-size", "64", "
 KNOB<std::string> knob_exclude(KNOB_MODE_WRITEONCE, "pintool", "exclude", "libgomp,libomp,ld-linux",
                                "images whose code is not counted (comma-separated prefixes)");
 
-struct Key {
-  UINT64 line;
-  UINT32 region;
-  bool operator==(const Key& o) const { return line == o.line && region == o.region; }
-};
-struct KeyHash {
-  size_t operator()(const Key& k) const { return (k.line ^ (UINT64(k.region) << 40)) * 0x9E3779B97F4A7C15ULL; }
-};
-struct Counts {
-  UINT64 reads = 0, writes = 0;
-};
-using Table = std::unordered_map<Key, Counts, KeyHash>;
+void* calloc_or_die(size_t n, size_t size) {
+  void* p = calloc(n, size);
+  if (!p) {
+    std::cerr << "slurm-pin: error: the profiler ran out of memory" << std::endl;
+    PIN_ExitProcess(1);
+  }
+  return p;
+}
+#define LC_CALLOC calloc_or_die
+#define LC_FREE free
+#include "line_counts.h"  // the table every backend counts into
+
+// By Pin thread id (creation order, the main thread 0). A fixed array: the
+// threads read it in parallel while new threads are added.
+const UINT32 kMaxThreads = 4096;
+LineCounts* tables[kMaxThreads];
+volatile UINT32 n_threads = 0;
 
 PIN_LOCK lock;
-std::vector<Table*> tables;  // by Pin thread id: creation order, the main thread 0
 std::vector<std::string> regions{"serial"};
 volatile UINT32 current_region = 0;
 UINT32 line_shift = 6;
 
 void record(THREADID tid, ADDRINT addr, UINT32 size, bool write) {
-  if (tid >= tables.size() || !tables[tid] || !size) return;
-  Table& t = *tables[tid];
-  for (UINT64 line = addr >> line_shift, last = (addr + size - 1) >> line_shift; line <= last; ++line) {
-    Counts& c = t[Key{line, current_region}];
-    if (write) ++c.writes;
-    else ++c.reads;
-  }
+  if (tid >= kMaxThreads || !tables[tid]) return;
+  lc_count(tables[tid], addr, size, line_shift, current_region, write);
 }
 
 VOID on_read(THREADID tid, ADDRINT addr, UINT32 size) { record(tid, addr, size, false); }
@@ -130,22 +130,33 @@ VOID image(IMG img, VOID*) {
 }
 
 VOID thread_start(THREADID tid, CONTEXT*, INT32, VOID*) {
+  if (tid >= kMaxThreads) return;
+  tables[tid] = static_cast<LineCounts*>(calloc_or_die(1, sizeof(LineCounts)));
   PIN_GetLock(&lock, tid + 1);
-  if (tables.size() <= tid) tables.resize(tid + 1, nullptr);
-  tables[tid] = new Table();
+  if (n_threads <= tid) n_threads = tid + 1;
   PIN_ReleaseLock(&lock);
+}
+
+struct Out {
+  std::ofstream* file;
+  UINT32 thread;
+};
+
+void write_record(void* ctx, uint64_t line, uint32_t region, uint64_t reads, uint64_t writes) {
+  Out* o = static_cast<Out*>(ctx);
+  *o->file << "a " << o->thread << " " << region << " " << line << " " << reads << " " << writes << "\n";
 }
 
 VOID fini(INT32, VOID*) {
   std::ofstream out(knob_out.Value().c_str());
   out << "slurm-pin-trace 1\ntool pin " << PIN_PRODUCT_VERSION_MAJOR << "." << PIN_PRODUCT_VERSION_MINOR
-      << "\nline_size " << knob_line_size.Value() << "\nthreads " << tables.size() << "\n";
+      << "\nline_size " << knob_line_size.Value() << "\nthreads " << n_threads << "\n";
   for (size_t r = 0; r < regions.size(); ++r) out << "region " << r << " " << regions[r] << "\n";
-  for (size_t t = 0; t < tables.size(); ++t)
-    if (tables[t])
-      for (const auto& e : *tables[t])
-        out << "a " << t << " " << e.first.region << " " << e.first.line << " " << e.second.reads << " "
-            << e.second.writes << "\n";
+  for (UINT32 t = 0; t < n_threads; ++t)
+    if (tables[t]) {
+      Out o{&out, t};
+      lc_for_each(tables[t], write_record, &o);
+    }
 }
 
 }  // namespace
