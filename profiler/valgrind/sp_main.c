@@ -6,9 +6,9 @@
  * Every memory access of the guest is counted: loads, stores, guarded loads
  * and stores, atomics (compare-and-swap and locked read-modify-writes: one
  * read and one write each), load-linked / store-conditional, and the memory
- * effects of dirty helpers. Code in the
- * OpenMP runtime and the dynamic loader is left out (its spinning and
- * bookkeeping are not the application's sharing); --exclude changes that.
+ * effects of dirty helpers. Code in the OpenMP runtime and the dynamic
+ * loader is left out (its spinning and bookkeeping are not the application's
+ * sharing); --exclude changes that.
  *
  * Valgrind runs one thread at a time, so per-thread tables need no locks.
  * At exit the records (thread, region, line, reads, writes) are written to
@@ -226,7 +226,7 @@ static Bool read_before_cas(const IRSB *in, Int at, const IRCAS *cas) {
   IRTemp expected = cas->expdLo->Iex.RdTmp.tmp;
   for (Int i = at - 1; i >= 0; --i) {
     const IRStmt *st = in->stmts[i];
-    if (st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == expected) {
+    if (st && st->tag == Ist_WrTmp && st->Ist.WrTmp.tmp == expected) {
       const IRExpr *e = st->Ist.WrTmp.data;
       return e->tag == Iex_Load && same_atom(e->Iex.Load.addr, cas->addr);
     }
