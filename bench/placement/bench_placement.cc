@@ -12,6 +12,7 @@
 #include <vector>
 
 #include "affinity.hh"
+#include "brute_pairing.hh"
 #include "matching.hh"
 #include "orders.hh"
 #include "profile_guided.hh"
@@ -172,21 +173,6 @@ double kept_at(const Tree& t, const std::vector<int>& slots, const Affinity& w, 
   return 0;
 }
 
-double brute_pairs(const Affinity& w, std::vector<int>& free) {
-  if (free.size() < 2) return 0;
-  int a = free.back();
-  free.pop_back();
-  double best = 0;
-  for (size_t k = 0; k < free.size(); ++k) {
-    int b = free[k];
-    free.erase(free.begin() + k);
-    best = std::max(best, w(a, b) + brute_pairs(w, free));
-    free.insert(free.begin() + k, b);
-  }
-  free.push_back(a);
-  return best;
-}
-
 Tree load(const char* synthetic) {
   TopologySpec spec;
   spec.source = synthetic;
@@ -222,9 +208,7 @@ void optimality() {
       Affinity w = kind[0] == 's' ? structured(16, rng) : uniform(16, rng);
       double opt = Exhaustive(w).best();
       for (Strategy s : kStrategies) ratio[kind][s].push_back(quality(t, run(t, s, w), w) / opt);
-      std::vector<int> all(16);
-      std::iota(all.begin(), all.end(), 0);
-      pairs[kind].push_back(pairing_weight(w, max_weight_pairing(w)) / brute_pairs(w, all));
+      pairs[kind].push_back(pairing_weight(w, max_weight_pairing(w)) / test::brute_force_pairing(w));
       cuts[kind].push_back(kept_at(t, run(t, Strategy::kGp, w), w, "L3") / BestGroups(w).best());
     }
   auto row = [&](const std::string& name, const std::map<std::string, std::vector<double>>& by_kind) {

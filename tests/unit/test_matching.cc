@@ -5,35 +5,15 @@
 #include <algorithm>
 #include <random>
 
+#include "brute_pairing.hh"
 #include "matching.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;
+using slurmpin::test::brute_force_pairing;
 using slurmpin::test::random_affinity;
 
 namespace {
-
-double best_pairing(const Affinity& w, std::vector<int>& free) {
-  if (free.size() < 2) return 0;
-  int a = free.back();
-  free.pop_back();
-  double best = 0;
-  if (free.size() % 2 == 0) best = best_pairing(w, free);  // `a` stays single (odd count)
-  for (size_t k = 0; k < free.size(); ++k) {
-    int b = free[k];
-    free.erase(free.begin() + k);
-    best = std::max(best, w(a, b) + best_pairing(w, free));
-    free.insert(free.begin() + k, b);
-  }
-  free.push_back(a);
-  return best;
-}
-
-double brute_force(const Affinity& w) {
-  std::vector<int> all(w.size());
-  for (int i = 0; i < w.size(); ++i) all[i] = i;
-  return best_pairing(w, all);
-}
 
 void expect_valid(const Pairing& p, int n) {
   std::vector<int> seen(n, 0);
@@ -57,7 +37,7 @@ TEST(Matching, EqualsBruteForceOnRandomMatrices) {
       Affinity w = random_affinity(n, rng, trial % 2 ? 1e9 : 100, zeros, trial % 4 != 3);
       Pairing p = max_weight_pairing(w);
       expect_valid(p, n);
-      double expected = brute_force(w);
+      double expected = brute_force_pairing(w);
       EXPECT_NEAR(pairing_weight(w, p), expected, 1e-9 * (1 + expected)) << "n=" << n << " trial=" << trial;
     }
 }
@@ -98,7 +78,7 @@ TEST(Matching, CertificateAddsTheEdgesTheOptimumNeeds) {
       Pairing p = max_weight_pairing(w, 1);
       expect_valid(p, n);
       repaired += p.rounds > 1;
-      EXPECT_DOUBLE_EQ(pairing_weight(w, p), brute_force(w)) << "n=" << n;
+      EXPECT_DOUBLE_EQ(pairing_weight(w, p), brute_force_pairing(w)) << "n=" << n;
     }
   EXPECT_GT(repaired, 10);
 }
