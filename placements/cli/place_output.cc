@@ -195,7 +195,7 @@ std::string format_placement(const OutputContext& c) {
     TaskCpus out;
     for (const auto& t : tasks) {
       out.emplace_back();
-      for (const auto& th : t.threads) out.back().push_back(th.cpus);
+      for (const auto& th : t.threads) out.back().push_back(ranges_of(th.cpus));
     }
     return out;
   };

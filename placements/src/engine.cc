@@ -1,6 +1,7 @@
 #include "engine.hh"
 
 #include <algorithm>
+#include <functional>
 #include <set>
 
 #include "cpulist.hh"
@@ -44,14 +45,12 @@ std::vector<unsigned> widen(const Tree& t, int slot, const std::string& kind) {
 // thread count the step will run (given, or one per slot of the share).
 void load_profile(Request& r, int share) {
   ProfileSpec spec = parse_profile_spec(r.profile_spec);
-  std::string path = spec.path;
-  if (!spec.is_path) {
-    if (r.profile_store.empty())
-      throw Error("profile '" + spec.app + "' names a store profile but no store is configured "
-                  "(set store= in plugstack.conf, or give a file path)");
-    path = find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version).path;
-  }
-  use_profile_file(r, path, spec.is_path ? "" : r.profile_spec);
+  if (spec.is_path) return use_profile_file(r, spec.path, "");
+  if (r.profile_store.empty())
+    throw Error("profile '" + spec.app + "' names a store profile but no store is configured "
+                "(set store= in plugstack.conf, or give a file path)");
+  StoredProfile found = find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version);
+  use_profile(r, parse_profile(found.text, found.path), found.path, r.profile_spec);
 }
 
 void resolve_threads(const Request& r, int share, int& threads) {
@@ -67,6 +66,23 @@ void resolve_threads(const Request& r, int share, int& threads) {
                 std::to_string(threads) + " threads or run " + std::to_string(r.matrix.size()));
 }
 
+// The CPUs of `cpus`, each checked against `allowed` (sorted) before the
+// range is expanded: an id outside is named, whatever its size.
+std::vector<unsigned> checked_cpus(const CpuRanges& cpus, const std::vector<unsigned>& allowed,
+                                   const std::function<std::string(unsigned)>& outside) {
+  for (const CpuRange& x : cpus) {
+    auto lo = std::lower_bound(allowed.begin(), allowed.end(), x.lo);
+    if (lo == allowed.end() || *lo != x.lo) throw Error(outside(x.lo));
+    auto hi = std::upper_bound(lo, allowed.end(), x.hi);
+    if (static_cast<size_t>(hi - lo) != static_cast<size_t>(x.hi - x.lo) + 1) {
+      unsigned missing = x.lo;  // the first id of the range the set lacks
+      for (auto it = lo; it != hi && *it == missing; ++it) ++missing;
+      throw Error(outside(missing));
+    }
+  }
+  return expand_ranges(cpus);
+}
+
 Result from_file(const Request& r, LoadedTopology& lt) {
   PlacementFile f = read_placement_file(r.placement_path);
   const std::string& p = r.placement_path;
@@ -80,30 +96,34 @@ Result from_file(const Request& r, LoadedTopology& lt) {
   if (r.threads && r.threads != threads)
     throw Error(p + ": has " + plural(threads, "thread") + " per task but " +
                 plural(r.threads, "thread") + " were asked for (set the thread count to match)");
+  const std::vector<unsigned>& allowed = lt.tree.nodes[lt.tree.root].pus;
+  // Bounded by the machine before anything is expanded: a task's threads
+  // share its CPUs only when oversubscription was asked for.
+  size_t limit = r.oversubscribe ? allowed.size() * kMaxOversubscription : allowed.size();
+  if (static_cast<size_t>(threads) * tasks > limit)
+    throw Error(p + ": " + plural(static_cast<size_t>(threads) * tasks, "thread") + " in all but only " +
+                plural(allowed.size(), "CPU") + " are allowed" +
+                (r.oversubscribe ? " (at most " + std::to_string(kMaxOversubscription) + " threads per CPU)"
+                                 : " (use fewer threads, or allow oversubscription)"));
   Result out;
   out.tree = lt.tree;
-  const std::vector<unsigned>& allowed = lt.tree.nodes[lt.tree.root].pus;
   std::vector<int> slots = lt.tree.slots();
   for (int t = 0; t < tasks; ++t) {
     TaskPlace tp;
-    std::set<unsigned> share;
+    tp.share = checked_cpus(task_cpus(f.tasks[t]), allowed, [&](unsigned c) {
+      return p + ": task " + std::to_string(t) + " uses CPU " + std::to_string(c) +
+             ", outside the allowed CPUs " + format_cpulist(allowed) +
+             " (recompute the placement for this allocation)";
+    });
     for (int i = 0; i < threads; ++i) {
       ThreadPlace th;
-      th.cpus = f.tasks[t][i];
+      th.cpus = expand_ranges(f.tasks[t][i]);
       th.pu = static_cast<int>(th.cpus.front());
-      for (unsigned c : th.cpus) {
-        if (!std::binary_search(allowed.begin(), allowed.end(), c))
-          throw Error(p + ": task " + std::to_string(t) + " thread " + std::to_string(i) + " uses CPU " +
-                      std::to_string(c) + ", outside the allowed CPUs " + format_cpulist(allowed) +
-                      " (recompute the placement for this allocation)");
-        share.insert(c);
-      }
       for (int s : slots)
         if (std::binary_search(lt.tree.nodes[s].pus.begin(), lt.tree.nodes[s].pus.end(), th.cpus[0]))
           th.slot = s;
       tp.threads.push_back(th);
     }
-    tp.share.assign(share.begin(), share.end());
     out.tasks.push_back(tp);
   }
   for (const auto& region : f.regions) {
@@ -113,13 +133,12 @@ Result from_file(const Request& r, LoadedTopology& lt) {
       TaskPlace tp;
       tp.share = out.tasks[t].share;
       for (const auto& cpus : region.second[t]) {
-        for (unsigned c : cpus)
-          if (!std::binary_search(tp.share.begin(), tp.share.end(), c))
-            throw Error(p + ": region " + rp.name + " task " + std::to_string(t) + " uses CPU " + std::to_string(c) +
-                        ", outside the task's CPUs " + format_cpulist(tp.share) + " (a region moves threads within their task)");
         ThreadPlace th;
-        th.cpus = cpus;
-        th.pu = static_cast<int>(cpus.front());
+        th.cpus = checked_cpus(cpus, tp.share, [&](unsigned c) {
+          return p + ": region " + rp.name + " task " + std::to_string(t) + " uses CPU " + std::to_string(c) +
+                 ", outside the task's CPUs " + format_cpulist(tp.share) + " (a region moves threads within their task)";
+        });
+        th.pu = static_cast<int>(th.cpus.front());
         tp.threads.push_back(th);
       }
       rp.tasks.push_back(tp);
@@ -201,7 +220,10 @@ void set_granularity(Request& r, const std::string& g) {
 }
 
 void use_profile_file(Request& r, const std::string& path, const std::string& name) {
-  Profile profile = read_profile(path);
+  use_profile(r, read_profile(path), path, name);
+}
+
+void use_profile(Request& r, const Profile& profile, const std::string& path, const std::string& name) {
   r.matrix = profile.affinity(r.profile_model, r.profile_region, path);
   r.has_matrix = true;
   r.matrix_source = "profile " + (name.empty() ? path : name + " (" + path + ")");
@@ -237,6 +259,10 @@ Result compute_placement(const Request& request) {
       throw Error(plural(threads, "thread") + " per task but each task has only " +
                   plural(share, word) + ": use fewer threads, more CPUs per task, granularity pu, "
                   "or allow oversubscription");
+    if (threads > share * kMaxOversubscription)
+      throw Error(plural(threads, "thread") + " per task on " + plural(share, word) + ": at most " +
+                  std::to_string(kMaxOversubscription) + " threads share one " + word +
+                  " (use fewer threads or more CPUs per task)");
     if (static_cast<int>(slots.size()) % tasks)
       out.notes.push_back(plural(slots.size() % tasks, word) + " left unused: " +
                           plural(slots.size(), word) + " do not split evenly among " +

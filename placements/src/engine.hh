@@ -13,6 +13,10 @@
 
 namespace slurmpin {
 
+// With oversubscription, at most this many threads share one CPU: beyond it
+// no placement helps, and every cost stays bounded by the machine.
+constexpr int kMaxOversubscription = 64;
+
 struct Request {
   TopologySpec topology;
   Strategy strategy = Strategy::kCompact;
@@ -73,5 +77,7 @@ void set_granularity(Request& r, const std::string& g);
 // Takes the matrix (and, with phases, every region's matrix) from the
 // profile file at `path`; `name` (the store name, may be empty) is for messages.
 void use_profile_file(Request& r, const std::string& path, const std::string& name);
+struct Profile;
+void use_profile(Request& r, const Profile& profile, const std::string& path, const std::string& name);
 
 }  // namespace slurmpin

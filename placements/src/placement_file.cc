@@ -2,11 +2,12 @@
 
 #include <algorithm>
 #include <cctype>
-#include <set>
+#include <unordered_map>
 
 #include "cpulist.hh"
 #include "error.hh"
 #include "text_lines.hh"
+#include "user_file.hh"
 
 namespace slurmpin {
 
@@ -14,16 +15,18 @@ namespace {
 
 const char kHeader[] = "slurm-pin-placement";
 
-// "task 3: 0 1 2" or "task 3 region NAME: 0 1 2".
+// "task 3: 0 1 2" or "task 3 region NAME: 0 1 2". Tasks come in order, so a
+// task number below the next expected one was listed already: every check is
+// constant time and a region is found through `region_index`.
 void parse_task_line(const TextLine& l, const std::string& path, PlacementFile& p,
-                     std::vector<std::pair<std::string, std::vector<int>>>& seen) {
+                     std::unordered_map<std::string, size_t>& region_index) {
   size_t colon = l.text.find(':');
   if (colon == std::string::npos)
     throw Error(where(path, l.number) + "missing ':' (write 'task N: CPUS-OF-THREAD-0 ...')");
   std::vector<std::string> head = split_fields(l.text.substr(0, colon));
   std::vector<std::string> cpus = split_fields_blank(l.text.substr(colon + 1));
   bool region = head.size() == 4 && head[2] == "region";
-  if (!(head.size() == 2 || region) ||
+  if (!(head.size() == 2 || region) || head[1].empty() ||
       head[1].find_first_not_of("0123456789") != std::string::npos || head[1].size() > 6)
     throw Error(where(path, l.number) +
                 "expected 'task N:' or 'task N region NAME:' (N is the task's local rank)");
@@ -33,26 +36,21 @@ void parse_task_line(const TextLine& l, const std::string& path, PlacementFile& 
   std::string name = region ? head[3] : "";
   TaskCpus* target = &p.tasks;
   if (region) {
-    auto it = std::find_if(p.regions.begin(), p.regions.end(),
-                           [&](const auto& r) { return r.first == name; });
-    if (it == p.regions.end()) {
+    auto it = region_index.find(name);
+    if (it == region_index.end()) {
+      it = region_index.emplace(name, p.regions.size()).first;
       p.regions.emplace_back(name, TaskCpus());
-      seen.emplace_back(name, std::vector<int>());
-      it = p.regions.end() - 1;
     }
-    target = &it->second;
+    target = &p.regions[it->second].second;
   }
-  auto s = std::find_if(seen.begin(), seen.end(), [&](const auto& x) { return x.first == name; });
-  if (std::find(s->second.begin(), s->second.end(), task) != s->second.end())
+  if (task < static_cast<int>(target->size()))
     throw Error(where(path, l.number) + "task " + head[1] + (region ? " region " + name : "") +
                 " is listed twice (keep one line per task)");
   if (task != static_cast<int>(target->size()))
     throw Error(where(path, l.number) + "task " + head[1] + " out of order: expected task " +
                 std::to_string(target->size()) + " (list tasks 0, 1, 2, ... in order)");
-  s->second.push_back(task);
-  std::vector<std::vector<unsigned>> threads;
-  for (const auto& c : cpus)
-    threads.push_back(parse_cpulist(c, where(path, l.number) + "task " + head[1]));
+  std::vector<CpuRanges> threads;
+  for (const auto& c : cpus) threads.push_back(parse_cpu_ranges(c, where(path, l.number) + "task " + head[1]));
   target->push_back(std::move(threads));
 }
 
@@ -60,17 +58,22 @@ void check_shapes(const PlacementFile& p, const std::string& path, int last_line
   std::string at = where(path, last_line);
   if (p.tasks.empty()) throw Error(at + "no 'task N:' lines (give the CPUs of every thread)");
   size_t threads = p.tasks[0].size();
-  std::set<unsigned> owner_check;
+  std::vector<std::pair<CpuRange, size_t>> owned;  // each task's CPUs, merged
   for (size_t t = 0; t < p.tasks.size(); ++t) {
     if (p.tasks[t].size() != threads)
       throw Error(at + "task " + std::to_string(t) + " has " + std::to_string(p.tasks[t].size()) +
                   " threads but task 0 has " + std::to_string(threads) +
                   " (every task runs the same number of threads)");
-    std::set<unsigned> mine;
-    for (const auto& th : p.tasks[t]) mine.insert(th.begin(), th.end());
-    for (unsigned c : mine)
-      if (!owner_check.insert(c).second)
-        throw Error(at + "CPU " + std::to_string(c) + " is given to two tasks (tasks must not share CPUs)");
+    for (const CpuRange& r : task_cpus(p.tasks[t])) owned.emplace_back(r, t);
+  }
+  // Sorted by first CPU, a range that starts at or below the highest CPU seen
+  // so far overlaps another task's (a task's own ranges are disjoint).
+  std::sort(owned.begin(), owned.end(), [](const auto& a, const auto& b) { return a.first.lo < b.first.lo; });
+  long highest = -1;
+  for (const auto& o : owned) {
+    if (static_cast<long>(o.first.lo) <= highest)
+      throw Error(at + "CPU " + std::to_string(o.first.lo) + " is given to two tasks (tasks must not share CPUs)");
+    highest = std::max(highest, static_cast<long>(o.first.hi));
   }
   for (const auto& r : p.regions) {
     if (r.second.size() != p.tasks.size())
@@ -86,11 +89,27 @@ void check_shapes(const PlacementFile& p, const std::string& path, int last_line
 
 }  // namespace
 
+CpuRanges task_cpus(const std::vector<CpuRanges>& threads) {
+  CpuRanges all;
+  for (const auto& th : threads) all.insert(all.end(), th.begin(), th.end());
+  std::sort(all.begin(), all.end(), [](const CpuRange& a, const CpuRange& b) { return a.lo < b.lo; });
+  CpuRanges merged;
+  for (const CpuRange& x : all) {
+    if (!merged.empty() && x.lo <= merged.back().hi + 1) merged.back().hi = std::max(merged.back().hi, x.hi);
+    else merged.push_back(x);
+  }
+  return merged;
+}
+
 PlacementFile read_placement_file(const std::string& path) {
-  std::vector<TextLine> lines = read_text_lines(path, 16u << 20);
+  return parse_placement_file(read_user_file(path, kMaxPlacementFileBytes), path);
+}
+
+PlacementFile parse_placement_file(const std::string& text, const std::string& path) {
+  std::vector<TextLine> lines = split_text_lines(text, path);
   PlacementFile p;
   bool header = false;
-  std::vector<std::pair<std::string, std::vector<int>>> seen{{"", {}}};
+  std::unordered_map<std::string, size_t> region_index;
   int last = 0;
   for (const TextLine& l : lines) {
     if (l.text.empty()) continue;
@@ -111,7 +130,7 @@ PlacementFile read_placement_file(const std::string& path) {
       if (f.size() != 2) throw Error(where(path, l.number) + "expected 'strategy NAME'");
       p.strategy = f[1];
     } else if (f[0] == "task") {
-      parse_task_line(l, path, p, seen);
+      parse_task_line(l, path, p, region_index);
     } else {
       throw Error(where(path, l.number) + "unknown key '" + f[0] +
                   "' (a placement file has topology, strategy and task lines)");

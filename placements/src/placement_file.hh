@@ -6,9 +6,13 @@
 #include <utility>
 #include <vector>
 
+#include "cpulist.hh"
+
 namespace slurmpin {
 
-using TaskCpus = std::vector<std::vector<std::vector<unsigned>>>;  // [task][thread] -> PUs
+// [task][thread] -> PUs, as ranges: a file's cost follows its size, not the ids
+// it names (ids are checked against the machine before any expansion).
+using TaskCpus = std::vector<std::vector<CpuRanges>>;
 
 struct PlacementFile {
   static constexpr int kVersion = 1;
@@ -18,7 +22,15 @@ struct PlacementFile {
   std::vector<std::pair<std::string, TaskCpus>> regions;
 };
 
+// The largest placement file read: 16k threads of 64 tasks fit easily.
+constexpr size_t kMaxPlacementFileBytes = 4u << 20;
+
 PlacementFile read_placement_file(const std::string& path);
+// The same for text already read; `path` names it in errors.
+PlacementFile parse_placement_file(const std::string& text, const std::string& path);
 std::string format_placement_file(const PlacementFile& p);
+
+// Every CPU of a task's threads, merged.
+CpuRanges task_cpus(const std::vector<CpuRanges>& threads);
 
 }  // namespace slurmpin

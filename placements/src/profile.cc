@@ -8,6 +8,7 @@
 #include "error.hh"
 #include "matrix_file.hh"
 #include "text_lines.hh"
+#include "user_file.hh"
 
 namespace slurmpin {
 
@@ -33,7 +34,7 @@ int parse_int(const std::string& s, const std::string& at, const std::string& ke
 
 class ProfileParser {
  public:
-  explicit ProfileParser(const std::string& path) : path_(path), lines_(read_text_lines(path)) {}
+  ProfileParser(const std::string& text, const std::string& path) : path_(path), lines_(split_text_lines(text, path)) {}
 
   Profile parse() {
     header();
@@ -90,8 +91,7 @@ class ProfileParser {
 
   void region(const std::vector<std::string>& f, const std::string& at) {
     if (f.size() != 2) throw Error(at + "expected 'region NAME' (one word)");
-    for (const auto& r : p_.regions)
-      if (r.name == f[1]) throw Error(at + "region " + f[1] + " given twice (keep one)");
+    if (!region_names_.insert(f[1]).second) throw Error(at + "region " + f[1] + " given twice (keep one)");
     region_ = f[1];
     p_.regions.push_back({f[1], {}});
   }
@@ -133,6 +133,7 @@ class ProfileParser {
   Profile p_;
   std::string region_;
   std::set<std::string> seen_;
+  std::set<std::string> region_names_;  // a set: checking stays linear in the file
 };
 
 void format_rows(const Rows& rows, std::ostringstream& out) {
@@ -163,7 +164,9 @@ Affinity Profile::affinity(const std::string& model, const std::string& region,
   return Affinity::from_rows(it->second);
 }
 
-Profile read_profile(const std::string& path) { return ProfileParser(path).parse(); }
+Profile read_profile(const std::string& path) { return parse_profile(read_user_file(path, kMaxProfileBytes), path); }
+
+Profile parse_profile(const std::string& text, const std::string& path) { return ProfileParser(text, path).parse(); }
 
 std::string format_profile(const Profile& p) {
   std::ostringstream out;

@@ -2,6 +2,7 @@
 // application at one thread count. Line-oriented so every error can name
 // its line, and matrices are written as published matrices are.
 #pragma once
+#include <cstddef>
 #include <map>
 #include <string>
 #include <vector>
@@ -34,7 +35,12 @@ struct Profile {
                     const std::string& path) const;
 };
 
+// Profiles hold dense matrices: 2048 threads fit in the limit.
+constexpr size_t kMaxProfileBytes = 64u << 20;
+
 Profile read_profile(const std::string& path);
+// The same for text already read; `path` names it in errors.
+Profile parse_profile(const std::string& text, const std::string& path);
 std::string format_profile(const Profile& p);
 
 }  // namespace slurmpin

@@ -15,21 +15,26 @@
 #include <memory>
 
 #include "error.hh"
+#include "profile.hh"
+#include "user_file.hh"
 
 namespace slurmpin {
 
 namespace {
 
+struct Fd {
+  int fd;
+  explicit Fd(int f = -1) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd(const Fd&) = delete;
+  ~Fd() {
+    if (fd >= 0) close(fd);
+  }
+};
+
 struct DirCloser {
   void operator()(DIR* d) const { closedir(d); }
 };
-
-struct stat stat_of(const std::string& path, const std::string& what) {
-  struct stat st;
-  if (lstat(path.c_str(), &st) != 0)
-    throw Error(what + " " + path + ": " + std::strerror(errno));
-  return st;
-}
 
 // Trusted: owned by root or the store owner, not writable by group or others.
 void check_trusted(const std::string& path, const struct stat& st, uid_t owner, const std::string& what) {
@@ -58,9 +63,15 @@ bool parse_entry_name(const std::string& name, int& threads, int& version) {
   return true;
 }
 
-std::vector<std::string> entries(const std::string& dir) {
-  std::unique_ptr<DIR, DirCloser> d(opendir(dir.c_str()));
-  if (!d) throw Error("profile store " + dir + ": " + std::strerror(errno));
+// Names in an open directory (read through a duplicate of its descriptor).
+std::vector<std::string> entries(int dirfd, const std::string& shown) {
+  int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+  std::unique_ptr<DIR, DirCloser> d(dup_fd >= 0 ? fdopendir(dup_fd) : nullptr);
+  if (!d) {
+    if (dup_fd >= 0) close(dup_fd);
+    throw Error("profile store " + shown + ": " + std::strerror(errno));
+  }
+  rewinddir(d.get());
   std::vector<std::string> out;
   while (dirent* e = readdir(d.get()))
     if (e->d_name[0] != '.') out.push_back(e->d_name);
@@ -68,34 +79,64 @@ std::vector<std::string> entries(const std::string& dir) {
   return out;
 }
 
-void list_app(const std::string& dir, const std::string& app, uid_t owner, std::vector<StoredProfile>& out) {
-  std::string app_dir = dir + "/" + app;
-  check_trusted(app_dir, stat_of(app_dir, "profile store entry"), owner, "profile store entry");
-  for (const auto& name : entries(app_dir)) {
+// The store directory, opened once: every later lookup is relative to this
+// descriptor, and its owner is the one profiles must have.
+struct StoreDir {
+  Fd fd;
+  uid_t owner = 0;
+  std::string path;
+};
+
+StoreDir open_store(const std::string& dir) {
+  StoreDir s{Fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), 0, dir};
+  struct stat st;
+  if (s.fd.fd < 0 || fstat(s.fd.fd, &st) != 0)
+    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
+  check_trusted(dir, st, st.st_uid, "profile store");
+  s.owner = st.st_uid;
+  return s;
+}
+
+// An application's directory, never through a symbolic link; -1 when the
+// entry is not a directory. Throws when it is one that cannot be trusted.
+Fd open_app(const StoreDir& s, const std::string& app) {
+  Fd fd(openat(s.fd.fd, app.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (fd.fd < 0) return fd;
+  struct stat st;
+  if (fstat(fd.fd, &st) != 0) throw Error("profile store entry " + s.path + "/" + app + ": " + std::strerror(errno));
+  check_trusted(s.path + "/" + app, st, s.owner, "profile store entry");
+  return fd;
+}
+
+void list_app(const StoreDir& s, int app_fd, const std::string& app, std::vector<StoredProfile>& out,
+              std::vector<std::string>* problems = nullptr) {
+  std::string app_dir = s.path + "/" + app;
+  for (const auto& name : entries(app_fd, app_dir)) {
     StoredProfile p;
     if (!parse_entry_name(name, p.threads, p.version)) continue;  // lock and temporary files
     p.app = app;
     p.path = app_dir + "/" + name;
-    struct stat st = stat_of(p.path, "profile");
-    if (!S_ISREG(st.st_mode)) continue;
-    check_trusted(p.path, st, owner, "profile");
+    struct stat st;  // listing only: reading opens the entry and checks that descriptor
+    if (fstatat(app_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
+    try {
+      check_trusted(p.path, st, s.owner, "profile");
+    } catch (const Error& e) {
+      if (!problems) throw;
+      problems->push_back(e.what());
+      continue;
+    }
     out.push_back(p);
   }
 }
 
-// The store's owner, after checking the store is a directory we may trust.
-uid_t store_owner(const std::string& dir) {
+// The text of one entry, opened once without following links, trusted by
+// its descriptor.
+std::string read_entry(const StoreDir& s, int app_fd, const StoredProfile& p) {
   struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
-  check_trusted(dir, st, st.st_uid, "profile store");
-  return st.st_uid;
-}
-
-// A store entry that can hold an application's profiles.
-bool is_app_dir(const std::string& dir, const std::string& app) {
-  struct stat a;
-  return valid_app(app) && lstat((dir + "/" + app).c_str(), &a) == 0 && S_ISDIR(a.st_mode);
+  std::string name = p.path.substr(p.path.rfind('/') + 1);
+  std::string text = read_file_at(app_fd, name, kMaxProfileBytes, O_NOFOLLOW, p.path, &st);
+  check_trusted(p.path, st, s.owner, "profile");
+  return text;
 }
 
 void require_valid_app(const std::string& app) {
@@ -109,11 +150,19 @@ std::string default_store_dir() {
   return env && *env ? env : "/var/lib/slurm-pin/profiles";
 }
 
-std::vector<StoredProfile> list_store(const std::string& dir) {
-  uid_t owner = store_owner(dir);
+std::vector<StoredProfile> list_store(const std::string& dir, std::vector<std::string>* problems) {
+  StoreDir s = open_store(dir);
   std::vector<StoredProfile> out;
-  for (const auto& app : entries(dir))
-    if (is_app_dir(dir, app)) list_app(dir, app, owner, out);
+  for (const auto& app : entries(s.fd.fd, dir)) {
+    if (!valid_app(app)) continue;
+    try {
+      Fd app_fd = open_app(s, app);
+      if (app_fd.fd >= 0) list_app(s, app_fd.fd, app, out, problems);
+    } catch (const Error& e) {
+      if (!problems) throw;
+      problems->push_back(e.what());
+    }
+  }
   std::sort(out.begin(), out.end(), [](const StoredProfile& a, const StoredProfile& b) {
     return std::tie(a.app, a.threads, a.version) < std::tie(b.app, b.threads, b.version);
   });
@@ -122,12 +171,13 @@ std::vector<StoredProfile> list_store(const std::string& dir) {
 
 StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version) {
   require_valid_app(app);
-  uid_t owner = store_owner(dir);
-  if (!is_app_dir(dir, app))
+  StoreDir s = open_store(dir);
+  Fd app_fd = open_app(s, app);
+  if (app_fd.fd < 0)
     throw Error("no profile '" + app + "' in the store " + dir +
                 " (list them with `slurm-pin profiles list`, or give a file path)");
   std::vector<StoredProfile> all;
-  list_app(dir, app, owner, all);
+  list_app(s, app_fd.fd, app, all);
   const StoredProfile* best = nullptr;
   std::vector<int> counts;
   for (const auto& p : all) {
@@ -135,7 +185,11 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
     if (p.threads != threads || (version && p.version != version)) continue;
     if (!best || p.version > best->version) best = &p;
   }
-  if (best) return *best;
+  if (best) {
+    StoredProfile found = *best;
+    found.text = read_entry(s, app_fd.fd, found);
+    return found;
+  }
   std::sort(counts.begin(), counts.end());
   std::string have;
   for (int c : counts) have += (have.empty() ? "" : ", ") + std::to_string(c);
@@ -147,19 +201,18 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
               std::to_string(threads));
 }
 
+std::string read_stored_profile(const std::string& dir, const StoredProfile& p) {
+  StoreDir s = open_store(dir);
+  Fd app_fd = open_app(s, p.app);
+  if (app_fd.fd < 0) throw Error("no profile '" + p.app + "' in the store " + dir);
+  return read_entry(s, app_fd.fd, p);
+}
+
 std::string profile_path(const std::string& dir, const std::string& app, int threads, int version) {
   return dir + "/" + app + "/t" + std::to_string(threads) + ".v" + std::to_string(version) + ".profile";
 }
 
 namespace {
-
-struct Fd {
-  int fd;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
 
 void write_all(int fd, const std::string& s, const std::string& path) {
   size_t done = 0;
@@ -171,86 +224,126 @@ void write_all(int fd, const std::string& s, const std::string& path) {
   }
 }
 
-}  // namespace
-
-StoredProfile store_profile(const std::string& dir, const std::string& app, int threads,
-                            const std::string& content) {
-  require_valid_app(app);
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0 || !S_ISDIR(st.st_mode))
-    throw Error("profile store " + dir + " does not exist (create it, owned by the admin, mode 755)");
-  std::string app_dir = dir + "/" + app;
-  if (mkdir(app_dir.c_str(), 0755) != 0 && errno != EEXIST)
-    throw Error("profile store " + dir + ": cannot create " + app + ": " + std::strerror(errno) +
-                " (only the store's owner can add profiles; others use --output FILE)");
-  Fd lock(open((app_dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
+// An exclusive lock on DIR/.lock, held while the object lives.
+Fd lock_dir(int dirfd, const std::string& shown) {
+  Fd lock(openat(dirfd, ".lock", O_RDWR | O_CREAT | O_NOFOLLOW | O_CLOEXEC, 0644));
   if (lock.fd < 0 || flock(lock.fd, LOCK_EX) != 0)
-    throw Error(app_dir + "/.lock: " + std::strerror(errno) + " (is the store writable by you?)");
-  int version = 0;
-  for (const auto& name : entries(app_dir)) {
-    int t = 0, v = 0;
-    if (parse_entry_name(name, t, v) && t == threads) version = std::max(version, v);
-  }
-  StoredProfile out{app, threads, version + 1, profile_path(dir, app, threads, version + 1)};
-  std::string tmp = app_dir + "/.tmp.XXXXXX";
-  Fd file(mkstemp(&tmp[0]));
-  if (file.fd < 0) throw Error(app_dir + ": " + std::strerror(errno));
-  try {
-    write_all(file.fd, content, tmp);
-    if (fchmod(file.fd, 0644) != 0 || fsync(file.fd) != 0) throw Error(tmp + ": " + std::strerror(errno));
-    if (rename(tmp.c_str(), out.path.c_str()) != 0) throw Error(out.path + ": " + std::strerror(errno));
-  } catch (...) {
-    unlink(tmp.c_str());
-    throw;
-  }
-  Fd d(open(app_dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-  if (d.fd >= 0) fsync(d.fd);  // the rename itself survives a crash
-  rebuild_store_index(dir);
-  return out;
+    throw Error(shown + "/.lock: " + std::strerror(errno) + " (is the store writable by you?)");
+  return lock;
 }
 
-namespace {
+// Temporary files start with `prefix`. Writers create them under the
+// directory's lock and rename or remove them before letting it go, so any
+// found by the lock's holder were left by a writer that was killed.
+void sweep_temporaries(int dirfd, const std::string& prefix) {
+  int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
+  std::unique_ptr<DIR, DirCloser> d(dup_fd >= 0 ? fdopendir(dup_fd) : nullptr);
+  if (!d) {
+    if (dup_fd >= 0) close(dup_fd);
+    return;
+  }
+  rewinddir(d.get());
+  std::vector<std::string> stale;
+  while (dirent* e = readdir(d.get()))
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) stale.push_back(e->d_name);
+  for (const auto& name : stale) unlinkat(dirfd, name.c_str(), 0);
+}
 
-long index_generation(const std::string& path) {
-  FILE* f = std::fopen(path.c_str(), "r");
-  if (!f) return 0;
+// Writes `text` to a new temporary file in dirfd and renames it to `name`,
+// atomically and durably.
+void replace_file(int dirfd, const std::string& shown_dir, const std::string& prefix, const std::string& name,
+                  const std::string& text) {
+  std::string tmp;
+  Fd file;
+  for (int attempt = 0; attempt < 100 && file.fd < 0; ++attempt) {
+    tmp = prefix + std::to_string(getpid()) + "." + std::to_string(attempt);
+    file.fd = openat(dirfd, tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+    if (file.fd < 0 && errno != EEXIST) break;
+  }
+  if (file.fd < 0) throw Error(shown_dir + ": " + std::strerror(errno));
+  try {
+    write_all(file.fd, text, shown_dir + "/" + tmp);
+    if (fchmod(file.fd, 0644) != 0 || fsync(file.fd) != 0)
+      throw Error(shown_dir + "/" + tmp + ": " + std::strerror(errno));
+    if (renameat(dirfd, tmp.c_str(), dirfd, name.c_str()) != 0)
+      throw Error(shown_dir + "/" + name + ": " + std::strerror(errno));
+  } catch (...) {
+    unlinkat(dirfd, tmp.c_str(), 0);
+    throw;
+  }
+  fsync(dirfd);  // the rename itself survives a crash
+}
+
+long index_generation(int dirfd) {
+  std::string text;
+  try {
+    text = read_file_at(dirfd, ".index", 64u << 20, O_NOFOLLOW, ".index");
+  } catch (const Error&) {
+    return 0;
+  }
   long generation = 0;
   char header[64];
-  if (std::fscanf(f, "%63s %*d generation %ld", header, &generation) != 2) generation = 0;
-  std::fclose(f);
+  if (std::sscanf(text.c_str(), "%63s %*d generation %ld", header, &generation) != 2) generation = 0;
   return generation;
 }
 
-}  // namespace
-
-void rebuild_store_index(const std::string& dir) {
-  Fd lock(open((dir + "/.lock").c_str(), O_RDWR | O_CREAT | O_CLOEXEC, 0644));
-  if (lock.fd < 0 || flock(lock.fd, LOCK_EX) != 0)
-    throw Error(dir + "/.lock: " + std::strerror(errno) + " (is the store writable by you?)");
-  struct stat st;
-  if (stat(dir.c_str(), &st) != 0) throw Error("profile store " + dir + ": " + std::strerror(errno));
+void rebuild_index(const StoreDir& s) {
+  Fd lock = lock_dir(s.fd.fd, s.path);
+  sweep_temporaries(s.fd.fd, ".index.");
   std::string text;
-  for (const auto& app : entries(dir)) {
-    if (!is_app_dir(dir, app)) continue;
+  for (const auto& app : entries(s.fd.fd, s.path)) {
+    if (!valid_app(app)) continue;
     std::vector<StoredProfile> found;
     try {
-      list_app(dir, app, st.st_uid, found);
+      Fd app_fd = open_app(s, app);
+      if (app_fd.fd >= 0) list_app(s, app_fd.fd, app, found);
     } catch (const Error&) {
       continue;  // untrusted entries are refused by readers anyway: leave them out
     }
     for (const auto& p : found)
       text += "p " + p.app + " " + std::to_string(p.threads) + " " + std::to_string(p.version) + "\n";
   }
-  std::string index = dir + "/.index";
-  text = "slurm-pin-store-index 1 generation " + std::to_string(index_generation(index) + 1) + "\n" + text;
-  std::string tmp = dir + "/.index.XXXXXX";
-  Fd file(mkstemp(&tmp[0]));
-  if (file.fd < 0) throw Error(dir + ": " + std::strerror(errno));
-  write_all(file.fd, text, tmp);
-  if (fchmod(file.fd, 0644) != 0 || fsync(file.fd) != 0 || rename(tmp.c_str(), index.c_str()) != 0) {
-    unlink(tmp.c_str());
-    throw Error(index + ": " + std::strerror(errno));
+  text = "slurm-pin-store-index 1 generation " + std::to_string(index_generation(s.fd.fd) + 1) + "\n" + text;
+  replace_file(s.fd.fd, s.path, ".index.", ".index", text);
+}
+
+}  // namespace
+
+StoredProfile store_profile(const std::string& dir, const std::string& app, int threads,
+                            const std::string& content) {
+  require_valid_app(app);
+  StoreDir s{Fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), 0, dir};
+  struct stat st;
+  if (s.fd.fd < 0 || fstat(s.fd.fd, &st) != 0)
+    throw Error("profile store " + dir + " does not exist (create it, owned by the admin, mode 755)");
+  s.owner = st.st_uid;
+  std::string app_dir = dir + "/" + app;
+  if (mkdirat(s.fd.fd, app.c_str(), 0755) != 0 && errno != EEXIST)
+    throw Error("profile store " + dir + ": cannot create " + app + ": " + std::strerror(errno) +
+                " (only the store's owner can add profiles; others use --output FILE)");
+  Fd app_fd(openat(s.fd.fd, app.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+  if (app_fd.fd < 0) throw Error(app_dir + ": " + std::strerror(errno) + " (it must be a directory)");
+  {
+    Fd lock = lock_dir(app_fd.fd, app_dir);
+    sweep_temporaries(app_fd.fd, ".tmp.");
+    int version = 0;
+    for (const auto& name : entries(app_fd.fd, app_dir)) {
+      int t = 0, v = 0;
+      if (parse_entry_name(name, t, v) && t == threads) version = std::max(version, v);
+    }
+    StoredProfile out{app, threads, version + 1, profile_path(dir, app, threads, version + 1), ""};
+    replace_file(app_fd.fd, app_dir, ".tmp.", out.path.substr(out.path.rfind('/') + 1), content);
+    rebuild_index(s);
+    return out;
   }
+}
+
+void rebuild_store_index(const std::string& dir) {
+  StoreDir s{Fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), 0, dir};
+  struct stat st;
+  if (s.fd.fd < 0 || fstat(s.fd.fd, &st) != 0) throw Error("profile store " + dir + ": " + std::strerror(errno));
+  s.owner = st.st_uid;
+  rebuild_index(s);
 }
 
 ProfileSpec parse_profile_spec(const std::string& text) {

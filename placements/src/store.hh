@@ -13,6 +13,7 @@ struct StoredProfile {
   int threads = 0;
   int version = 0;
   std::string path;
+  std::string text;  // filled by find_profile: the entry as read, once, from its descriptor
 };
 
 // The store the commands use without --store: $SLURM_PIN_STORE, else
@@ -20,12 +21,17 @@ struct StoredProfile {
 std::string default_store_dir();
 
 // Every profile in the store, sorted by app, threads, version. Throws Error
-// when the store or an entry is not trustworthy.
-std::vector<StoredProfile> list_store(const std::string& dir);
+// when the store or an entry is not trustworthy; with `problems`, an
+// untrustworthy entry is described there and left out instead.
+std::vector<StoredProfile> list_store(const std::string& dir, std::vector<std::string>* problems = nullptr);
 
 // The profile of `app` at `threads` threads; version 0 means the newest.
 // Throws Error naming what the store has instead.
 StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version);
+
+// An entry's text, read through the store's descriptors (no symbolic links,
+// trust checked on the opened file).
+std::string read_stored_profile(const std::string& dir, const StoredProfile& p);
 
 // Where a profile of that app, thread count and version lives.
 std::string profile_path(const std::string& dir, const std::string& app, int threads, int version);

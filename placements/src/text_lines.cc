@@ -1,14 +1,12 @@
 #include "text_lines.hh"
 
-#include <sys/stat.h>
-
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 
 #include "error.hh"
+#include "user_file.hh"
 
 namespace slurmpin {
 
@@ -17,27 +15,28 @@ std::string where(const std::string& path, int line) {
 }
 
 std::vector<TextLine> read_text_lines(const std::string& path, size_t max_bytes) {
-  struct stat st;
-  if (stat(path.c_str(), &st) != 0)
-    throw Error(path + ": " + std::strerror(errno) + " (check the path)");
-  if (!S_ISREG(st.st_mode)) throw Error(path + ": not a regular file (give a file path)");
-  if (static_cast<size_t>(st.st_size) > max_bytes)
-    throw Error(path + ": file is larger than " + std::to_string(max_bytes >> 20) +
-                " MiB (is this the right file?)");
-  std::ifstream in(path);
-  if (!in) throw Error(path + ": " + std::strerror(errno) + " (check its permissions)");
+  return split_text_lines(read_user_file(path, max_bytes), path);
+}
+
+std::vector<TextLine> split_text_lines(const std::string& text, const std::string& path) {
   std::vector<TextLine> out;
-  std::string raw;
   int number = 0;
-  while (std::getline(in, raw)) {
+  for (size_t pos = 0; pos < text.size();) {
+    size_t nl = text.find('\n', pos);
+    size_t stop = nl == std::string::npos ? text.size() : nl;
     ++number;
-    if (raw.find('\0') != std::string::npos)
+    // Searches stay inside the line: the cost is linear in the file's size.
+    const char* hash = static_cast<const char*>(std::memchr(text.data() + pos, '#', stop - pos));
+    size_t content_end = hash ? static_cast<size_t>(hash - text.data()) : stop;
+    if (std::memchr(text.data() + pos, '\0', stop - pos))
       throw Error(where(path, number) + "binary data in a text file (is this the right file?)");
-    size_t hash = raw.find('#');
-    if (hash != std::string::npos) raw.erase(hash);
-    size_t b = raw.find_first_not_of(" \t\r");
-    size_t e = raw.find_last_not_of(" \t\r");
-    out.push_back({number, b == std::string::npos ? "" : raw.substr(b, e - b + 1)});
+    size_t b = pos;
+    while (b < content_end && (text[b] == ' ' || text[b] == '\t' || text[b] == '\r')) ++b;
+    if (b < content_end) {
+      size_t e = text.find_last_not_of(" \t\r", content_end - 1);
+      out.push_back({number, text.substr(b, e - b + 1)});
+    }
+    pos = stop + 1;
   }
   return out;
 }

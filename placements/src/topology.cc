@@ -1,7 +1,6 @@
 #include "topology.hh"
 
 #include <hwloc.h>
-#include <sys/stat.h>
 
 #include <algorithm>
 #include <map>
@@ -9,6 +8,7 @@
 
 #include "cpulist.hh"
 #include "error.hh"
+#include "user_file.hh"
 
 namespace slurmpin {
 
@@ -231,24 +231,68 @@ class TreeBuilder {
   Tree tree_;
 };
 
-bool is_regular_file(const std::string& path) {
-  struct stat st;
-  return stat(path.c_str(), &st) == 0 && S_ISREG(st.st_mode);
+// The PUs a synthetic description ("pack:2 [numa] l3:1 core:4 pu:2")
+// creates: the product of its arities. Memory attachments in brackets and
+// attributes in parentheses create none. 0 when it cannot tell (hwloc then
+// judges the text).
+unsigned long long synthetic_pus(const std::string& text) {
+  unsigned long long pus = 1;
+  size_t i = 0;
+  bool any = false;
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n') {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    int depth = 0;
+    while (end < text.size() && (depth > 0 || (text[end] != ' ' && text[end] != '\t' && text[end] != '\n'))) {
+      if (text[end] == '(' || text[end] == '[') ++depth;
+      if ((text[end] == ')' || text[end] == ']') && depth > 0) --depth;
+      ++end;
+    }
+    std::string token = text.substr(i, end - i);
+    i = end;
+    if (token[0] == '[') continue;  // a memory object: no PUs
+    size_t colon = token.find(':');
+    std::string count = colon == std::string::npos ? token : token.substr(colon + 1);
+    count = count.substr(0, count.find('('));
+    if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos) return 0;
+    pus *= std::stoull(count);
+    any = true;
+    if (pus > kMaxSyntheticPus) return pus;  // enough to refuse it; no overflow
+  }
+  return any ? pus : 0;
 }
 
-void select_source(hwloc_topology_t topo, const std::string& source) {
+// XML comes from a file a user may name: read once, as the caller, bounded
+// (user_file.hh), and handed to hwloc as a buffer.
+void select_source(hwloc_topology_t topo, const std::string& source, std::string& xml) {
   if (source == "this" || source.empty()) return;
   bool looks_like_file = source.find('/') != std::string::npos ||
                          (source.size() > 4 && source.compare(source.size() - 4, 4, ".xml") == 0);
-  if (is_regular_file(source)) {
-    if (hwloc_topology_set_xml(topo, source.c_str()) < 0)
-      throw Error("topology " + source + ": not a valid hwloc XML file (make one with `lstopo --of xml FILE`)");
-    return;
+  bool is_file;
+  try {
+    is_file = read_user_file_if_exists(source, kMaxTopologyXmlBytes, xml);
+  } catch (const Error& e) {
+    throw Error("topology " + std::string(e.what()));
   }
-  if (looks_like_file)
+  if (!is_file && looks_like_file)
     throw Error("topology " + source +
                 ": no such file (give an hwloc XML made with `lstopo --of xml`, a synthetic "
                 "description, or 'this')");
+  if (is_file) {
+    if (hwloc_topology_set_xmlbuffer(topo, xml.data(), static_cast<int>(xml.size()) + 1) < 0)
+      throw Error("topology " + source + ": not a valid hwloc XML file (make one with `lstopo --of xml FILE`)");
+    return;
+  }
+  if (source.size() > 4096)
+    throw Error("topology description is longer than 4096 characters (is this the right text?)");
+  unsigned long long pus = synthetic_pus(source);
+  if (pus > kMaxSyntheticPus)
+    throw Error("topology '" + source + "' has " + (pus > 1000000000ull ? "over a billion" : std::to_string(pus)) +
+                " PUs, more than the " + std::to_string(kMaxSyntheticPus) +
+                " a synthetic topology may have (describe a smaller machine)");
   if (hwloc_topology_set_synthetic(topo, source.c_str()) < 0)
     throw Error("topology '" + source +
                 "' is not an hwloc synthetic description (example: 'pack:2 l3:1 core:4 pu:1', ending with pu:N) "
@@ -259,10 +303,13 @@ TopologyPtr load_fresh(const std::string& source) {
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
   TopologyPtr topo(raw);
-  select_source(raw, source);
+  std::string xml;  // must outlive the load
+  select_source(raw, source, xml);
+  // Some hwloc builds accept any buffer in set_xml and fail only here: the
+  // message is the same either way.
   if (hwloc_topology_load(raw) < 0)
-    throw Error("topology " + source + ": hwloc cannot load it (check the file with `lstopo -i " +
-                source + "`)");
+    throw Error("topology " + source + ": " + (xml.empty() ? "hwloc cannot load it" : "not a valid hwloc XML file") +
+                " (check it with `lstopo -i " + source + "`)");
   return topo;
 }
 

@@ -3,10 +3,17 @@
 // PUs on request. Objects with identical CPU sets (a package and its L3, a
 // core and its L2) collapse into one node that carries every kind.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
 namespace slurmpin {
+
+// A synthetic topology ("pack:2 core:4 pu:2") may describe at most this many
+// PUs: larger ones cost seconds and gigabytes to build, and no machine has
+// them. An XML topology may be at most kMaxTopologyXmlBytes.
+constexpr unsigned long long kMaxSyntheticPus = 16384;
+constexpr size_t kMaxTopologyXmlBytes = 64u << 20;
 
 enum class Granularity { kCore, kPu };
 

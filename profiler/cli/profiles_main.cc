@@ -83,21 +83,35 @@ StoredProfile resolve(const Options& o) {
   return find_profile(o.store, s.app, threads, s.version);
 }
 
+// One unreadable profile is reported on its own line (on stderr) and the
+// listing goes on; the exit status then says something was wrong.
 int list(const Options& o) {
   std::printf("%-24s %7s %7s  %-20s %-8s %s\n", "APP", "THREADS", "VERSION", "DATE", "DRR", "TOOL");
-  for (const auto& e : list_store(o.store)) {
-    Profile p = read_profile(e.path);
+  std::vector<std::string> problems;
+  std::vector<StoredProfile> all = list_store(o.store, &problems);
+  int bad = static_cast<int>(problems.size());
+  for (const auto& m : problems) std::fprintf(stderr, "slurm-pin: error: skipping a bad profile: %s\n", m.c_str());
+  for (const auto& e : all) {
+    Profile p;
+    try {
+      p = parse_profile(read_stored_profile(o.store, e), e.path);
+    } catch (const Error& err) {
+      std::fflush(stdout);
+      std::fprintf(stderr, "slurm-pin: error: skipping a bad profile: %s\n", err.what());
+      ++bad;
+      continue;
+    }
     char drr[32] = "-";
     if (p.drr >= 0) std::snprintf(drr, sizeof drr, "%.2f%%", p.drr);
     std::printf("%-24s %7d %7d  %-20s %-8s %s\n", e.app.c_str(), e.threads, e.version,
                 p.date.empty() ? "-" : p.date.c_str(), drr, p.tool.c_str());
   }
-  return 0;
+  return bad ? 1 : 0;
 }
 
 int show(const Options& o) {
   StoredProfile e = resolve(o);
-  Profile p = read_profile(e.path);
+  Profile p = parse_profile(e.text, e.path);
   const Rows* rows = nullptr;
   p.affinity(o.model, o.region, e.path);  // names a missing model or region
   if (o.region.empty()) rows = &p.matrices.at(o.model);
@@ -124,7 +138,7 @@ int show(const Options& o) {
 
 int export_profile(const Options& o) {
   StoredProfile e = resolve(o);
-  std::string text = format_profile(read_profile(e.path));
+  std::string text = format_profile(parse_profile(e.text, e.path));
   if (o.output.empty()) std::fputs(text.c_str(), stdout);
   else if (!(std::ofstream(o.output) << text)) throw Error(o.output + ": cannot write");
   return 0;

@@ -12,9 +12,9 @@ TEST(CpuList, ParsesRangesAndSingles) {
 }
 
 TEST(CpuList, FormatsCollapsingRanges) {
-  EXPECT_EQ(format_cpulist({0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
-  EXPECT_EQ(format_cpulist({4}), "4");
-  EXPECT_EQ(format_cpulist({}), "");
+  EXPECT_EQ(format_cpulist(std::vector<unsigned>{0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
+  EXPECT_EQ(format_cpulist(std::vector<unsigned>{4}), "4");
+  EXPECT_EQ(format_cpulist(std::vector<unsigned>{}), "");
 }
 
 TEST(CpuList, RoundTrips) {
@@ -36,4 +36,38 @@ TEST(CpuList, ErrorNamesTheInputAndTheFix) {
     EXPECT_NE(m.find("--restrict"), std::string::npos);
     EXPECT_NE(m.find("lower CPU first"), std::string::npos);
   }
+}
+
+TEST(CpuList, IdsAreBoundedBeforeAnyExpansion) {
+  // The largest id slurm-pin accepts without a machine, and a machine's own.
+  EXPECT_EQ(parse_cpulist("65535", "t").size(), 1u);
+  for (const char* s : {"65536", "0-1048576", "4294967296", "99999999999999999999999"}) {
+    try {
+      parse_cpulist(s, "t");
+      FAIL() << s;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("is beyond the largest CPU id"), std::string::npos) << e.what();
+    }
+  }
+  try {
+    parse_cpu_ranges("0-3,0-1048576", "t", 7);
+    FAIL();
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("CPU 1048576 is beyond this machine, whose highest CPU is 7"),
+              std::string::npos)
+        << e.what();
+  }
+}
+
+TEST(CpuList, RangesMergeWithoutExpanding) {
+  // 60 copies of the widest range cost 60 ranges while parsing, one after.
+  std::string bomb;
+  for (int i = 0; i < 60; ++i) bomb += (i ? "," : "") + std::string("0-65535");
+  CpuRanges r = parse_cpu_ranges(bomb, "t");
+  ASSERT_EQ(r.size(), 1u);
+  EXPECT_EQ(r[0].lo, 0u);
+  EXPECT_EQ(r[0].hi, 65535u);
+  EXPECT_EQ(parse_cpu_ranges("5-7,0-1,2,9", "t"), (CpuRanges{{0, 2}, {5, 7}, {9, 9}}));
+  EXPECT_EQ(format_cpulist(parse_cpu_ranges("3,1-2,8", "t")), "1-3,8");
+  EXPECT_EQ(count_cpus(parse_cpu_ranges("0-3,8", "t")), 5u);
 }

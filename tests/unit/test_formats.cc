@@ -124,8 +124,9 @@ TEST(PlacementFile, RoundTripsTasksAndRegions) {
   PlacementFile p;
   p.topology = "Package:2 L2:4 Core:8 PU:8";
   p.strategy = "lpgp";
-  p.tasks = {{{0}, {1, 9}}, {{4}, {5}}};
-  p.regions.push_back({"r1", {{{1}, {0}}, {{5}, {4}}}});
+  auto r = [](std::vector<unsigned> cpus) { return ranges_of(cpus); };
+  p.tasks = {{r({0}), r({1, 9})}, {r({4}), r({5})}};
+  p.regions.push_back({"r1", {{r({1}), r({0})}, {r({5}), r({4})}}});
   std::string path = write_temp(format_placement_file(p));
   PlacementFile q = read_placement_file(path);
   EXPECT_EQ(q.tasks, p.tasks);
@@ -151,6 +152,9 @@ TEST(PlacementFile, StrictErrors) {
       {"slurm-pin-placement 1\ntask 0:\n", ":2: task 0 lists no CPUs"},
       {"slurm-pin-placement 1\nowner me\n", ":2: unknown key 'owner'"},
       {"slurm-pin-placement 1\ntask 0: 0\ntask 0 region r: 0 1\n", "region r task 0 has 2 threads, expected 1"},
+      {"slurm-pin-placement 1\ntask 0: 0-3 6\ntask 1: 4-5 2\n", "CPU 2 is given to two tasks"},
+      {"slurm-pin-placement 1\ntask 0: 0-1048576\n", ":2: task 0: CPU 1048576 is beyond the largest CPU id"},
+      {"slurm-pin-placement 1\ntask 0: 0\ntask 1: 1\ntask 1: 2\n", ":4: task 1 is listed twice"},
   };
   for (const auto& c : cases) {
     std::string p = write_temp(c.text);

@@ -1,0 +1,27 @@
+// Reading files that a user (or another untrusted party) names. Each file is
+// opened exactly once, non-blocking (a FIFO or a device cannot stall the
+// caller, which may be slurmstepd), and every check is made on that
+// descriptor with fstat: no second lookup of the path can be raced.
+#pragma once
+#include <sys/stat.h>
+
+#include <cstddef>
+#include <string>
+
+namespace slurmpin {
+
+// The whole file at `path`, which must be a regular file of at most
+// `max_bytes`. Throws Error naming the path, the problem and the fix.
+std::string read_user_file(const std::string& path, size_t max_bytes);
+
+// The same, but false (and `text` untouched) when nothing exists at `path`:
+// for arguments that may name a file or be something else.
+bool read_user_file_if_exists(const std::string& path, size_t max_bytes, std::string& text);
+
+// The same relative to an open directory: `name` is opened with openat and
+// `flags` added (O_NOFOLLOW, say). `shown` is how errors name the file; `st`
+// receives the descriptor's fstat for further checks (owner, mode).
+std::string read_file_at(int dirfd, const std::string& name, size_t max_bytes, int flags,
+                         const std::string& shown, struct stat* st = nullptr);
+
+}  // namespace slurmpin
