@@ -1,7 +1,13 @@
 #include "pin_config.h"
 
+#include <ctype.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "slurm_pin/placement.h"
 
@@ -28,7 +34,6 @@ static int set_field(char *dst, size_t size, const char *src, const char *what, 
 void pin_config_defaults(struct pin_config *c) {
   memset(c, 0, sizeof *c);
   strcpy(c->default_strategy, "none");
-  snprintf(c->threads_lib, sizeof c->threads_lib, "%s", SLURM_PIN_THREADS_LIB);
   strcpy(c->mem, "none");
   strcpy(c->granularity, "core");
 }
@@ -98,6 +103,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   if (!v && KEY("exclusive_only")) return c->exclusive_only = 1, 0;
   if (!v && KEY("verbose")) return c->verbose = 1, 0;
   if (!v && KEY("legacy_omp_env")) return c->legacy_omp_env = 1, 0;
+  if (!v && KEY("policy")) return c->policy = 1, 0;
   if (v && KEY("default")) {
     if (sp_check_strategy(v, err, len) != 0) return -1;
     return set_field(c->default_strategy, sizeof c->default_strategy, v, "default=", err, len);
@@ -117,7 +123,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
 #undef KEY
   snprintf(err, len,
            "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, mem=, "
-           "granularity=, threads_lib=, enforce, exclusive_only, verbose, legacy_omp_env)",
+           "granularity=, threads_lib=, enforce, exclusive_only, verbose, legacy_omp_env, policy)",
            arg);
   return -1;
 }
@@ -167,6 +173,23 @@ const char *pin_effective_granularity(const struct pin_config *c, const struct p
               p ? policy_value(p, p->granularity, 0) : NULL, c->granularity);
 }
 
+/* A store profile name, as the policy writes it: NAME or NAME@VERSION. */
+static int is_profile_name(const char *v) {
+  static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-";
+  size_t n = strlen(v);
+  if (n == 0 || n > 160 || *v == '.') return 0;
+  const char *at = strchr(v, '@');
+  size_t name = at ? (size_t)(at - v) : n;
+  if (name == 0 || strspn(v, name_chars) != name) return 0;
+  return !at || (at[1] && strspn(at + 1, "0123456789") == strlen(at + 1));
+}
+
+/* Rule names are the admin's, checked by the policy: letters, digits, . _ : * - */
+static int is_rule_name(const char *v) {
+  return *v && strlen(v) < 128 &&
+         strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:*+-") == strlen(v);
+}
+
 int pin_policy_parse(const char *text, struct pin_policy *p) {
   memset(p, 0, sizeof *p);
   if (!text || !*text) return 0;
@@ -174,28 +197,98 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
   char buf[PATH_MAX + 512];
   if (strlen(text) >= sizeof buf) return -1;
   strcpy(buf, text + 10);
-  int applied = 1, mode_seen = 0;
+  int applied = 1, seen = 0;
+  enum { RULE = 1, MODE = 2, STRATEGY = 4, PROFILE = 8, MEM = 16, GRANULARITY = 32, APPLIED = 64 };
   for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    if (strcmp(tok, "none") == 0) return 0;
+    if (strcmp(tok, "none") == 0 && !seen) return strtok_r(NULL, " ", &save) ? -1 : 0;
     char *eq = strchr(tok, '=');
     if (!eq) return -1;
     *eq = '\0';
     const char *key = tok, *v = eq + 1;
     char err[256];
-    if (strcmp(key, "rule") == 0) snprintf(p->rule, sizeof p->rule, "%s", v);
+    int bit;
+    if (strcmp(key, "rule") == 0 && is_rule_name(v)) bit = RULE, snprintf(p->rule, sizeof p->rule, "%s", v);
     else if (strcmp(key, "mode") == 0 && (strcmp(v, "enforce") == 0 || strcmp(v, "default") == 0))
-      p->enforce = strcmp(v, "enforce") == 0, mode_seen = 1;
-    else if (strcmp(key, "strategy") == 0 && sp_check_strategy(v, err, sizeof err) == 0)
-      snprintf(p->strategy, sizeof p->strategy, "%s", v);
-    else if (strcmp(key, "profile") == 0) snprintf(p->profile, sizeof p->profile, "%s", v);
-    else if (strcmp(key, "mem") == 0 && pin_check_mem(v, err, sizeof err) == 0) snprintf(p->mem, sizeof p->mem, "%s", v);
+      bit = MODE, p->enforce = strcmp(v, "enforce") == 0;
+    else if (strcmp(key, "strategy") == 0 && strncmp(v, "file:", 5) != 0 && sp_check_strategy(v, err, sizeof err) == 0)
+      bit = STRATEGY, snprintf(p->strategy, sizeof p->strategy, "%s", v);
+    else if (strcmp(key, "profile") == 0 && is_profile_name(v)) bit = PROFILE, snprintf(p->profile, sizeof p->profile, "%s", v);
+    else if (strcmp(key, "mem") == 0 && pin_check_mem(v, err, sizeof err) == 0)
+      bit = MEM, snprintf(p->mem, sizeof p->mem, "%s", v);
     else if (strcmp(key, "granularity") == 0 && pin_check_granularity(v, err, sizeof err) == 0)
-      snprintf(p->granularity, sizeof p->granularity, "%s", v);
-    else if (strcmp(key, "applied") == 0) applied = strcmp(v, "no") != 0;
+      bit = GRANULARITY, snprintf(p->granularity, sizeof p->granularity, "%s", v);
+    else if (strcmp(key, "applied") == 0 && strcmp(v, "no") == 0) bit = APPLIED, applied = 0;
     else return -1;
+    if (seen & bit) return -1; /* a key given twice: someone appended fields */
+    seen |= bit;
   }
-  if (!p->rule[0] || !mode_seen) return -1;
+  if (!(seen & RULE) || !(seen & MODE)) return -1;
   p->present = 1;
   p->applies = applied;
   return 0;
+}
+
+static int open_checked(const char *path, char *err, size_t len) {
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+  struct stat st;
+  if (fd < 0) {
+    snprintf(err, len, "%s: %s", path, strerror(errno));
+    return -1;
+  }
+  int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+  close(fd);
+  if (!ok) {
+    snprintf(err, len, "%s: not a regular file", path);
+    return -1;
+  }
+  return 0;
+}
+
+int pin_check_library(const char *path, char *err, size_t len) {
+  if (!path || !*path) {
+    snprintf(err, len, "no thread library configured");
+    return -1;
+  }
+  return open_checked(path, err, len);
+}
+
+int pin_find_threads_lib(const char *plugin_path, char *buf, size_t len, char *err, size_t errlen) {
+  static const char *const beside[] = {"libslurm_pin_threads.so", "../slurm-pin/libslurm_pin_threads.so"};
+  const char *slash = plugin_path ? strrchr(plugin_path, '/') : NULL;
+  if (!slash) {
+    snprintf(err, errlen, "cannot tell where the plugin was loaded from: set threads_lib= in plugstack.conf");
+    return -1;
+  }
+  int dir = (int)(slash - plugin_path);
+  char tried[2][PATH_MAX];
+  for (int i = 0; i < 2; ++i) {
+    char why[PATH_MAX + 64];
+    if (snprintf(tried[i], sizeof tried[i], "%.*s/%s", dir, plugin_path, beside[i]) >= (int)sizeof tried[i]) continue;
+    if (open_checked(tried[i], why, sizeof why) == 0) {
+      if (snprintf(buf, len, "%s", tried[i]) >= (int)len) break;
+      return 0;
+    }
+  }
+  snprintf(err, errlen, "the thread library is neither %.400s nor %.400s: install libslurm_pin_threads.so beside the "
+           "plugin or set threads_lib= in plugstack.conf", tried[0], tried[1]);
+  return -1;
+}
+
+int pin_omp_threads(const char *value) {
+  if (!value || !*value) return 0;
+  char *end;
+  errno = 0;
+  long n = strtol(value, &end, 10);
+  if (end == value || !isdigit((unsigned char)*value) || errno || n < 1 || n > 65536) return -1;
+  /* Nested levels: "8,2" or "8, 2"; each must be a count as well. */
+  for (const char *q = end; *q;) {
+    if (*q != ',') return -1;
+    ++q;
+    while (*q == ' ') ++q;
+    char *e2;
+    long m = strtol(q, &e2, 10);
+    if (e2 == q || !isdigit((unsigned char)*q) || m < 1 || m > 65536) return -1;
+    q = e2;
+  }
+  return (int)n;
 }

@@ -14,7 +14,7 @@
 /* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
  *   [store=DIR] [enforce] [exclusive_only] [topology=FILE.xml] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
- *   [threads_lib=PATH] [legacy_omp_env] */
+ *   [threads_lib=PATH] [legacy_omp_env] [policy] */
 struct pin_config {
   char default_strategy[PIN_STRATEGY_MAX];
   char allowed[1024];      /* comma-separated; empty: all */
@@ -25,11 +25,17 @@ struct pin_config {
   int enforce;             /* users cannot choose another strategy */
   int exclusive_only;      /* act only when the job has the whole node */
   int verbose;
+  /* The site runs slurm-pin's job_submit policy: slurmstepd reads the
+   * decision from the job record (AdminComment, which users cannot set),
+   * never from the task's environment. */
+  int policy;
   /* Also export GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes older than
    * OpenMP 4.0. Off by default: LLVM's libomp then ignores OMP_PLACES and
    * prints a warning per task (docs/spank.md). */
   int legacy_omp_env;
-  char threads_lib[PATH_MAX]; /* libslurm_pin_threads.so, for --pin-threads=preload|ompt */
+  /* libslurm_pin_threads.so for --pin-threads=preload|ompt; empty: found
+   * beside the plugin (pin_default_threads_lib). */
+  char threads_lib[PATH_MAX];
 };
 
 /* The user's --pin-* options (or their SLURM_SPANK_... environment twins). */
@@ -60,8 +66,25 @@ struct pin_policy {
   char granularity[16];
 };
 
-/* Parses a decision; "slurm-pin: none" or "" is no decision. -1 if malformed. */
+/* Parses a decision; "slurm-pin: none" or "" is no decision. -1 if malformed:
+ * an unknown or repeated key, or a value outside its own syntax (a profile
+ * is a store name, never a path), so no field can be smuggled in. */
 int pin_policy_parse(const char *text, struct pin_policy *p);
+
+/* The thread library beside a plugin loaded from `plugin_path`: in its
+ * directory (a build tree), else in ../slurm-pin/ (the packages' layout).
+ * Writes the first candidate that is a readable regular file, opened once,
+ * non-blocking, and checked on its descriptor; -1 with a message naming
+ * the places looked at. */
+int pin_find_threads_lib(const char *plugin_path, char *buf, size_t len, char *err, size_t errlen);
+
+/* A readable regular file, checked as pin_find_threads_lib does. */
+int pin_check_library(const char *path, char *err, size_t len);
+
+/* OMP_NUM_THREADS as the thread count: "8", or a list for nested levels
+ * ("8,2": the first level is this task's thread count). 0 when unset or
+ * empty; -1 when malformed. */
+int pin_omp_threads(const char *value);
 
 void pin_config_defaults(struct pin_config *c);
 /* Parses plugstack arguments; -1 with a message naming the argument. */

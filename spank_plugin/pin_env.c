@@ -1,6 +1,8 @@
 #include "pin_env.h"
 
 #include <ctype.h>
+#include <errno.h>
+#include <hwloc.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -8,12 +10,14 @@
 
 #define MAX_CPUS_PER_THREAD 4096
 
-int pin_expand_cpulist(const char *list, int *cpus, int max) {
-  int n = 0;
+/* Calls f(lo, hi, arg) for each range of a strict list whose ids are all at
+ * most PIN_MAX_CPU_ID; -1 on the first bad item, before any id is used. */
+static int each_range(const char *list, int (*f)(long lo, long hi, void *arg), void *arg) {
   const char *p = list;
   while (*p) {
     if (!isdigit((unsigned char)*p)) return -1;
     char *end;
+    errno = 0;
     long lo = strtol(p, &end, 10), hi = lo;
     p = end;
     if (*p == '-') {
@@ -21,16 +25,33 @@ int pin_expand_cpulist(const char *list, int *cpus, int max) {
       hi = strtol(p + 1, &end, 10);
       p = end;
     }
-    if (hi < lo || hi > 1 << 20) return -1;
-    for (long c = lo; c <= hi; ++c) {
-      if (n == max) return -1;
-      cpus[n++] = (int)c;
-    }
-    if (*p == ',') ++p;
+    if (errno || hi < lo || hi > PIN_MAX_CPU_ID) return -1;
+    if (f && f(lo, hi, arg) != 0) return -1;
+    if (*p == ',' && p[1]) ++p;
     else if (*p) return -1;
   }
-  return n;
+  return 0;
 }
+
+struct expansion {
+  int *cpus, n, max;
+};
+
+static int expand_range(long lo, long hi, void *arg) {
+  struct expansion *e = arg;
+  for (long c = lo; c <= hi; ++c) {
+    if (e->n == e->max) return -1;
+    e->cpus[e->n++] = (int)c;
+  }
+  return 0;
+}
+
+int pin_expand_cpulist(const char *list, int *cpus, int max) {
+  struct expansion e = {cpus, 0, max};
+  return each_range(list, expand_range, &e) == 0 ? e.n : -1;
+}
+
+int pin_check_cpulist(const char *list) { return *list ? each_range(list, NULL, NULL) : -1; }
 
 /* Appends to buf at *pos; -1 when it does not fit. */
 static int append(char *buf, size_t len, size_t *pos, const char *fmt, ...) {
@@ -97,16 +118,16 @@ int pin_cpus_list(const char *const *threads, int n, char *buf, size_t len) {
 }
 
 int pin_intersect_cpulists(const char *a, const char *b, char *buf, size_t len) {
-  enum { kMax = 65536 };
-  static int ca[kMax], cb[kMax];
-  static unsigned char in_b[kMax];
-  int na = pin_expand_cpulist(a, ca, kMax), nb = pin_expand_cpulist(b, cb, kMax);
-  if (na < 0 || nb < 0) return -1;
-  memset(in_b, 0, sizeof in_b);
-  for (int i = 0; i < nb; ++i) in_b[cb[i]] = 1;
-  size_t pos = 0;
-  buf[0] = '\0';
-  for (int i = 0; i < na; ++i)
-    if (in_b[ca[i]] && append(buf, len, &pos, pos ? ",%d" : "%d", ca[i])) return -1;
-  return 0;
+  /* Checked first: hwloc sizes a bitmap by the largest id it reads. */
+  if ((*a && pin_check_cpulist(a) != 0) || (*b && pin_check_cpulist(b) != 0)) return -1;
+  hwloc_bitmap_t x = hwloc_bitmap_alloc(), y = hwloc_bitmap_alloc();
+  int rc = -1;
+  if (x && y && hwloc_bitmap_list_sscanf(x, a) == 0 && hwloc_bitmap_list_sscanf(y, b) == 0) {
+    hwloc_bitmap_and(x, x, y);
+    int n = hwloc_bitmap_list_snprintf(buf, len, x);
+    rc = n >= 0 && (size_t)n < len ? 0 : -1;
+  }
+  hwloc_bitmap_free(x);
+  hwloc_bitmap_free(y);
+  return rc;
 }

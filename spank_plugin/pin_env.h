@@ -24,7 +24,13 @@ int pin_cpus_list(const char *const *threads, int n, char *buf, size_t len);
 /* The CPUs in both lists, as a list ("" when none); -1 on bad input. */
 int pin_intersect_cpulists(const char *a, const char *b, char *buf, size_t len);
 
-/* Expands "0-2,8" into cpus[] (at most max); returns the count or -1. */
+/* The largest CPU id any list may hold (as the engine's kMaxCpuId). */
+#define PIN_MAX_CPU_ID 65535
+
+/* Expands "0-2,8" into cpus[] (at most max); returns the count or -1. Ids
+ * are bounded by PIN_MAX_CPU_ID before anything is expanded. */
 int pin_expand_cpulist(const char *list, int *cpus, int max);
+/* 0 when `list` is a non-empty, strict list within PIN_MAX_CPU_ID. */
+int pin_check_cpulist(const char *list);
 
 #endif

@@ -14,6 +14,7 @@
  *    cleanly instead of draining the node.
  */
 #define _GNU_SOURCE
+#include <dlfcn.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 #include <stdint.h>
@@ -167,6 +168,11 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   if (spank_remote(sp) || active < 0) return 0;
   const char *s = pin_effective_strategy(&config, &request, NULL);
   char err[ERR_LEN];
+  if (request.dryrun && config.enforce) {
+    slurm_error("--pin-dryrun: this cluster binds every step with strategy '%s' (enforce): remove --pin-dryrun",
+                config.default_strategy);
+    exit(1);
+  }
   if (request.phases && request.threads[0] && strcmp(request.threads, "ompt") != 0) {
     slurm_error("--pin-phases moves threads at every parallel region, which needs --pin-threads=ompt, not %s",
                 request.threads);
@@ -188,32 +194,6 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   return 0;
 }
 
-/* ---- srun, after the allocation: the site policy's decision ----------- */
-
-/* The policy's decision lives in the job's admin_comment (set by
- * job_submit.lua, which users cannot edit). srun reads it with one RPC per
- * launch and hands it to the tasks as SLURM_PIN_POLICY; slurmstepd never asks
- * the controller. Batch jobs already carry it in their environment. */
-int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
-  (void)ac, (void)av;
-  if (active < 0 || getenv("SLURM_PIN_POLICY")) return 0;
-  uint32_t job_id = 0;
-  job_info_msg_t *msg = NULL;
-  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id) return 0;
-  if (slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg) return 0;
-  const char *comment = msg->record_count ? msg->job_array[0].admin_comment : NULL;
-  const char *ours = comment ? strstr(comment, "slurm-pin:") : NULL;
-  if (ours) {
-    char decision[PATH_MAX + 512];
-    snprintf(decision, sizeof decision, "%s", ours);
-    char *end = strstr(decision, " | ");
-    if (end) *end = '\0';
-    setenv("SLURM_PIN_POLICY", decision, 1); /* srun's environment is the tasks' */
-  }
-  slurm_free_job_info_msg(msg);
-  return 0;
-}
-
 /* ---- slurmstepd: compute once per node -------------------------------- */
 
 static int is_application_step(spank_t sp) {
@@ -224,7 +204,10 @@ static int is_application_step(spank_t sp) {
   return step != SLURM_BATCH_SCRIPT && step != SLURM_EXTERN_CONT && step != SLURM_INTERACTIVE_STEP;
 }
 
-static void fail(const char *message) { snprintf(failure, sizeof failure, "%s", message); }
+/* Long messages are cut, never overflowed: the first failure wins. */
+static void fail(const char *message) {
+  if (!failure[0]) snprintf(failure, sizeof failure, "%.*s", (int)sizeof failure - 1, message);
+}
 
 /* A topology= file must describe this node: the same CPUs as the kernel's
  * online set (cheap to read, unlike a full discovery). */
@@ -275,17 +258,19 @@ static int step_cpus(spank_t sp, char *cpus, size_t len) {
 }
 
 static int threads_wanted(spank_t sp, int *threads) {
-  char value[64];
+  char value[256];
   *threads = 0;
-  if (spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value) != ESPANK_SUCCESS || !*value) return 0;
-  char *end;
-  long n = strtol(value, &end, 10);
-  if (*end != '\0' || n < 1 || n > 65536) {
+  if (spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value) != ESPANK_SUCCESS) return 0;
+  int n = pin_omp_threads(value);
+  if (n < 0) {
     char m[ERR_LEN];
-    snprintf(m, sizeof m, "OMP_NUM_THREADS='%s' is not a thread count: set a number, or unset it", value);
+    snprintf(m, sizeof m,
+             "OMP_NUM_THREADS='%.64s' is not a thread count: set a number (or a list such as 8,2 for nested "
+             "levels), or unset it",
+             value);
     return fail(m), -1;
   }
-  *threads = (int)n;
+  *threads = n;
   return 0;
 }
 
@@ -313,23 +298,81 @@ static int compute(spank_t sp, const char *strategy) {
   return 0;
 }
 
-/* The decision job_submit.lua recorded, as srun (or the batch job's
- * environment) passed it on in SLURM_PIN_POLICY. */
-static void read_policy(spank_t sp) {
-  char text[PATH_MAX + 512];
-  if (spank_getenv(sp, "SLURM_PIN_POLICY", text, sizeof text) != ESPANK_SUCCESS) return;
-  if (pin_policy_parse(text, &policy) != 0) {
-    slurm_error("slurm-pin: ignoring a malformed SLURM_PIN_POLICY '%s'", text);
-    memset(&policy, 0, sizeof policy);
+/* The decision job_submit.lua recorded in the job's AdminComment, which
+ * only slurmctld and admins can set: read from the job record with one RPC
+ * per step and node, as the user. The task's environment is never trusted
+ * for it (a user can set any variable). */
+static char policy_text[PATH_MAX + 512];
+
+static int read_policy(spank_t sp) {
+  memset(&policy, 0, sizeof policy);
+  policy_text[0] = '\0';
+  if (!config.policy) return 0;
+  uint32_t job_id = 0;
+  job_info_msg_t *msg = NULL;
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id ||
+      slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+    if (msg) slurm_free_job_info_msg(msg);
+    return fail("cannot read the site policy's decision for this job from slurmctld (plugstack.conf has 'policy'): "
+                "try again, or ask the admin"), -1;
   }
+  const char *comment = msg->job_array[0].admin_comment;
+  const char *ours = comment ? strstr(comment, "slurm-pin:") : NULL;
+  if (ours) {
+    snprintf(policy_text, sizeof policy_text, "%s", ours);
+    char *end = strstr(policy_text, " | ");
+    if (end) *end = '\0';
+  }
+  slurm_free_job_info_msg(msg);
+  if (pin_policy_parse(policy_text, &policy) != 0) {
+    slurm_error("slurm-pin: ignoring a malformed policy decision in the job's AdminComment");
+    memset(&policy, 0, sizeof policy);
+    policy_text[0] = '\0';
+  }
+  return 0;
+}
+
+/* The site's rules, checked again where the user cannot reach: whatever
+ * the source of a value (srun's options, their environment twins, the
+ * policy's decision), slurmstepd refuses what plugstack.conf forbids. */
+static int site_allows(const char *strategy) {
+  char err[ERR_LEN], m[ERR_LEN];
+  if (pin_check_strategy(&config, strategy, err, sizeof err) != 0) return fail(err), -1;
+  if (request.dryrun && (config.enforce || (policy.present && policy.applies && policy.enforce))) {
+    snprintf(m, sizeof m, "--pin-dryrun: %s binds every step of this job: remove --pin-dryrun",
+             config.enforce ? "this cluster (enforce in plugstack.conf)" : "the site policy (an enforced rule)");
+    return fail(m), -1;
+  }
+  return 0;
+}
+
+/* preload and ompt need the thread library: found (or configured) and
+ * readable by the user, or the step does not run. */
+static int find_threads_lib(void) {
+  if (strcmp(pin_effective_threads(&request), "env") == 0) return 0;
+  char err[ERR_LEN];
+  if (config.threads_lib[0]) {
+    if (pin_check_library(config.threads_lib, err, sizeof err) == 0) return 0;
+    char m[ERR_LEN + 128];
+    snprintf(m, sizeof m, "threads_lib= in plugstack.conf cannot be used: %.900s (fix the path)", err);
+    return fail(m), -1;
+  }
+  Dl_info self;
+  if (!dladdr((void *)&slurm_spank_init, &self) || !self.dli_fname)
+    return fail("cannot tell where the plugin was loaded from: set threads_lib= in plugstack.conf"), -1;
+  if (pin_find_threads_lib(self.dli_fname, config.threads_lib, sizeof config.threads_lib, err, sizeof err) != 0)
+    return fail(err), -1;
+  return 0;
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   if (!spank_remote(sp) || active < 0 || !is_application_step(sp)) return 0;
-  read_policy(sp);
+  if (read_policy(sp) != 0) return active = 1, 0; /* task_init reports it */
   const char *strategy = pin_effective_strategy(&config, &request, &policy);
+  if (site_allows(strategy) != 0) return active = 1, 0;
   if (strcmp(strategy, "none") == 0) return 0;
+  if (find_threads_lib() != 0) return active = 1, 0;
   int rc = compute(sp, strategy);
   active = rc == -2 ? 0 : 1; /* -2: exclusive_only and a shared node */
   return 0;                  /* errors end the step in task_init, never here */
@@ -443,6 +486,10 @@ static int export_env(spank_t sp, const struct task_view *v, const char *strateg
   }
   if (pin_cpus_list(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "SLURM_PIN_CPUS", buf, 1);
   rc |= spank_setenv(sp, "SLURM_PIN_STRATEGY", strategy, 1);
+  /* What the policy decided, as read from the job record, replacing
+   * anything the user put there. */
+  if (policy_text[0]) rc |= spank_setenv(sp, "SLURM_PIN_POLICY", policy_text, 1);
+  else spank_unsetenv(sp, "SLURM_PIN_POLICY");
   rc |= spank_setenv(sp, "SLURM_PIN_THREADS", mode, 1);
   if (rc && !failure[0]) fail("cannot set the task's environment");
   return rc ? -1 : 0;

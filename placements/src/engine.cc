@@ -107,23 +107,25 @@ Result from_file(const Request& r, LoadedTopology& lt) {
                                  : " (use fewer threads, or allow oversubscription)"));
   Result out;
   out.tree = lt.tree;
-  std::vector<int> slots = lt.tree.slots();
+  // PU -> the last slot holding it (as PUs are checked to be allowed, the
+  // table is bounded by the machine's highest PU).
+  std::vector<int> slot_of_pu(allowed.back() + 1, -1);
+  for (int s : lt.tree.slots())
+    for (unsigned pu : lt.tree.nodes[s].pus) slot_of_pu[pu] = s;
   for (int t = 0; t < tasks; ++t) {
     TaskPlace tp;
-    tp.share = checked_cpus(task_cpus(f.tasks[t]), allowed, [&](unsigned c) {
-      return p + ": task " + std::to_string(t) + " uses CPU " + std::to_string(c) +
-             ", outside the allowed CPUs " + format_cpulist(allowed) +
-             " (recompute the placement for this allocation)";
-    });
     for (int i = 0; i < threads; ++i) {
       ThreadPlace th;
-      th.cpus = expand_ranges(f.tasks[t][i]);
+      th.cpus = checked_cpus(f.tasks[t][i], allowed, [&](unsigned c) {
+        return p + ": task " + std::to_string(t) + " thread " + std::to_string(i) + " uses CPU " + std::to_string(c) +
+               ", outside the allowed CPUs " + format_cpulist(allowed) +
+               " (recompute the placement for this allocation)";
+      });
       th.pu = static_cast<int>(th.cpus.front());
-      for (int s : slots)
-        if (std::binary_search(lt.tree.nodes[s].pus.begin(), lt.tree.nodes[s].pus.end(), th.cpus[0]))
-          th.slot = s;
+      th.slot = slot_of_pu[th.cpus[0]];
       tp.threads.push_back(th);
     }
+    tp.share = expand_ranges(task_cpus(f.tasks[t]));
     out.tasks.push_back(tp);
   }
   for (const auto& region : f.regions) {
