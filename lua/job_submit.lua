@@ -4,16 +4,25 @@
 local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
 package.path = here .. "?.lua;/usr/share/slurm-pin/lua/?.lua;" .. package.path
 
-local slurm_pin = require("slurm_pin_job_submit")                        -- (1)
-slurm_pin.setup({
-  file = os.getenv("SLURM_PIN_POLICY_FILE") or here .. "slurm-pin-policy.lua",
-  recheck = tonumber(os.getenv("SLURM_PIN_POLICY_RECHECK") or "") or 10,  -- seconds
-  -- Slurm's loggers take a format: never pass our text as one.
-  log = {
-    info = function(m) slurm.log_info("%s", m) end,
-    error = function(m) (slurm.log_error or slurm.error)("%s", m) end,
-  },
-})
+-- A missing or broken module must never stop slurmctld: log once, and let
+-- every job pass unchanged.
+local loaded, slurm_pin = pcall(require, "slurm_pin_job_submit")         -- (1)
+if not loaded then
+  (slurm.log_error or slurm.error)("%s", "slurm-pin: policy disabled, jobs pass unchanged: cannot load its module (" ..
+    string.gsub(tostring(slurm_pin), "%c", " ") .. "): install slurm_pin_job_submit.lua, slurm_pin_policy.lua " ..
+    "and slurm_pin_sandbox.lua beside job_submit.lua")
+  slurm_pin = { submit = function() end }
+else
+  slurm_pin.setup({
+    file = os.getenv("SLURM_PIN_POLICY_FILE") or here .. "slurm-pin-policy.lua",
+    recheck = tonumber(os.getenv("SLURM_PIN_POLICY_RECHECK") or "") or 10,  -- seconds
+    -- Slurm's loggers take a format: never pass our text as one.
+    log = {
+      info = function(m) slurm.log_info("%s", m) end,
+      error = function(m) (slurm.log_error or slurm.error)("%s", m) end,
+    },
+  })
+end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
   slurm_pin.submit(job_desc, part_list, submit_uid)                      -- (2)

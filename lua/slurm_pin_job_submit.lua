@@ -40,7 +40,7 @@ local function current_policy()
   if f then f:close() end
   if text == state.text and state.loaded then return state.policy end
   state.text, state.loaded = text, true
-  local policy, err = policy_engine.load(state.file)
+  local policy, err = policy_engine.load(state.file, text)
   if not policy then
     state.policy = nil
     if err ~= state.last_error then  -- once per problem, not once per look
@@ -55,6 +55,25 @@ local function current_policy()
   state.log.info("slurm-pin: policy " .. state.file .. " loaded: " .. #policy.rules .. " rules")
   return policy
 end
+
+-- A policy that broke its budget deciding a job is disabled until its file
+-- changes: one error, and every job passes unchanged meanwhile.
+local function disable(err)
+  state.policy = nil
+  if err ~= state.last_error then state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. err) end
+  state.last_error = err
+end
+
+-- User strings (job and script names, accounts) as they may appear in a
+-- log line: quoted, with control and non-ASCII bytes as \ddd, and cut, so
+-- no name can forge a line or a field.
+local function shown(value)
+  local s = tostring(value)
+  if #s > 200 then s = string.sub(s, 1, 200) .. "..." end
+  s = string.gsub(s, "[%c\\'\128-\255]", function(c) return string.format("\\%03d", string.byte(c)) end)
+  return "'" .. s .. "'"
+end
+M._shown = shown
 
 local function spank_options(job_desc)
   local found = {}
@@ -144,19 +163,17 @@ end
 local function apply(job_desc, job, decision)
   local text = policy_engine.format(decision) .. (decision.applied and "" or " applied=no")
   job_desc.admin_comment = with_decision(job_desc.admin_comment, text)
-  if job.batch then
-    -- Batch jobs carry the decision as the options themselves: every srun in
-    -- the script imports them, and SLURM_PIN_POLICY spares srun the lookup.
-    if decision.applied then
-      for setting, option in pairs(OPTIONS) do
-        if decision[setting] then job_desc.environment[ENV .. option] = decision[setting] end
-      end
+  -- Batch jobs also carry an applied decision as the options themselves, so
+  -- that srun checks them before launching; the plugin on the node reads
+  -- the decision itself from AdminComment (plugstack.conf `policy`).
+  if job.batch and decision.applied then
+    for setting, option in pairs(OPTIONS) do
+      if decision[setting] then job_desc.environment[ENV .. option] = decision[setting] end
     end
-    job_desc.environment["SLURM_PIN_POLICY"] = text
   end
-  state.log.info(string.format("slurm-pin: job '%s' of %s: rule %s %s: %s", tostring(job_desc.name),
-                               tostring(job.user), decision.rule,
-                               decision.applied and "applied" or "yields to the user's own choice", text))
+  state.log.info(string.format("slurm-pin: job %s of %s: rule %s %s: %s", shown(job_desc.name), shown(job.user),
+                               decision.rule, decision.applied and "applied" or "yields to the user's own choice",
+                               text))
 end
 
 function M.submit(job_desc, part_list, submit_uid)
@@ -165,14 +182,11 @@ function M.submit(job_desc, part_list, submit_uid)
     if not policy then return end
     if state.index then state.index:refresh() end
     local job = job_view(job_desc, part_list)
-    local decision = policy_engine.decide(policy, job, state.index)
-    if decision then
-      apply(job_desc, job, decision)
-    elseif job.batch then
-      job_desc.environment["SLURM_PIN_POLICY"] = "slurm-pin: none"
-    end
+    local decision, over = policy_engine.decide_budgeted(policy, job, state.index, state.file)
+    if over then return disable(over) end
+    if decision then apply(job_desc, job, decision) end
   end)
-  if not ok then state.log.error("slurm-pin: policy skipped for this job: " .. tostring(err)) end
+  if not ok then state.log.error("slurm-pin: policy skipped for this job: " .. shown(err)) end
 end
 
 M._job_view, M._launched, M._with_decision = job_view, launched, with_decision

@@ -1,6 +1,8 @@
 -- slurm-pin site policy: which placement each job gets, from ordered admin
 -- rules (docs/policy.md). Pure Lua 5.1 (Debian's job_submit/lua embeds 5.1);
 -- also runs on 5.2-5.4. No Slurm here: job_submit.lua adapts job_desc.
+local sandbox = require("slurm_pin_sandbox")
+
 local M = {}
 
 M.STRATEGIES = { none = true, compact = true, scatter = true, random = true, ["lp-compact"] = true,
@@ -44,8 +46,11 @@ local function read_file(path)
 end
 
 -- Runs the file in an empty environment: a policy is data, not code with
--- access to os or io.
+-- access to os or io. Lua 5.1 runs bytecode unverified: only text is taken.
 local function evaluate(text, path)
+  if string.byte(text, 1) == 27 then
+    fail(path .. ": precompiled Lua bytecode is not accepted (give the policy as Lua source)")
+  end
   local chunk, err
   if setfenv then
     chunk, err = loadstring(text, "@" .. path)
@@ -55,6 +60,7 @@ local function evaluate(text, path)
   end
   if not chunk then fail(err .. " (fix the Lua syntax)") end
   local ok, value = pcall(chunk)
+  if not ok and sandbox.is_budget_error(value) then error(value, 0) end
   if not ok then fail(path .. ": " .. tostring(value) .. " (a policy file only returns a table)") end
   if type(value) ~= "table" then fail(path .. ":1: the file must `return { rules = {...} }`") end
   return value
@@ -65,16 +71,26 @@ local function as_list(v)
   return { v }
 end
 
+-- A store profile name (the store's own rule: no leading dot, at most 128).
+function M.valid_profile_name(name)
+  if type(name) ~= "string" or #name > 160 or string.sub(name, 1, 1) == "." then return false end
+  return string.match(name, "^[%w%._%+%-]+$") ~= nil or string.match(name, "^[%w%._%+%-]+@%d+$") ~= nil
+end
+
 local function check_profile_name(name, where)
   if name == "%app" then return end
-  if type(name) ~= "string" or not string.match(name, "^[%w%._%+%-]+$") and
-     not string.match(name, "^[%w%._%+%-]+@%d+$") then
+  if not M.valid_profile_name(name) then
     fail(where .. "profile '" .. tostring(name) .. "' is not NAME, NAME@VERSION or %app")
   end
 end
 
+local function check_string(v, what, where)
+  if v ~= nil and type(v) ~= "string" then fail(where .. what .. " must be a string, not a " .. type(v)) end
+end
+
 local function check_action(a, where)
   if type(a) ~= "table" then fail(where .. "'action' must be a table") end
+  for _, k in ipairs({ "strategy", "profile", "mem", "granularity", "mode" }) do check_string(a[k], k, where) end
   for k in pairs(a) do
     if not ACTION_KEYS[k] then
       fail(where .. "unknown action '" .. tostring(k) .. "' (use strategy, profile, mem, granularity, mode)")
@@ -105,8 +121,15 @@ local function check_match(m, where)
            "' (use app, partition, account, user, qos, nodes, has_profile)")
     end
     if k == "has_profile" and type(v) ~= "boolean" then fail(where .. "has_profile must be true or false") end
-    if k == "nodes" and (type(v) ~= "table" or (v.min == nil and v.max == nil)) then
-      fail(where .. "nodes must be { min = N, max = M }")
+    if k == "nodes" then
+      if type(v) ~= "table" or (v.min == nil and v.max == nil) then fail(where .. "nodes must be { min = N, max = M }") end
+      for bound, n in pairs(v) do
+        if (bound ~= "min" and bound ~= "max") or type(n) ~= "number" or n < 0 or n ~= math.floor(n) then
+          fail(where .. "nodes must be { min = N, max = M } with whole numbers, not " .. tostring(bound) .. " = " ..
+               tostring(n))
+        end
+      end
+      if v.min and v.max and v.min > v.max then fail(where .. "nodes: min is above max (nothing would match)") end
     end
     if k ~= "has_profile" and k ~= "nodes" then
       for _, s in ipairs(as_list(v)) do
@@ -117,54 +140,100 @@ local function check_match(m, where)
 end
 
 -- Checks a policy table; returns it normalised. Errors name file and line.
+-- Runs check(), and only when it fails looks up the line `needle` is on:
+-- finding lines for every rule would make checking quadratic in the file.
+local function at_line(text, path, needle, check)
+  local ok, err = pcall(check)
+  if ok then return end
+  if getmetatable(err) == PolicyError then
+    err.message = path .. ":" .. (line_of(text, needle()) or 1) .. ": " .. err.message
+  end
+  error(err, 0)
+end
+
+local function check_rule(i, r, seen)
+  local where = "rule " .. i .. (type(r) == "table" and type(r.name) == "string" and (" (" .. r.name .. ")") or "") .. ": "
+  if type(r) ~= "table" then fail(where .. "a rule is { name = ..., match = {...}, action = {...} }") end
+  if type(r.name) ~= "string" or r.name == "" then fail(where .. "every rule needs a name (it is logged and recorded on the job)") end
+  if not string.match(r.name, "^[%w%._:%*%+%-]+$") or #r.name > 100 then
+    fail(where .. "rule name '" .. r.name .. "' may hold only letters, digits and . _ : * + - (at most 100)")
+  end
+  if seen[r.name] then fail(where .. "two rules are named '" .. r.name .. "' (names must be unique)") end
+  seen[r.name] = true
+  for k in pairs(r) do
+    if k ~= "name" and k ~= "match" and k ~= "action" then
+      fail(where .. "unknown field '" .. tostring(k) .. "' (use name, match, action)")
+    end
+  end
+  check_match(r.match or {}, where)
+  check_action(r.action or {}, where)
+  if not (r.action or {}).strategy and not (r.action or {}).profile then
+    fail(where .. "the action sets nothing: give a strategy or a profile")
+  end
+end
+
+-- Checks a policy table; returns it normalised. Errors name file and line.
 function M.check(policy, text, path)
   for k in pairs(policy) do
     if not TOP_KEYS[k] then
-      fail(path .. ":" .. (line_of(text, k) or 1) .. ": unknown key '" .. tostring(k) ..
+      fail(path .. ":" .. (line_of(text, tostring(k)) or 1) .. ": unknown key '" .. tostring(k) ..
            "' (a policy has store, partitions and rules)")
     end
   end
   if policy.store ~= nil and type(policy.store) ~= "string" then fail(path .. ": store must be a directory path") end
   policy.partitions = policy.partitions or {}
+  if type(policy.partitions) ~= "table" then fail(path .. ": partitions must be a table of partition = action") end
   for name, a in pairs(policy.partitions) do
-    local line = line_of(text, '["' .. name .. '"]') or line_of(text, name .. " =") or 1
-    check_action(a, path .. ":" .. line .. ": partition " .. name .. ": ")
-    if a.mode == "enforce" then fail(path .. ":" .. line .. ": partition " .. name .. ": partition defaults are never enforced (use a rule)") end
+    if type(name) ~= "string" then fail(path .. ": partitions: every key must be a partition name") end
+    at_line(text, path, function() return line_of(text, '["' .. name .. '"]') and '["' .. name .. '"]' or name .. " =" end,
+            function()
+              check_action(a, "partition " .. name .. ": ")
+              if a.mode == "enforce" then fail("partition " .. name .. ": partition defaults are never enforced (use a rule)") end
+            end)
   end
   policy.rules = policy.rules or {}
   if type(policy.rules) ~= "table" then fail(path .. ": rules must be a list") end
+  for k in pairs(policy.rules) do
+    if type(k) ~= "number" or k < 1 or k > #policy.rules or k ~= math.floor(k) then
+      fail(path .. ": rules must be a list { {...}, {...} }, not a table with key " .. tostring(k))
+    end
+  end
   local seen = {}
   for i, r in ipairs(policy.rules) do
-    local line = (type(r) == "table" and line_of(text, '"' .. tostring(r.name) .. '"')) or 1
-    local where = path .. ":" .. line .. ": rule " .. i .. (type(r) == "table" and r.name and (" (" .. r.name .. ")") or "") .. ": "
-    if type(r) ~= "table" then fail(where .. "a rule is { name = ..., match = {...}, action = {...} }") end
-    if type(r.name) ~= "string" or r.name == "" then fail(where .. "every rule needs a name (it is logged and recorded on the job)") end
-    if seen[r.name] then fail(where .. "two rules are named '" .. r.name .. "' (names must be unique)") end
-    seen[r.name] = true
-    for k in pairs(r) do
-      if k ~= "name" and k ~= "match" and k ~= "action" then
-        fail(where .. "unknown field '" .. tostring(k) .. "' (use name, match, action)")
-      end
-    end
-    check_match(r.match or {}, where)
-    check_action(r.action or {}, where)
-    if not (r.action or {}).strategy and not (r.action or {}).profile then
-      fail(where .. "the action sets nothing: give a strategy or a profile")
-    end
+    at_line(text, path, function() return '"' .. tostring(type(r) == "table" and r.name) .. '"' end,
+            function() check_rule(i, r, seen) end)
   end
   return policy
 end
 
--- Loads and checks a policy file. Returns the policy, or nil and one line.
-function M.load(path)
-  local text, err = read_file(path)
+-- Loads and checks a policy file under the load budget (slurm_pin_sandbox).
+-- Returns the policy, or nil and one line. `text` may be given when the
+-- caller read the file already.
+function M.load(path, text)
+  local err
+  if not text then text, err = read_file(path) end
   if not text then return nil, path .. ": " .. tostring(err) .. " (create it, or fix the path)" end
-  local ok, result = pcall(function() return M.check(evaluate(text, path), text, path) end)
+  -- The admin's code runs under the load budget; the check is ours, linear
+  -- in what the file built.
+  local ok, result = sandbox.run(sandbox.LOAD, evaluate, text, path)
+  if ok then ok, result = pcall(M.check, result, text, path) end
   if not ok then
     if getmetatable(result) == PolicyError then return nil, result.message end
+    if sandbox.is_budget_error(result) then
+      return nil, path .. ": loading the policy went " .. tostring(result) .. " (a policy file only returns a table of rules)"
+    end
     return nil, path .. ": " .. tostring(result)
   end
   return result, nil, text
+end
+
+-- decide() under the per-job budget: the decision, or nil and an error
+-- naming the limit. A policy that needs more is broken for every job.
+function M.decide_budgeted(policy, job, index, path)
+  local ok, result = sandbox.run(sandbox.DECIDE, M.decide, policy, job, index)
+  if ok then return result end
+  if sandbox.is_budget_error(result) then return nil, (path or "the policy") .. ": deciding one job went " .. tostring(result) end
+  return nil, (path or "the policy") .. ": " .. tostring(result)
 end
 
 -- ---- the profile store index ----------------------------------------------------
@@ -221,20 +290,25 @@ local function matches_name(want, have)
 end
 
 -- The first application candidate a rule's `app` accepts (and that has a
--- profile when the rule asks for one).
-local function matching_app(rule_match, job, index)
+-- profile when the rule asks for one). Candidates come from users (job
+-- and script names): one that becomes a profile name (%app) must be a
+-- valid store name, or the rule does not match it.
+local function matching_app(rule_match, job, index, names_profile)
   for _, app in ipairs(job.apps or {}) do
     local ok = rule_match.app == nil or matches_name(rule_match.app, app)
+    if ok and names_profile and not M.valid_profile_name(app) then ok = false end
     if ok and rule_match.has_profile ~= nil then
       ok = (index ~= nil and index:has(app, job.threads)) == rule_match.has_profile
     end
     if ok then return app end
   end
-  if rule_match.app == nil and rule_match.has_profile ~= true then return job.apps and job.apps[1] or "" end
+  if rule_match.app == nil and rule_match.has_profile ~= true and not names_profile then
+    return job.apps and job.apps[1] or ""
+  end
   return nil
 end
 
-local function rule_matches(m, job, index)
+local function rule_matches(m, job, index, names_profile)
   if m.partition and not matches_name(m.partition, job.partition) then return nil end
   if m.account and not matches_name(m.account, job.account) then return nil end
   if m.user and not matches_name(m.user, job.user) then return nil end
@@ -243,7 +317,7 @@ local function rule_matches(m, job, index)
     local n = job.nodes or 1
     if (m.nodes.min and n < m.nodes.min) or (m.nodes.max and n > m.nodes.max) then return nil end
   end
-  return matching_app(m, job, index)
+  return matching_app(m, job, index, names_profile)
 end
 
 local function settings_of(action, app)
@@ -261,7 +335,7 @@ end
 function M.decide(policy, job, index)
   local decision
   for _, r in ipairs(policy.rules) do
-    local app = rule_matches(r.match or {}, job, index)
+    local app = rule_matches(r.match or {}, job, index, r.action.profile == "%app")
     if app then
       decision = settings_of(r.action, app)
       decision.rule, decision.mode = r.name, r.action.mode or "default"

@@ -28,7 +28,7 @@ setup_file() {
   cp "$WORK/bin/omp_gomp" "$WORK/bin/pairs2"
 }
 teardown_file() { slurm_down; }
-setup() { set_plugstack verbose; write_policy; }
+setup() { set_plugstack verbose policy; write_policy; }
 
 admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' | sed 's/ *$//'; }
 

@@ -187,7 +187,7 @@ T.test("admin_comment keeps what others wrote and replaces slurm-pin's part", fu
   T.eq(adapter._with_decision("site note | slurm-pin: rule=old", "slurm-pin: rule=a"), "site note | slurm-pin: rule=a")
 end)
 
-T.test("submit: batch jobs get options and SLURM_PIN_POLICY; srun jobs get admin_comment", function()
+T.test("submit: batch jobs get options, every job its admin_comment, no forgeable environment decision", function()
   local logs = {}
   adapter.setup({ file = good_path, recheck = 0,
                   log = { info = function(m) logs[#logs + 1] = m end, error = function(m) logs[#logs + 1] = "E " .. m end } })
@@ -196,7 +196,7 @@ T.test("submit: batch jobs get options and SLURM_PIN_POLICY; srun jobs get admin
   T.eq(batch.admin_comment, "slurm-pin: rule=profiled mode=default strategy=lpgp profile=stream")
   T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_strategy"], "lpgp")
   T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_profile"], "stream")
-  T.eq(batch.environment["SLURM_PIN_POLICY"], batch.admin_comment)
+  T.eq(batch.environment["SLURM_PIN_POLICY"], nil)  -- the node reads AdminComment, never the environment
   local interactive = job_desc({ name = "stream", cpus_per_task = 8,
     spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" } })
   adapter.submit(interactive, {}, 0)
@@ -224,6 +224,102 @@ T.test("a broken policy never blocks a job: it passes unchanged, one error logge
   T.eq(d.environment["SLURM_PIN_POLICY"], nil)
   T.eq(#logs, 1, "errors logged")
   T.contains(logs[1], "policy disabled, jobs pass unchanged: " .. path .. ":1: rule 1 (r): unknown strategy 'nope'")
+end)
+
+-- Loads `text` as a policy: the policy, or nil and the error, and the time taken.
+local function load_text(name, text)
+  local path = write(name, text)
+  local t0 = os.clock()
+  local p, err = engine.load(path)
+  return p, err, os.clock() - t0, path
+end
+
+T.test("an endless loop in the policy file stops at the instruction budget, quickly", function()
+  local p, err, took, path = load_text("loop.lua", "while true do end")
+  T.eq(p, nil)
+  T.contains(err, path .. ": loading the policy went over its budget of 1000000 instructions")
+  if took > 5 then error("took " .. took .. " s") end
+  -- The same state loads a fixed file afterwards: no hook is left behind.
+  T.eq(debug.gethook(), nil, "hook")
+  T.eq(#assert(engine.load(good_path)).rules, 4)
+end)
+
+T.test("memory bombs stop at the memory budget before allocating", function()
+  local before = collectgarbage("count")
+  for _, bomb in ipairs({ 'return { store = ("x"):rep(2^30) }',
+                          'local s = "x" for i = 1, 40 do s = s .. s end return {}',
+                          'local s = ("x"):rep(2^20) return { store = ("%s%s%s%s"):format(s, s, s, s):rep(64) }',
+                          'local t = {} for i = 1, 1e9 do t[i] = { i } end return {}' }) do
+    local p, err = load_text("bomb.lua", bomb)
+    T.eq(p, nil, bomb)
+    T.contains(err, "loading the policy went over its", bomb)
+  end
+  if collectgarbage("count") - before > 128 * 1024 then error("memory kept: " .. (collectgarbage("count") - before)) end
+  T.eq(getmetatable("").__index, string, "string methods restored")
+end)
+
+T.test("precompiled bytecode is refused", function()
+  local f = assert(io.open(tmp .. "/bytecode.luac", "wb"))
+  f:write(string.dump(function() return { rules = {} } end))
+  f:close()
+  local p, err = engine.load(tmp .. "/bytecode.luac")
+  T.eq(p, nil)
+  T.contains(err, "precompiled Lua bytecode is not accepted")
+end)
+
+T.test("policy check validates the type of every documented field", function()
+  local cases = {
+    { 'return { rules = { { name = "r", match = { nodes = { min = "a" } }, action = { strategy = "compact" } } } }', "whole numbers" },
+    { 'return { rules = { { name = "r", match = { nodes = { min = 4, max = 2 } }, action = { strategy = "compact" } } } }', "min is above max" },
+    { 'return { rules = { { name = "r", match = { app = 3 } , action = { strategy = "compact" } } } }', "app must be a name" },
+    { 'return { rules = { { name = "r", match = {}, action = { strategy = 7 } } } }', "strategy must be a string" },
+    { 'return { rules = { { name = "r", match = {}, action = { strategy = "compact", mode = true } } } }', "mode must be a string" },
+    { 'return { rules = { { name = "a b", match = {}, action = { strategy = "compact" } } } }', "may hold only letters" },
+    { 'return { rules = { x = { name = "r", action = { strategy = "compact" } } } }', "rules must be a list" },
+    { 'return { partitions = "numa" }', "partitions must be a table" },
+    { 'return { store = 5 }', "store must be a directory path" },
+  }
+  for _, c in ipairs(cases) do
+    local p, err = load_text("types.lua", c[1])
+    T.eq(p, nil, c[1])
+    T.contains(err, c[2], c[1])
+  end
+end)
+
+T.test("a decision over its budget disables the policy with one error; jobs pass unchanged", function()
+  local rules = {}
+  -- Cheap to load, dear to decide: every rule compares its names with every
+  -- application the job's script launches.
+  for i = 1, 2000 do
+    rules[#rules + 1] = string.format('{ name = "r%d", match = { app = { "a", "b", "c", "d", "e%d" } }, action = { strategy = "compact" } },', i, i)
+  end
+  local path = write("slow.lua", "return { rules = {\n" .. table.concat(rules, "\n") .. "\n} }")
+  local logs = {}
+  adapter.setup({ file = path, recheck = 0, log = { info = function() end, error = function(m) logs[#logs + 1] = m end } })
+  local lines = {}
+  for i = 1, 60 do lines[i] = "srun ./app" .. i end
+  local d = job_desc({ name = "n", script = table.concat(lines, "\n") })
+  adapter.submit(d, {}, 0)
+  adapter.submit(job_desc({}), {}, 0)
+  T.eq(d.admin_comment, nil)
+  T.eq(#logs, 1, "errors logged")
+  T.contains(logs[1], "policy disabled, jobs pass unchanged: " .. path .. ": deciding one job went over its budget of 1000000 instructions")
+end)
+
+T.test("hostile job names: %app refuses names that are not store names, logs escape them", function()
+  local logs = {}
+  adapter.setup({ file = good_path, recheck = 0, log = { info = function(m) logs[#logs + 1] = m end, error = function(m) logs[#logs + 1] = m end } })
+  write_index(2, { "p stream 8 1", "p foo mode=enforce strategy=none rule=evil 8 1" })
+  local d = job_desc({ name = "foo mode=enforce strategy=none rule=evil", cpus_per_task = 8 })
+  adapter.submit(d, {}, 0)
+  T.eq(string.find(d.admin_comment or "", "evil", 1, true), nil, "no forged field")
+  local e = job_desc({ name = "a\nslurmctld: forged line", cpus_per_task = 8 })
+  adapter.submit(e, {}, 0)
+  for _, line in ipairs(logs) do
+    if string.find(line, "\n", 1, true) then error("a log line holds a newline: " .. line) end
+  end
+  T.contains(logs[#logs], "job 'a\\010slurmctld: forged line'")
+  T.eq(adapter._shown("x'y"), "'x\\039y'")
 end)
 
 os.execute("rm -rf " .. tmp)

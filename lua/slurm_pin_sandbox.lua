@@ -1,0 +1,106 @@
+-- Running admin-written Lua inside slurmctld without letting a slip stall
+-- or bloat the controller: an instruction budget and a memory budget
+-- (a count hook, as Lua 5.1's debug library allows), and a string library
+-- whose functions cannot allocate past the memory budget in one call,
+-- where no hook can interrupt them. Pure Lua 5.1; also runs on 5.2-5.4.
+local M = {}
+
+-- Budgets (docs/policy.md): loading the policy file once per change, and
+-- deciding one job. Both far above what a policy of ten thousand rules
+-- needs, and far below what would delay job submission noticeably.
+M.LOAD = { instructions = 1000000, memory_kb = 64 * 1024, step = 1, collect = true }
+M.DECIDE = { instructions = 1000000, memory_kb = 16 * 1024, step = 1000 }
+
+local BudgetError = {}
+BudgetError.__index = BudgetError
+BudgetError.__tostring = function(e) return e.message end
+
+function M.is_budget_error(e) return getmetatable(e) == BudgetError end
+
+local function over(message) error(setmetatable({ message = message }, BudgetError), 0) end
+
+-- The current budget, for the string functions below.
+local current = nil
+
+local function check_memory()
+  if current and collectgarbage("count") - current.base_kb > current.memory_kb then
+    over("over its memory budget of " .. math.floor(current.memory_kb / 1024) .. " MiB")
+  end
+end
+
+-- Would allocating `bytes` more break the budget?
+local function reserve(bytes)
+  if not current then return end
+  if collectgarbage("count") - current.base_kb + bytes / 1024 > current.memory_kb then
+    over("over its memory budget of " .. math.floor(current.memory_kb / 1024) .. " MiB")
+  end
+end
+
+-- The string methods a policy may call (("x"):upper() and the like). Each
+-- result is bounded by its inputs, except rep and format, which reserve
+-- their result first. gsub and dump are left out: a policy is data.
+local safe_string = {}
+for _, name in ipairs({ "byte", "char", "find", "len", "lower", "match", "reverse", "sub", "upper", "gmatch" }) do
+  safe_string[name] = string[name]
+end
+function safe_string.rep(s, n, sep)
+  s = tostring(s)
+  n = math.floor(tonumber(n) or 0)
+  if n > 0 then reserve((#s + (sep and #tostring(sep) or 0)) * n) end
+  return string.rep(s, n, sep)
+end
+function safe_string.format(fmt, ...)
+  local bytes = #tostring(fmt)
+  for i = 1, select("#", ...) do bytes = bytes + #tostring((select(i, ...))) + 100 end
+  reserve(bytes)
+  return string.format(fmt, ...)
+end
+
+-- Runs f() under `limits` ({ instructions, memory_kb, step }). Returns
+-- true and f's results, or false and the error (a budget error or f's).
+-- The hook runs every `step` VM instructions; strings' methods are the safe
+-- ones meanwhile, and everything is restored afterwards.
+function M.run(limits, f, ...)
+  local args, nargs = { ... }, select("#", ...)
+  local string_meta = getmetatable("")
+  local saved_index = string_meta and string_meta.__index
+  local saved_hook = { debug.gethook() }
+  local outer = current
+  -- A full collection first makes the memory measure exact; per job that
+  -- would cost more than the decision, so only loads do it.
+  if limits.collect then collectgarbage("collect") end
+  current = { base_kb = collectgarbage("count"), memory_kb = limits.memory_kb }
+  local count, stopped = 0, false
+  local unpack = unpack or table.unpack
+  -- The hook raises at most once, and never once f's run is over: it may
+  -- still fire between the end of the run and the restoring of the hook.
+  local function hook()
+    if stopped then return end
+    count = count + limits.step
+    if count > limits.instructions then
+      stopped = true
+      over("over its budget of " .. limits.instructions .. " instructions")
+    end
+    local ok, err = pcall(check_memory)
+    if not ok then
+      stopped = true
+      error(err, 0)
+    end
+  end
+  local result
+  if string_meta then string_meta.__index = safe_string end
+  debug.sethook(hook, "", limits.step)
+  local outer_ok, outer_err = pcall(function()
+    result = { pcall(f, unpack(args, 1, nargs)) }
+    stopped = true
+  end)
+  stopped = true
+  debug.sethook(unpack(saved_hook))
+  if not outer_ok then result = { false, outer_err } end
+  if string_meta then string_meta.__index = saved_index end
+  current = outer
+  if not result[1] then collectgarbage("collect") end  -- what an over-budget run left behind
+  return unpack(result, 1, table.maxn and table.maxn(result) or #result)
+end
+
+return M
