@@ -97,14 +97,13 @@ Result from_file(const Request& r, LoadedTopology& lt) {
     throw Error(p + ": has " + plural(threads, "thread") + " per task but " +
                 plural(r.threads, "thread") + " were asked for (set the thread count to match)");
   const std::vector<unsigned>& allowed = lt.tree.nodes[lt.tree.root].pus;
-  // Bounded by the machine before anything is expanded: a task's threads
-  // share its CPUs only when oversubscription was asked for.
-  size_t limit = r.oversubscribe ? allowed.size() * kMaxOversubscription : allowed.size();
+  // Bounded by the machine before anything is expanded. A file names every
+  // thread's CPUs itself, so threads may share them, up to the limit.
+  size_t limit = allowed.size() * kMaxOversubscription;
   if (static_cast<size_t>(threads) * tasks > limit)
-    throw Error(p + ": " + plural(static_cast<size_t>(threads) * tasks, "thread") + " in all but only " +
-                plural(allowed.size(), "CPU") + " are allowed" +
-                (r.oversubscribe ? " (at most " + std::to_string(kMaxOversubscription) + " threads per CPU)"
-                                 : " (use fewer threads, or allow oversubscription)"));
+    throw Error(p + ": " + plural(static_cast<size_t>(threads) * tasks, "thread") + " in all on " +
+                plural(allowed.size(), "allowed CPU") + ": at most " + std::to_string(kMaxOversubscription) +
+                " threads may share one CPU (use fewer threads)");
   Result out;
   out.tree = lt.tree;
   // PU -> the last slot holding it (as PUs are checked to be allowed, the

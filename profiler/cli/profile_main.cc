@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <climits>
+#include <csignal>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -31,14 +32,18 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin profile --app NAME --threads N [--backend valgrind|compiler|pin]\n"
     "                         [--store DIR | --output FILE] [--cpus N] [--no-srun] [--srun-arg ARG]...\n"
-    "                         [--keep-trace] -- PROGRAM [ARGS...]\n"
+    "                         [--keep-trace] [--workdir DIR] -- PROGRAM [ARGS...]\n"
     "Runs PROGRAM with N threads under the backend (as `srun -n1 -cN`, inside the\n"
     "current allocation if there is one) and writes its sharing profile.\n"
     "--cpus sets the job's CPU count when it must differ from N (the valgrind\n"
-    "backend runs one thread at a time, so fewer CPUs are enough).\n";
+    "backend runs one thread at a time, so fewer CPUs are enough).\n"
+    "--workdir holds the trace while it is analysed (default: the job's $TMPDIR\n"
+    "when the program runs on this node, else a hidden directory here, which the\n"
+    "step must be able to reach); it is removed at the end, on errors and on\n"
+    "SIGINT/SIGTERM/SIGHUP, unless --keep-trace.\n";
 
 struct Options {
-  std::string app, backend = "valgrind", store, output;
+  std::string app, backend = "valgrind", store, output, workdir;
   int threads = 0, cpus = 0;
   bool srun = true, keep_trace = false;
   std::vector<std::string> srun_args, program;
@@ -51,6 +56,7 @@ Options parse(int argc, char** argv) {
       {"output", required_argument, nullptr, 'o'}, {"no-srun", no_argument, nullptr, 'n'},
       {"srun-arg", required_argument, nullptr, 'S'}, {"keep-trace", no_argument, nullptr, 'k'},
       {"cpus", required_argument, nullptr, 'c'},   {"help", no_argument, nullptr, 'h'},
+      {"workdir", required_argument, nullptr, 'w'},
       {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
@@ -66,6 +72,7 @@ Options parse(int argc, char** argv) {
       case 'n': o.srun = false; break;
       case 'S': o.srun_args.push_back(optarg); break;
       case 'k': o.keep_trace = true; break;
+      case 'w': o.workdir = optarg; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
       default:
         throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profile --help)");
@@ -142,10 +149,52 @@ std::string utc_now() {
   return buf;
 }
 
+// The work directory and the running step, for the signal handler: a
+// profile interrupted by SIGINT, SIGTERM or SIGHUP stops its step and
+// leaves nothing behind.
+// Plain arrays: the handler may remove them itself (unlink and rmdir are
+// async-signal-safe).
+char g_work[PATH_MAX], g_trace[PATH_MAX];
+volatile sig_atomic_t g_keep = 0, g_child = 0, g_signal = 0;
+
+void remove_work() {
+  if (g_keep || !g_work[0]) return;
+  unlink(g_trace);
+  rmdir(g_work);
+}
+
+extern "C" void on_signal(int sig) {
+  g_signal = sig;
+  if (g_child > 0) {
+    kill(g_child, sig);  // srun forwards it to the step; run() cleans up after it
+    return;
+  }
+  remove_work();  // analysing or writing: stop now
+  signal(sig, SIG_DFL);
+  raise(sig);
+}
+
+void catch_signals() {
+  struct sigaction sa {};
+  sa.sa_handler = on_signal;
+  sigemptyset(&sa.sa_mask);
+  for (int sig : {SIGINT, SIGTERM, SIGHUP}) sigaction(sig, &sa, nullptr);
+}
+
+// After the step ended because of a signal: clean up, then die of it.
+void die_of_signal() {
+  remove_work();
+  int sig = g_signal;
+  signal(sig, SIG_DFL);
+  raise(sig);
+  _exit(128 + sig);
+}
+
 int run(const std::vector<std::string>& argv, const std::vector<std::string>& env) {
   pid_t pid = fork();
   if (pid < 0) throw Error(std::string("fork: ") + std::strerror(errno));
   if (pid == 0) {
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) signal(sig, SIG_DFL);
     for (const auto& e : env) putenv(strdup(e.c_str()));
     std::vector<char*> args;
     for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
@@ -154,17 +203,40 @@ int run(const std::vector<std::string>& argv, const std::vector<std::string>& en
     std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", args[0], std::strerror(errno));
     _exit(127);
   }
+  g_child = pid;
+  if (g_signal) kill(pid, g_signal);
   int status = 0;
   while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
   }
+  g_child = 0;
+  if (g_signal) die_of_signal();
   return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+// The job's temporary directory when the program runs on this node (no
+// srun, or a step of the job this command runs in), else the current
+// directory, which a step on another node can reach only if it is shared.
+std::string work_parent(const Options& o) {
+  if (!o.workdir.empty()) return o.workdir;
+  const char* tmp = std::getenv("TMPDIR");
+  bool here = !o.srun || (std::getenv("SLURM_JOB_ID") && std::getenv("SLURMD_NODENAME") &&
+                          std::atoi(std::getenv("SLURM_JOB_NUM_NODES") ? std::getenv("SLURM_JOB_NUM_NODES") : "1") == 1);
+  if (here) return tmp && *tmp ? tmp : "/tmp";
+  return ".";
 }
 
 int profile(const Options& o) {
   std::string program = which(o.program[0]);
-  char dir_template[] = "./.slurm-pin-profile.XXXXXX";  // in the working directory: shared with the job
-  if (!mkdtemp(dir_template)) throw Error(std::string("cannot create a work directory: ") + std::strerror(errno));
+  std::string dir_template = work_parent(o) + "/.slurm-pin-profile.XXXXXX";
+  catch_signals();
+  if (!mkdtemp(&dir_template[0]))
+    throw Error("cannot create a work directory in " + work_parent(o) + ": " + std::strerror(errno) +
+                " (give a writable one with --workdir)");
   std::string work = dir_template, trace = work + "/trace";
+  if (trace.size() >= sizeof g_trace) throw Error("work directory path too long: give a shorter --workdir");
+  std::snprintf(g_trace, sizeof g_trace, "%s", trace.c_str());
+  std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
+  g_keep = o.keep_trace;
   chmod(work.c_str(), 0755);
   BackendRun b = backend_command(o.backend, lib_dir(), trace, o.threads, o.program);
   std::vector<std::string> argv;
@@ -180,8 +252,9 @@ int profile(const Options& o) {
   argv.insert(argv.end(), b.argv.begin(), b.argv.end());
   int rc = run(argv, b.env);
   if (rc != 0) {
-    std::fprintf(stderr, "slurm-pin: error: the profiled program exited with status %d (trace kept in %s)\n", rc,
-                 work.c_str());
+    remove_work();
+    std::fprintf(stderr, "slurm-pin: error: the profiled program exited with status %d%s%s\n", rc,
+                 o.keep_trace ? ": its trace is in " : "", o.keep_trace ? trace.c_str() : "");
     return 1;
   }
   AnalysisInput in;
@@ -202,10 +275,8 @@ int profile(const Options& o) {
     StoredProfile s = store_profile(o.store, o.app, o.threads, text);
     where_to = s.path + " (" + o.app + "@" + std::to_string(s.version) + ")";
   }
-  if (!o.keep_trace) {
-    std::remove(trace.c_str());
-    rmdir(work.c_str());
-  }
+  remove_work();
+  if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
   std::printf("profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines\n",
               o.app.c_str(), o.threads, where_to.c_str(), p.drr, p.drr_class.c_str(), p.regions.size(),
               p.regions.size() == 1 ? "" : "s", p.working_set_lines);
@@ -218,6 +289,7 @@ int main(int argc, char** argv) {
   try {
     return profile(parse(argc, argv));
   } catch (const std::exception& e) {
+    remove_work();  // an analysis or store error leaves no work directory
     std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
     return 1;
   }

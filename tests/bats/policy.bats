@@ -40,7 +40,7 @@ admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p
   [[ "$stderr" == *"strategy lpgp (policy rule profiled), 2 threads"* ]]
   job=$(squeue -h -t all -n pairs2 -o %i | sort -n | tail -1)
   [ "$(admin_comment "$job")" = "slurm-pin: rule=profiled mode=default strategy=lpgp profile=pairs2" ]
-  grep -q "slurm-pin: job 'pairs2' of $TEST_USER: rule profiled applied" "$CLUSTER/log/slurmctld.log"
+  grep -q "slurm-pin: job 'pairs2' of '$TEST_USER': rule profiled applied" "$CLUSTER/log/slurmctld.log"
 }
 
 @test "a batch job gets it too, for the application its script launches" {
