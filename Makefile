@@ -2,7 +2,8 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all check bench demo clean install
+.PHONY: all check bench demo clean install fuzz
+FUZZ_TIME ?= 300
 
 all: $(BUILD)/Makefile
 	cmake --build $(BUILD) -j2
@@ -12,6 +13,10 @@ $(BUILD)/Makefile: CMakeLists.txt
 
 check: all
 	tests/run-all $(BUILD)
+
+# Every libFuzzer harness for FUZZ_TIME seconds, then the sanitized unit tests.
+fuzz:
+	tests/fuzz/run $(BUILD) $(FUZZ_TIME)
 
 bench: all
 	bench/placement/run $(BUILD)

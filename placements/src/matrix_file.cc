@@ -3,6 +3,7 @@
 #include <cctype>
 
 #include "error.hh"
+#include "user_file.hh"
 
 namespace slurmpin {
 
@@ -45,8 +46,10 @@ std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& 
   return rows;
 }
 
-Affinity read_matrix_file(const std::string& path) {
-  std::vector<TextLine> lines = read_text_lines(path);
+Affinity read_matrix_file(const std::string& path) { return parse_matrix_text(read_user_file(path, kMaxMatrixBytes), path); }
+
+Affinity parse_matrix_text(const std::string& text, const std::string& path) {
+  std::vector<TextLine> lines = split_text_lines(text, path);
   size_t pos = 0;
   auto rows = parse_matrix_rows(lines, pos, 0, path);
   for (; pos < lines.size(); ++pos)

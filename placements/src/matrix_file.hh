@@ -1,6 +1,7 @@
 // Square sharing matrices as published: one row per thread, entries separated
 // by blanks or commas, '#' comments and blank lines allowed.
 #pragma once
+#include <cstddef>
 #include <string>
 #include <vector>
 
@@ -14,6 +15,10 @@ namespace slurmpin {
 std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& lines, size_t& pos,
                                                    int expect, const std::string& path);
 
+constexpr size_t kMaxMatrixBytes = 64u << 20;
+
 Affinity read_matrix_file(const std::string& path);
+// The same for text already read; `path` names it in errors.
+Affinity parse_matrix_text(const std::string& text, const std::string& path);
 
 }  // namespace slurmpin

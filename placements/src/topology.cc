@@ -231,40 +231,6 @@ class TreeBuilder {
   Tree tree_;
 };
 
-// The PUs a synthetic description ("pack:2 [numa] l3:1 core:4 pu:2")
-// creates: the product of its arities. Memory attachments in brackets and
-// attributes in parentheses create none. 0 when it cannot tell (hwloc then
-// judges the text).
-unsigned long long synthetic_pus(const std::string& text) {
-  unsigned long long pus = 1;
-  size_t i = 0;
-  bool any = false;
-  while (i < text.size()) {
-    if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n') {
-      ++i;
-      continue;
-    }
-    size_t end = i;
-    int depth = 0;
-    while (end < text.size() && (depth > 0 || (text[end] != ' ' && text[end] != '\t' && text[end] != '\n'))) {
-      if (text[end] == '(' || text[end] == '[') ++depth;
-      if ((text[end] == ')' || text[end] == ']') && depth > 0) --depth;
-      ++end;
-    }
-    std::string token = text.substr(i, end - i);
-    i = end;
-    if (token[0] == '[') continue;  // a memory object: no PUs
-    size_t colon = token.find(':');
-    std::string count = colon == std::string::npos ? token : token.substr(colon + 1);
-    count = count.substr(0, count.find('('));
-    if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos) return 0;
-    pus *= std::stoull(count);
-    any = true;
-    if (pus > kMaxSyntheticPus) return pus;  // enough to refuse it; no overflow
-  }
-  return any ? pus : 0;
-}
-
 // XML comes from a file a user may name: read once, as the caller, bounded
 // (user_file.hh), and handed to hwloc as a buffer.
 void select_source(hwloc_topology_t topo, const std::string& source, std::string& xml) {
@@ -289,6 +255,13 @@ void select_source(hwloc_topology_t topo, const std::string& source, std::string
   if (source.size() > 4096)
     throw Error("topology description is longer than 4096 characters (is this the right text?)");
   unsigned long long pus = synthetic_pus(source);
+  // A description whose size slurm-pin cannot tell is refused, never handed
+  // to hwloc unbounded (found by fuzzing: hwloc accepts some tokens this
+  // count does not read).
+  if (pus == 0)
+    throw Error("topology '" + source +
+                "' is not an hwloc synthetic description (example: 'pack:2 l3:1 core:4 pu:1', ending with pu:N) "
+                "nor an existing XML file");
   if (pus > kMaxSyntheticPus)
     throw Error("topology '" + source + "' has " + (pus > 1000000000ull ? "over a billion" : std::to_string(pus)) +
                 " PUs, more than the " + std::to_string(kMaxSyntheticPus) +
@@ -327,6 +300,40 @@ TopologyPtr open_topology(const std::string& source) {
 }
 
 }  // namespace
+
+// The PUs a synthetic description ("pack:2 [numa] l3:1 core:4 pu:2")
+// creates: the product of its arities. Memory attachments in brackets and
+// attributes in parentheses create none. 0 when it cannot tell (hwloc then
+// judges the text).
+unsigned long long synthetic_pus(const std::string& text) {
+  unsigned long long pus = 1;
+  size_t i = 0;
+  bool any = false;
+  while (i < text.size()) {
+    if (text[i] == ' ' || text[i] == '\t' || text[i] == '\n') {
+      ++i;
+      continue;
+    }
+    size_t end = i;
+    int depth = 0;
+    while (end < text.size() && (depth > 0 || (text[end] != ' ' && text[end] != '\t' && text[end] != '\n'))) {
+      if (text[end] == '(' || text[end] == '[') ++depth;
+      if ((text[end] == ')' || text[end] == ']') && depth > 0) --depth;
+      ++end;
+    }
+    std::string token = text.substr(i, end - i);
+    i = end;
+    if (token[0] == '[') continue;  // a memory object: no PUs
+    size_t colon = token.find(':');
+    std::string count = colon == std::string::npos ? token : token.substr(colon + 1);
+    count = count.substr(0, count.find('('));
+    if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos) return 0;
+    pus *= std::stoull(count);
+    any = true;
+    if (pus > kMaxSyntheticPus) return pus;  // enough to refuse it; no overflow
+  }
+  return any ? pus : 0;
+}
 
 std::vector<unsigned> pus_of_cores(const std::string& source, const std::vector<unsigned>& cores) {
   TopologyPtr topo = open_topology(source);

@@ -15,6 +15,11 @@ namespace slurmpin {
 constexpr unsigned long long kMaxSyntheticPus = 16384;
 constexpr size_t kMaxTopologyXmlBytes = 64u << 20;
 
+// The PUs a synthetic description creates (the product of its arities), or
+// 0 when it cannot tell; capped just above kMaxSyntheticPus. Used to refuse
+// a description before hwloc builds it.
+unsigned long long synthetic_pus(const std::string& text);
+
 enum class Granularity { kCore, kPu };
 
 struct Domain {

@@ -1,6 +1,8 @@
 #include "trace.hh"
 
+#include <cerrno>
 #include <cinttypes>
+#include <cstdlib>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
@@ -13,9 +15,13 @@ namespace slurmpin {
 namespace {
 
 uint64_t number(const std::string& f, const std::string& at, const char* what) {
-  if (f.empty() || f.size() > 20 || f.find_first_not_of("0123456789") != std::string::npos)
-    throw Error(at + what + " '" + f + "' is not a whole number");
-  return std::stoull(f);
+  errno = 0;
+  char* end = nullptr;
+  unsigned long long v = f.empty() || f.size() > 20 || f.find_first_not_of("0123456789") != std::string::npos
+                             ? 0
+                             : std::strtoull(f.c_str(), &end, 10);
+  if (!end || *end || errno == ERANGE) throw Error(at + what + " '" + f.substr(0, 24) + "' is not a whole number");
+  return v;
 }
 
 }  // namespace
@@ -24,6 +30,10 @@ uint64_t number(const std::string& f, const std::string& at, const char* what) {
 Trace read_trace(const std::string& path) {
   std::ifstream in(path);
   if (!in) throw Error(path + ": " + std::strerror(errno) + " (was the profiling run completed?)");
+  return parse_trace(in, path);
+}
+
+Trace parse_trace(std::istream& in, const std::string& path) {
   Trace t;
   std::string raw;
   int number_of_line = 0;
@@ -48,15 +58,20 @@ Trace read_trace(const std::string& path) {
     } else if (f[0] == "region") {
       if (f.size() < 3 || number(f[1], at, "region id") != t.regions.size())
         throw Error(at + "regions are declared in order: 'region ID NAME'");
-      t.regions.push_back(raw.substr(raw.find(f[2], raw.find(f[1]) + f[1].size())));
+      size_t name = raw.find(f[2], raw.find(f[1], raw.find(f[0]) + f[0].size()) + f[1].size());
+      t.regions.push_back(raw.substr(name));
     } else if (f[0] == "threads") {
       if (f.size() != 2) throw Error(at + "expected 'threads N'");
-      t.threads = static_cast<int>(number(f[1], at, "threads"));
+      uint64_t n = number(f[1], at, "threads");
+      if (n < 1 || n > 65536) throw Error(at + "threads must be from 1 to 65536");
+      t.threads = static_cast<int>(n);
     } else if (f[0] == "line_size") {
       if (f.size() != 2) throw Error(at + "expected 'line_size N'");
-      t.line_size = static_cast<int>(number(f[1], at, "line_size"));
+      uint64_t n = number(f[1], at, "line_size");
+      if (n < 8 || n > 4096 || (n & (n - 1))) throw Error(at + "line_size must be a power of two from 8 to 4096");
+      t.line_size = static_cast<int>(n);
     } else if (f[0] == "tool") {
-      t.tool = raw.substr(raw.find(f[0]) + 5);
+      t.tool = f.size() > 1 ? raw.substr(raw.find(f[1], raw.find(f[0]) + 4)) : "";
     } else {
       throw Error(at + "unknown record '" + f[0] + "'");
     }

@@ -2,6 +2,7 @@
 // creation order), per region, per cache line, how many reads and writes.
 #pragma once
 #include <cstdint>
+#include <istream>
 #include <string>
 #include <vector>
 
@@ -23,5 +24,7 @@ struct Trace {
 
 // Strict: every malformed line is an Error naming file and line.
 Trace read_trace(const std::string& path);
+// The same from a stream; `path` names it in errors.
+Trace parse_trace(std::istream& in, const std::string& path);
 
 }  // namespace slurmpin

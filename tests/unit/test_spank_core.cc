@@ -2,6 +2,10 @@
 // and the environment strings.
 #include <gtest/gtest.h>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -142,7 +146,58 @@ TEST(PluginEnv, CpuListsExpandAndIntersect) {
   EXPECT_EQ(pin_expand_cpulist("0-20", cpus, 16), -1);
   char buf[64];
   ASSERT_EQ(pin_intersect_cpulists("0-7", "2,4-5,9", buf, sizeof buf), 0);
-  EXPECT_STREQ(buf, "2,4,5");
+  EXPECT_STREQ(buf, "2,4-5");
   ASSERT_EQ(pin_intersect_cpulists("0-1", "4", buf, sizeof buf), 0);
   EXPECT_STREQ(buf, "");
+  // Ids past the largest CPU any list may name are refused, never indexed
+  // (found by fuzzing: a 65536-entry table was written out of bounds).
+  EXPECT_EQ(pin_intersect_cpulists("0-70000", "1", buf, sizeof buf), -1);
+  EXPECT_EQ(pin_intersect_cpulists("1", "65536", buf, sizeof buf), -1);
+  EXPECT_EQ(pin_expand_cpulist("1048576", cpus, 16), -1);
+  EXPECT_EQ(pin_expand_cpulist("0,", cpus, 16), -1);
+}
+
+TEST(PluginEnv, OmpNumThreadsListsTakeTheFirstLevel) {
+  EXPECT_EQ(pin_omp_threads("8"), 8);
+  EXPECT_EQ(pin_omp_threads("2,2"), 2);
+  EXPECT_EQ(pin_omp_threads("4, 2"), 4);
+  EXPECT_EQ(pin_omp_threads(""), 0);
+  for (const char* bad : {"x", "0", "8,", "8,,2", "-1", "99999999999", "8,0", " 8"})
+    EXPECT_EQ(pin_omp_threads(bad), -1) << bad;
+}
+
+TEST(PluginPolicy, DecisionsCannotBeExtendedOrSmuggled) {
+  pin_policy p;
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=a mode=default strategy=compact", &p), 0);
+  EXPECT_TRUE(p.present);
+  // A field given twice (a user string appended to the record), a path as
+  // a profile, a user file as a strategy, an unknown field: all refused.
+  for (const char* bad : {"slurm-pin: rule=a mode=default strategy=compact strategy=random",
+                          "slurm-pin: rule=a mode=default rule=evil", "slurm-pin: rule=a mode=default profile=../x",
+                          "slurm-pin: rule=a mode=default profile=/etc/p", "slurm-pin: rule=a mode=default strategy=file:/x",
+                          "slurm-pin: rule=a mode=default colour=red", "slurm-pin: rule=a mode=enforce applied=yes",
+                          "slurm-pin: rule=a b mode=default", "slurm-pin: none rule=a mode=enforce"})
+    EXPECT_EQ(pin_policy_parse(bad, &p), -1) << bad;
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=a mode=default profile=app@3 applied=no", &p), 0);
+  EXPECT_STREQ(p.profile, "app@3");
+  EXPECT_FALSE(p.applies);
+}
+
+TEST(PluginThreadsLib, FoundBesideThePluginOrRefused) {
+  char dir[] = "/tmp/sp-lib.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string plugin = std::string(dir) + "/slurm_pin.so", lib = std::string(dir) + "/libslurm_pin_threads.so";
+  char buf[4096], err[1024];
+  EXPECT_EQ(pin_find_threads_lib(plugin.c_str(), buf, sizeof buf, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("set threads_lib= in plugstack.conf"), std::string::npos) << err;
+  EXPECT_EQ(mkfifo(lib.c_str(), 0644), 0);  // a FIFO is refused at once, never opened for long
+  EXPECT_EQ(pin_find_threads_lib(plugin.c_str(), buf, sizeof buf, err, sizeof err), -1);
+  unlink(lib.c_str());
+  FILE* f = fopen(lib.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+  EXPECT_EQ(pin_find_threads_lib(plugin.c_str(), buf, sizeof buf, err, sizeof err), 0);
+  EXPECT_EQ(lib, buf);
+  unlink(lib.c_str());
+  rmdir(dir);
 }
