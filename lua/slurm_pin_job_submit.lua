@@ -39,7 +39,7 @@ local function current_policy()
   local text = f and f:read("*a") or nil
   if f then f:close() end
   if text == state.text and state.loaded then return state.policy end
-  state.text, state.loaded = text, true
+  state.text, state.loaded, state.last_error = text, true, nil  -- a changed file: its problem is news
   local policy, err = policy_engine.load(state.file, text)
   if not policy then
     state.policy = nil

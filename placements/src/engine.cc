@@ -84,7 +84,8 @@ std::vector<unsigned> checked_cpus(const CpuRanges& cpus, const std::vector<unsi
 }
 
 Result from_file(const Request& r, LoadedTopology& lt) {
-  PlacementFile f = read_placement_file(r.placement_path);
+  // Ids are bounded by this machine while the file is parsed.
+  PlacementFile f = read_placement_file(r.placement_path, lt.all_pus.empty() ? kMaxCpuId : lt.all_pus.back());
   const std::string& p = r.placement_path;
   if (!f.topology.empty() && f.topology != lt.fingerprint)
     throw Error(p + ": computed for a machine with '" + f.topology + "' but this one has '" +

@@ -19,7 +19,7 @@ const char kHeader[] = "slurm-pin-placement";
 // task number below the next expected one was listed already: every check is
 // constant time and a region is found through `region_index`.
 void parse_task_line(const TextLine& l, const std::string& path, PlacementFile& p,
-                     std::unordered_map<std::string, size_t>& region_index) {
+                     std::unordered_map<std::string, size_t>& region_index, unsigned max_cpu) {
   size_t colon = l.text.find(':');
   if (colon == std::string::npos)
     throw Error(where(path, l.number) + "missing ':' (write 'task N: CPUS-OF-THREAD-0 ...')");
@@ -50,7 +50,8 @@ void parse_task_line(const TextLine& l, const std::string& path, PlacementFile& 
     throw Error(where(path, l.number) + "task " + head[1] + " out of order: expected task " +
                 std::to_string(target->size()) + " (list tasks 0, 1, 2, ... in order)");
   std::vector<CpuRanges> threads;
-  for (const auto& c : cpus) threads.push_back(parse_cpu_ranges(c, where(path, l.number) + "task " + head[1]));
+  for (const auto& c : cpus)
+    threads.push_back(parse_cpu_ranges(c, where(path, l.number) + "task " + head[1], max_cpu));
   target->push_back(std::move(threads));
 }
 
@@ -101,11 +102,11 @@ CpuRanges task_cpus(const std::vector<CpuRanges>& threads) {
   return merged;
 }
 
-PlacementFile read_placement_file(const std::string& path) {
-  return parse_placement_file(read_user_file(path, kMaxPlacementFileBytes), path);
+PlacementFile read_placement_file(const std::string& path, unsigned max_cpu) {
+  return parse_placement_file(read_user_file(path, kMaxPlacementFileBytes), path, max_cpu);
 }
 
-PlacementFile parse_placement_file(const std::string& text, const std::string& path) {
+PlacementFile parse_placement_file(const std::string& text, const std::string& path, unsigned max_cpu) {
   std::vector<TextLine> lines = split_text_lines(text, path);
   PlacementFile p;
   bool header = false;
@@ -130,7 +131,7 @@ PlacementFile parse_placement_file(const std::string& text, const std::string& p
       if (f.size() != 2) throw Error(where(path, l.number) + "expected 'strategy NAME'");
       p.strategy = f[1];
     } else if (f[0] == "task") {
-      parse_task_line(l, path, p, region_index);
+      parse_task_line(l, path, p, region_index, max_cpu);
     } else {
       throw Error(where(path, l.number) + "unknown key '" + f[0] +
                   "' (a placement file has topology, strategy and task lines)");

@@ -25,9 +25,10 @@ struct PlacementFile {
 // The largest placement file read: 16k threads of 64 tasks fit easily.
 constexpr size_t kMaxPlacementFileBytes = 4u << 20;
 
-PlacementFile read_placement_file(const std::string& path);
+// CPU ids above `max_cpu` (the machine's highest, when known) are errors.
+PlacementFile read_placement_file(const std::string& path, unsigned max_cpu = kMaxCpuId);
 // The same for text already read; `path` names it in errors.
-PlacementFile parse_placement_file(const std::string& text, const std::string& path);
+PlacementFile parse_placement_file(const std::string& text, const std::string& path, unsigned max_cpu = kMaxCpuId);
 std::string format_placement_file(const PlacementFile& p);
 
 // Every CPU of a task's threads, merged.
