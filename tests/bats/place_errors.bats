@@ -193,3 +193,54 @@ place() { run "$SLURM_PIN" place "$@"; }
   [ "$status" -eq 2 ]
   [ "$output" = "slurm-pin: error: unknown command 'frobnicate' (see slurm-pin --help)" ]
 }
+
+# Costs bounded by the input and the machine: each of these ends at once.
+quick_error() {
+  local t0 t1
+  t0=$(date +%s%N)
+  place "$@"
+  t1=$(date +%s%N)
+  [ $(((t1 - t0) / 1000000)) -lt 2000 ] || { echo "took $(((t1 - t0) / 1000000)) ms"; return 1; }
+}
+
+@test "a FIFO as a placement file, profile, matrix or topology is refused at once" {
+  mkfifo "$T/fifo"
+  quick_error --topology "$CORE2" --strategy "file:$T/fifo"
+  expect_one_line_error "$T/fifo: not a regular file"
+  quick_error --topology "$CORE2" --strategy lpgp --profile "$T/fifo"
+  expect_one_line_error "$T/fifo: not a regular file"
+  quick_error --topology "$CORE2" --strategy lpgp --matrix "$T/fifo"
+  expect_one_line_error "$T/fifo: not a regular file"
+  quick_error --topology "$T/fifo" --strategy compact
+  expect_one_line_error "topology $T/fifo: not a regular file"
+}
+
+@test "a range bomb in a placement file is refused before anything is expanded" {
+  printf 'slurm-pin-placement 1\ntask 0: %s\n' "$(printf '0-1048576,%.0s' $(seq 200))0" >"$T/bomb"
+  quick_error --topology "$CORE2" --strategy "file:$T/bomb"
+  expect_one_line_error "task 0: CPU 1048576 is beyond this machine, whose highest CPU is 7"
+  printf 'slurm-pin-placement 1\ntask 0: %s\n' "$(printf '0-65535,%.0s' $(seq 200))0" >"$T/wide"
+  quick_error --topology "$CORE2" --strategy "file:$T/wide"
+  expect_one_line_error "CPU 65535 is beyond this machine, whose highest CPU is 7"
+  quick_error --topology "$CORE2" --strategy compact --restrict 0-99999999999
+  expect_one_line_error "is beyond"
+}
+
+@test "synthetic topologies are bounded: past 16384 PUs, or of a size slurm-pin cannot tell, refused at once" {
+  quick_error --topology "34 24 4 24" --strategy compact
+  expect_one_line_error "has 78336 PUs, more than the 16384 a synthetic topology may have"
+  quick_error --topology "pack:99999999 core:99999999 pu:99999999" --strategy compact
+  expect_one_line_error "more than the 16384"
+  # Found by fuzzing: hwloc accepts tokens without an arity.
+  quick_error --topology "pack:2 co oe:4 pu:2" --strategy compact
+  expect_one_line_error "is not an hwloc synthetic description"
+}
+
+@test "a profile with many regions or a placement file with many tasks is checked in linear time" {
+  {
+    echo "slurm-pin-placement 1"
+    for i in $(seq 0 19999); do echo "task $i: $i"; done
+  } >"$T/many"
+  quick_error --topology "$CORE2" --strategy "file:$T/many"
+  expect_one_line_error "task 8: CPU 8 is beyond this machine"
+}

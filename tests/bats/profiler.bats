@@ -142,6 +142,35 @@ pairs_of() {
   [ "$output" = "slurm-pin: error: no profile 'nosuch' in the store $STORE" ]
 }
 
+@test "no work directory survives a failure or a signal, and the store sweeps stale temporary files" {
+  run as_user "$SLURM_PIN" profile --app pc --threads 4 --no-srun --output "$WORK/x.profile" -- /bin/false
+  [ "$status" -eq 1 ]
+  # Killed while the program runs, ten times: nothing is left behind.
+  for i in $(seq 10); do
+    (cd "$WORK" && runuser -u "$TEST_USER" -- env TMPDIR="$WORK" "$SLURM_PIN" profile --app pc --threads 4 --no-srun \
+      --output "$WORK/x.profile" -- "$WORK/bin/pc" 200 4096) &
+    sleep 0.5
+    pkill -TERM -f "slurm-pin-profile --app pc --threads 4 --no-srun --output $WORK/x.profile" || true
+    wait || true
+  done
+  [ -z "$(ls -a "$WORK" | grep '^\.slurm-pin-profile\.')" ] || { ls -a "$WORK"; return 1; }
+  # A writer killed mid-write left a temporary file: the next write removes it.
+  touch "$STORE/pc/.tmp.4242.0"
+  "$SLURM_PIN" profiles import "$FIXTURES/profiles/pairs8.profile" --app pc --store "$STORE" >/dev/null
+  [ ! -e "$STORE/pc/.tmp.4242.0" ]
+}
+
+@test "profiles list reports a bad profile on one line and lists the rest" {
+  install -d -m 755 "$STORE/broken"
+  printf 'not a profile\n' >"$STORE/broken/t2.v1.profile"
+  run --separate-stderr "$SLURM_PIN" profiles list --store "$STORE"
+  [ "$status" -eq 1 ]
+  [ "$(grep -c . <<<"$stderr")" -eq 1 ]
+  [[ "$stderr" == "slurm-pin: error: skipping a bad profile: $STORE/broken/t2.v1.profile:1: not a profile"* ]]
+  [[ "$output" == *$'\n'"pc "* ]]
+  rm -rf "$STORE/broken"
+}
+
 @test "a user can profile into a file" {
   run as_user "$SLURM_PIN" profile --app pc --threads 4 --no-srun --output "$WORK/mine.profile" -- "$WORK/bin/pc" 5 8
   [ "$status" -eq 0 ]
