@@ -1,6 +1,7 @@
 // slurm-pin profile: runs a program under a profiler backend as a Slurm job
 // step with the right CPU count, analyses the trace and writes the profile
 // into the store (a new version) or a file.
+#include <fcntl.h>
 #include <getopt.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -127,19 +128,30 @@ std::string which(const std::string& prog) {
   throw Error("program '" + prog + "' not found in PATH");
 }
 
-std::string command_output(const std::string& cmd) {
-  FILE* f = popen(cmd.c_str(), "r");
-  if (!f) return "";
-  char buf[256];
-  std::string out;
-  while (std::fgets(buf, sizeof buf, f)) out += buf;
-  pclose(f);
-  return out;
-}
-
+// sha256sum's digest of `path`, run without a shell: a program path is the
+// user's text, and may hold quotes or `$(...)`.
 std::string sha256_of(const std::string& path) {
-  std::string out = command_output("sha256sum -- '" + path + "' 2>/dev/null");
-  return out.size() >= 64 ? out.substr(0, 64) : "-";
+  int fds[2];
+  if (pipe(fds) != 0) return "-";
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[1], STDOUT_FILENO);
+    close(fds[0]);
+    close(fds[1]);
+    int null = open("/dev/null", O_WRONLY);
+    if (null >= 0) dup2(null, STDERR_FILENO);
+    execlp("sha256sum", "sha256sum", "--", path.c_str(), static_cast<char*>(nullptr));
+    _exit(127);
+  }
+  close(fds[1]);
+  std::string out;
+  char buf[256];
+  ssize_t n;
+  while (pid > 0 && out.size() < 4096 && (n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  close(fds[0]);
+  int status = 0;
+  if (pid > 0) waitpid(pid, &status, 0);
+  return out.size() >= 64 && out.find_first_not_of("0123456789abcdef") >= 64 ? out.substr(0, 64) : "-";
 }
 
 std::string utc_now() {
