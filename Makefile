@@ -16,7 +16,7 @@ check: all
 
 # Every libFuzzer harness for FUZZ_TIME seconds, then the sanitized unit tests.
 fuzz:
-	tests/fuzz/run $(BUILD) $(FUZZ_TIME)
+	SLURM_PIN_FUZZ_SEED=$${SLURM_PIN_FUZZ_SEED:-0} tests/fuzz/run $(BUILD) $(FUZZ_TIME)
 
 bench: all
 	bench/placement/run $(BUILD)
