@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Thin driver around CMake: `make` builds everything into build/, `make check` runs every test.
 BUILD ?= build
 CMAKE_FLAGS ?=

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- slurm-pin site policy (read by job_submit.lua; check it with
 -- `slurm-pin policy check FILE`, try it with `slurm-pin policy explain ...`).
 -- Lua data only: the file runs with no access to os, io or anything else.

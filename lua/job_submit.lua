@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- job_submit.lua for Slurm's job_submit/lua (JobSubmitPlugins=lua), as
 -- shipped by slurm-pin: it applies the site's placement policy and nothing
 -- else. Sites with their own job_submit.lua add the two marked lines to it.

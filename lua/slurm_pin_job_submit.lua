@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- slurm-pin's adapter between Slurm's job_submit/lua and the policy engine.
 -- Merge into an existing job_submit.lua with:
 --   local slurm_pin = require("slurm_pin_job_submit")

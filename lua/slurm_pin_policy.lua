@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- slurm-pin site policy: which placement each job gets, from ordered admin
 -- rules (docs/policy.md). Pure Lua 5.1 (Debian's job_submit/lua embeds 5.1);
 -- also runs on 5.2-5.4. No Slurm here: job_submit.lua adapts job_desc.

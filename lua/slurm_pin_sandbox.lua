@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- Running admin-written Lua inside slurmctld without letting a slip stall
 -- or bloat the controller: an instruction budget and a memory budget
 -- (a count hook, as Lua 5.1's debug library allows), and a string library

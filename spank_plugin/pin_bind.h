@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Applying a placement to the calling process: its CPU affinity (checked by
  * reading it back, so a CPU outside the allocation or the node is caught)

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What admins (plugstack.conf arguments) and users (--pin-* options) ask of
  * slurm-pin, and the checks on it. Plain C, no Slurm types: unit-tested

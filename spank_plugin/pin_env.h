@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The environment slurm-pin gives each task so that its threads follow the
  * placement: OpenMP places for libgomp and LLVM/Intel runtimes, and

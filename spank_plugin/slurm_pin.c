@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slurm-pin SPANK plugin: `srun --pin-strategy=...` binds each task to its
  * share of the step's CPUs, each thread (through the OpenMP environment) to

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // bench/placement: time of every strategy at 16..1024 threads on 4-level
 // synthetic machines, and, at 16 threads, quality against the exhaustive
 // optimum. All numbers are measured in this run.

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- Cost of the policy per submitted job, measured on the adapter slurmctld
 -- runs (Lua 5.1), against the same calls with the policy disabled.
 --   lua5.1 bench_policy.lua LUA_DIR STORE JOBS

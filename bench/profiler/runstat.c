@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Runs a command and prints "WALL_S CPU_S MAXRSS_KIB" on stderr (fd 2 of this
  * process), its own output discarded: what bench/profiler measures. */
 #include <fcntl.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * What slurm-pin's thread library costs, run once without it and once under
  * LD_PRELOAD by bench/threads/run:

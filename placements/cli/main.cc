@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // slurm-pin: the command-line front end. Subcommands live one per file.
 #include <limits.h>
 #include <unistd.h>

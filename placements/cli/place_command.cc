@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // `slurm-pin place`: compute and explain a placement offline.
 #include "place_command.hh"
 

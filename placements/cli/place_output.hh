@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The output formats of `slurm-pin place`.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The thread x thread sharing matrix (seed 001 eq. 5.1): symmetric, zero
 // diagonal, non-negative. A file may hold an asymmetric matrix (the
 // read/write model weighs directions differently); w(i,j) = a(i,j) + a(j,i).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Parsing of command-line values shared by the slurm-pin commands.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The C face of the engine: an opaque handle holding a Request and its Result.
 #include <cstring>
 #include <exception>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // CPU lists in the syntax Slurm, numactl and the kernel use: "0-3,8,10-11".
 //
 // Lists come from users (placement files, --restrict), so parsing never

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The placement engine: (topology, allowed CPUs, tasks x threads, optional
 // sharing matrix, strategy) -> the CPUs of every thread of every task.
 #pragma once

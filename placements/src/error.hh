@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // One exception type for every user-facing failure: its message is the
 // one-line error the CLI and the plugin print (problem, then the fix).
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Exact maximum-weight pairing of threads (the LP step of seed 001, section
 // 5.2.2.3): Edmonds' blossom algorithm from LEMON, run on a sparse candidate
 // graph and proven optimal on the complete graph with LEMON's dual solution.

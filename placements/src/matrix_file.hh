@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Square sharing matrices as published: one row per thread, entries separated
 // by blanks or commas, '#' comments and blank lines allowed.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Application-independent slot orders (seed 000 section 3; the icc/KMP
 // definitions): compact fills the closest slots first, scatter spreads
 // round-robin over the outermost domains first, random is a seeded shuffle.

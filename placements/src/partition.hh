@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Balanced k-way partitioning of weighted items (threads, or pairs of
 // threads) maximising the sharing kept inside parts: METIS k-way for the
 // first cut, then an exact repair to the requested part sizes and

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Placement files (docs/formats.md): explicit CPUs for every thread of every
 // task, optionally per parallel region, with the fingerprint of the machine
 // they were computed for.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Sharing profiles (docs/formats.md): what the profiler measured for one
 // application at one thread count. Line-oriented so every error can name
 // its line, and matrices are written as published matrices are.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Profile-guided placements (seed 001 section 5.2.2.3, algorithms 3-5),
 // generalised to any tree: where a domain's children are single cores, the
 // threads are laid out in order; where its children hold at most two cores

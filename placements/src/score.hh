@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // How much of the sharing matrix each level of the machine keeps inside one
 // domain: for level K, the sum of w(i,j) over thread pairs placed in the same
 // K domain, over the sum of all w(i,j). Quality is the sum over levels, the

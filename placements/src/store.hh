@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The admin-managed profile store: STORE/APP/tT.vV.profile, one file per
 // application, thread count and version. Readers trust only files owned by
 // root or by the store's owner and writable by nobody else, so a user cannot

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The strategies users name on the command line and in --pin-strategy.
 #pragma once
 #include <string>

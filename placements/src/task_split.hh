@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Splitting a node's allowed slots among the tasks of a step, before any
 // thread is placed: every task gets `share` slots, contiguous in the tree.
 #pragma once

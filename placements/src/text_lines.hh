@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Line-oriented reading shared by the matrix, profile and placement parsers:
 // every error names the file and line, as `file:line: problem (fix)`.
 #pragma once

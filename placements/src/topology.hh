@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The machine as a tree of sharing domains, built from hwloc and restricted
 // to the CPUs a job may use. Leaves are binding slots: cores by default,
 // PUs on request. Objects with identical CPU sets (a package and its L3, a

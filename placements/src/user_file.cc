@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 #include "user_file.hh"
 
 #include <fcntl.h>

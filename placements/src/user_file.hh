@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Reading files that a user (or another untrusted party) names. Each file is
 // opened exactly once, non-blocking (a FIFO or a device cannot stall the
 // caller, which may be slurmstepd), and every check is made on that

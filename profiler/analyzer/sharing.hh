@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // From raw records to a profile: the simple-model matrix (seed 001 eq. 5.1),
 // the read/write model (eq. 6.1), both per parallel region too, the working
 // sets (section 5.2.3.1) and the data reuse ratio (5.2.3.2).

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The raw records every backend writes (docs/profiler.md): per thread (in
 // creation order), per region, per cache line, how many reads and writes.
 #pragma once

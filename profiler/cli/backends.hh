@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // How each backend runs a program so that it writes a trace.
 #pragma once
 #include <string>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // A sharing matrix as a PNG heatmap (white: no sharing, dark red: the most).
 #pragma once
 #include <string>

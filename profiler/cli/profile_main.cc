@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // slurm-pin profile: runs a program under a profiler backend as a Slurm job
 // step with the right CPU count, analyses the trace and writes the profile
 // into the store (a new version) or a file.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // slurm-pin profiles list|show|rm|export|import: the profile store.
 #include <getopt.h>
 #include <unistd.h>

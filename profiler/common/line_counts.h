@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * One thread's counts of reads and writes to every cache line, per region:
  * the table both native backends fill (the Valgrind tool and the compiler

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * The compiler backend's runtime: programs compiled with -fsanitize=thread
  * and linked with this library (instead of libtsan) record, per thread (in

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * An OMPT tool (OMP_TOOL_LIBRARIES=libslurm_pin_ompt.so) that tags every
  * parallel region of a program running on LLVM's libomp for the profiler:

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 /*
  * slurm-pin's Intel Pin backend: the same records as the valgrind and
  * compiler backends (thread in creation order, region, line, reads, writes).

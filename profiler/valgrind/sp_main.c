@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slurmpin: a Valgrind tool recording, per thread (in creation order, the
  * main thread first) and per parallel region, the reads and writes to every

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Loaded by Valgrind into the profiled program (vgpreload_slurmpin): wraps
  * libgomp's GOMP_parallel (also exported by LLVM's libomp for GCC-built

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * C = A x B + B x A with a block-diagonal B (seed 001 section 6.4.1): groups
  * of four threads share one diagonal block of B, and the groups differ

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Two OpenMP parallel regions whose threads share in different pairs (for 8
  * threads): region 1 pairs (0,4) (1,5) (2,6) (3,7), region 2 pairs (0,1)

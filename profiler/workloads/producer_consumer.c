@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Two producer/consumer pairs (seed 002 section 2): thread 0 (main) fills
  * buffer A and thread 2 reads it; thread 1 fills buffer B and thread 3 reads

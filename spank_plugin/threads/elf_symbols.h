@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Names code addresses the way the profiler's Valgrind tool does
  * ("main._omp_fn.0" at a function's entry, "main+232" inside it), from the

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * libslurm_pin_threads.so: binds threads that OpenMP environment variables
  * cannot reach, without recompiling the application.

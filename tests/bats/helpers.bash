@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the bats suites: paths to the built CLI and the fixtures.
 BUILD=${SLURM_PIN_BUILD:-$BATS_TEST_DIRNAME/../../build}
 SLURM_PIN=${SLURM_PIN:-$BUILD/bin/slurm-pin}

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # A hostile user and a careless admin, through a real Slurm: nothing they do
 # may stall a node or the controller, escape the site's rules, forge what
 # the policy recorded, or leave a job running with less binding than it

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The Debian packages build from the committed tree and hold what they
 # should; the extracted CLI runs. The RPM spec parses.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # `slurm-pin place`: every strategy and format, end to end through the CLI.
 
 load helpers

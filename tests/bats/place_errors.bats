@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Malformed input to `slurm-pin place`: each gets exit status 1 and a single
 # line naming the problem and the fix.
 

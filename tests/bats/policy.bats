@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The site policy through a real slurmctld (job_submit/lua, Lua 5.1): sbatch
 # and srun jobs of a profiled application get the profile's strategy, others
 # the partition default, a user's choice beats a default rule and loses to an

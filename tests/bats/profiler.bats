@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The profiler end to end: bundled sharing workloads profiled as Slurm jobs
 # into the store, with the valgrind and compiler backends, per region; the
 # profiles reveal the designed pairs and groups and the engine accepts them.

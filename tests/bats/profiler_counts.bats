@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # The recorders count exactly: a program with known reads and writes to four
 # lines (tests/programs/line_access.c), under the valgrind tool and built
 # for the compiler backend, gives the same, expected records. Atomics count

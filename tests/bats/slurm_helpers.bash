@@ -1,3 +1,4 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Shared by the suites that run a real Slurm on localhost (munge, slurmctld,
 # slurmd from Debian's packages), started in setup_file and stopped in
 # teardown_file. Jobs run as an unprivileged user, so the plugin's "read

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Big machines on a small one: slurmd sees an hwloc XML (HWLOC_XMLFILE), the
 # plugin loads the same XML (topology=), and --pin-dryrun through real srun
 # prints the placement, which must equal the engine's for the same CPUs.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # srun/sbatch/salloc --pin-* on a real local Slurm (task/none): tasks bound,
 # OpenMP threads on their places, environment and memory policy, skipped
 # steps, and errors found on the node.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # salloc's interactive step (LaunchParameters=use_interactive_step) is a
 # shell for the user, not an application step: slurm-pin leaves it alone,
 # even with a site default, so nothing leaks into the steps it launches.

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Bad --pin-* input is one `srun: error:` (or sbatch/salloc) line before
 # anything is submitted; user files are read as the user.
 

@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # With Slurm's task/affinity: --pin-strategy replaces Slurm's per-task
 # binding inside the step's allocation; none leaves Slurm's binding alone.
 

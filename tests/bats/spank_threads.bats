@@ -1,4 +1,5 @@
 #!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
 # Thread binding beyond OpenMP variables, through the real local Slurm: the
 # pthread shim (--pin-threads=preload) and per-region pinning
 # (--pin-phases, --pin-threads=ompt) for GCC/libgomp and clang/libomp.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // CPU lists: the engine's bounded parser and the plugin's C helpers. The
 // first byte picks the machine's highest CPU id, the rest is the list.
 #include <cstring>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Sharing matrices (--matrix FILE).
 #include "fuzz_support.hh"
 #include "matrix_file.hh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // OMP_NUM_THREADS as the plugin reads it ("8", "8,2" for nested levels).
 #include <cstring>
 

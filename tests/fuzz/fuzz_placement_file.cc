@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Placement files (file:PATH): parsed, and when valid, written back and
 // parsed again to the same content.
 #include "fuzz_support.hh"

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // plugstack.conf arguments, and the option checks done with them.
 #include <cstring>
 #include <vector>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The policy's decision as the plugin reads it back (AdminComment): a
 // decision that parses holds only values of its own syntax.
 #include <cstring>

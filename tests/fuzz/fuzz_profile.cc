@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Sharing profiles (--pin-profile FILE, the store): parsed, and every
 // matrix they hold turned into an affinity.
 #include "fuzz_support.hh"

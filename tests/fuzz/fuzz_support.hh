@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Shared by the harnesses: the input as a string, and the one rule every
 // parser of user input keeps: it either succeeds or throws slurmpin::Error
 // (a one-line message). Any other exception, a crash, a leak or undefined

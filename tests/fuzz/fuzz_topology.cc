@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Synthetic topology strings (--topology, topology=): slurm-pin refuses a
 // description above its PU limit before hwloc builds it, so its count must
 // never be lower than what hwloc then builds. Small descriptions are built

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Profiler traces (what the backends write, read back by the analyzer).
 #include <sstream>
 

@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- A small TAP producer for the Lua tests (Lua 5.1 to 5.4).
 local T = { n = 0, failed = 0 }
 

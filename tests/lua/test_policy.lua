@@ -1,3 +1,4 @@
+-- SPDX-License-Identifier: GPL-2.0-or-later
 -- Unit tests of the policy engine and the job_submit adapter.
 --   lua5.1 tests/lua/test_policy.lua   (also 5.3, 5.4)
 local here = string.match(arg[0], "^(.*/)") or "./"

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /* The calling thread's CPU affinity as "0,2,5", for the test programs. */
 #ifndef SLURM_PIN_TEST_CPU_MASK_H
 #define SLURM_PIN_TEST_CPU_MASK_H

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Known accesses to four 64-byte lines, for the profiler's exactness test.
  * Prints the number of the first line (address / 64).

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Two OpenMP regions that share in different pairs (for 8 threads: region 1
  * (0,4)(1,5)(2,6)(3,7), region 2 (0,1)(2,3)(4,5)(6,7)), as the profiler's

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reports where an OpenMP program's threads really run, for the tests:
  *   rank R thread T cpu C mask LIST

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Reports where a pthread program's threads run, for the tests:
  *   thread I cpu C mask LIST      (I: creation order, the main thread 0)

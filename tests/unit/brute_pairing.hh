@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The reference the exact pairing is checked against, in the unit tests and
 // in bench/placement: every (near-)perfect matching enumerated.
 #pragma once

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The profiler's analyzer on hand-written traces: eq. 5.1, eq. 6.1, working
 // sets and DRR computed by hand, per region and for the whole run.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The C API as the plugin uses it: init, inputs, compute, outputs, finalize.
 #include <gtest/gtest.h>
 

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The matrix, profile and placement-file parsers: round trips and errors
 // that name the file, the line and the fix.
 #include <gtest/gtest.h>

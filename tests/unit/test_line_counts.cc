@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The backends' per-thread line table (profiler/common/line_counts.h) against
 // a std::map counting the same accesses: strided walks wider than its page
 // cache, random lines, several regions, accesses that straddle lines.

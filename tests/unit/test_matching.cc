@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The exact pairing against brute force: every (near-)perfect matching of up
 // to 12 items enumerated.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // compact and scatter on the seeds' three machines, against placements
 // derived by hand from the icc/KMP definitions (seed 000 section 3).
 #include <gtest/gtest.h>

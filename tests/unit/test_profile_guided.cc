@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Profile-guided strategies recover designed sharing structures, and the
 // partitioner is balanced and close to the exhaustive optimum.
 #include <gtest/gtest.h>

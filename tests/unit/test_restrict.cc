@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Restricted and non-contiguous CPU sets never yield a PU outside them.
 #include <gtest/gtest.h>
 

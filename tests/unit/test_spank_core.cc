@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // The plugin's Slurm-free parts: plugstack.conf arguments, option checks,
 // and the environment strings.
 #include <gtest/gtest.h>

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
 // Helpers shared by the unit tests: fixtures, random matrices, topologies.
 #pragma once
 #include <random>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * slurm-pin placement engine: a C API with an opaque handle, in the style of
  * mpibind. Init, set inputs, compute, read outputs, finalize. No Slurm here:

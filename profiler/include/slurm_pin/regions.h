@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Marking parallel regions for the slurm-pin profiler. Costs nothing when the
  * program runs natively or under another tool.
