@@ -9,6 +9,7 @@
 #include <exception>
 #include <string>
 
+#include "error.hh"
 #include "place_command.hh"
 
 namespace {
@@ -19,7 +20,9 @@ const char kUsage[] =
     "  place     compute and explain a thread placement (slurm-pin place --help)\n"
     "  profile   profile an application's sharing as a Slurm job (slurm-pin profile --help)\n"
     "  profiles  list, show, export, import and remove stored profiles\n"
-    "  version   print the version\n";
+    "  policy    check a site policy file, explain what a job would get\n"
+    "  version   print the version\n"
+    "exit status: 0 success, 1 error, 2 the command line is wrong\n";
 
 // Other components ship their commands as slurm-pin-NAME beside this binary
 // (as git does), so the engine's CLI depends on none of them.
@@ -41,7 +44,7 @@ int run_sibling(const char* command, char** argv) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "help")) {
+  if (argc < 2 || !std::strcmp(argv[1], "--help") || !std::strcmp(argv[1], "-h") || !std::strcmp(argv[1], "help")) {
     std::fputs(kUsage, argc < 2 ? stderr : stdout);
     return argc < 2 ? 2 : 0;
   }
@@ -57,6 +60,6 @@ int main(int argc, char** argv) {
     return 2;
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
-    return 1;
+    return dynamic_cast<const slurmpin::UsageError*>(&e) ? 2 : 1;
   }
 }

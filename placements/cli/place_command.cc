@@ -61,7 +61,7 @@ Options parse(int argc, char** argv) {
   opterr = 0;
   optind = 1;
   int c;
-  while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
     switch (c) {
       case 'T': o.request.topology.source = optarg; break;
       case 'r': o.request.topology.allowed = parse_cpulist(optarg, "--restrict"); break;
@@ -94,12 +94,12 @@ Options parse(int argc, char** argv) {
       }
       case 'h': o.strategy = "help"; break;
       default:
-        throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] +
+        throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] +
                     "' (see slurm-pin place --help)");
     }
   }
   if (optind < argc)
-    throw Error(std::string("unexpected argument '") + argv[optind] + "' (see slurm-pin place --help)");
+    throw UsageError(std::string("unexpected argument '") + argv[optind] + "' (see slurm-pin place --help)");
   return o;
 }
 
@@ -120,7 +120,7 @@ int place_command(int argc, char** argv) {
     r.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   set_granularity(r, o.granularity);
   if (!o.matrix.empty() && !o.profile.empty())
-    throw Error("give either --matrix or --profile, not both");
+    throw UsageError("give either --matrix or --profile, not both");
   if (o.model != "simple" && o.model != "rw")
     throw Error("unknown model '" + o.model + "': use simple or rw");
   if (!o.matrix.empty()) {

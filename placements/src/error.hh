@@ -11,4 +11,10 @@ struct Error : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
+// The command line itself is wrong (an unknown option, a missing value or
+// argument): the commands exit with status 2 for it, 1 for every other error.
+struct UsageError : Error {
+  using Error::Error;
+};
+
 }  // namespace slurmpin

@@ -63,7 +63,7 @@ Options parse(int argc, char** argv) {
   Options o;
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "+", longopts, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "+h", longopts, nullptr)) != -1) {
     switch (c) {
       case 'a': o.app = optarg; break;
       case 't': o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
@@ -77,16 +77,16 @@ Options parse(int argc, char** argv) {
       case 'w': o.workdir = optarg; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
       default:
-        throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profile --help)");
+        throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profile --help)");
     }
   }
   for (int i = optind; i < argc; ++i) o.program.push_back(argv[i]);
-  if (o.app.empty()) throw Error("--app NAME is required (the name jobs will use with --pin-profile)");
+  if (o.app.empty()) throw UsageError("--app NAME is required (the name jobs will use with --pin-profile)");
   parse_profile_spec(o.app);  // validates the name
   if (o.app.find('@') != std::string::npos) throw Error("--app takes a name without @VERSION: versions are assigned");
-  if (!o.threads) throw Error("--threads N is required (profile at the thread count the application runs with)");
-  if (o.program.empty()) throw Error("no program to profile: put it after --");
-  if (!o.output.empty() && !o.store.empty()) throw Error("give either --store or --output, not both");
+  if (!o.threads) throw UsageError("--threads N is required (profile at the thread count the application runs with)");
+  if (o.program.empty()) throw UsageError("no program to profile: put it after --");
+  if (!o.output.empty() && !o.store.empty()) throw UsageError("give either --store or --output, not both");
   if (o.output.empty() && o.store.empty()) o.store = default_store_dir();
   return o;
 }
@@ -304,6 +304,6 @@ int main(int argc, char** argv) {
   } catch (const std::exception& e) {
     remove_work();  // an analysis or store error leaves no work directory
     std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) ? 2 : 1;
   }
 }

@@ -45,7 +45,7 @@ Options parse(int argc, char** argv) {
   o.store = default_store_dir();
   opterr = 0;
   int c;
-  while ((c = getopt_long(argc, argv, "", longopts, nullptr)) != -1) {
+  while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
     switch (c) {
       case 's': o.store = optarg; break;
       case 't': o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
@@ -56,13 +56,13 @@ Options parse(int argc, char** argv) {
       case 'a': o.app = optarg; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
       default:
-        throw Error(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profiles --help)");
+        throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profiles --help)");
     }
   }
   if (optind < argc) o.verb = argv[optind++];
   if (optind < argc) o.target = argv[optind++];
-  if (optind < argc) throw Error(std::string("unexpected argument '") + argv[optind] + "'");
-  if (o.verb.empty()) throw Error("missing command: list, show, export, import or rm (see --help)");
+  if (optind < argc) throw UsageError(std::string("unexpected argument '") + argv[optind] + "'");
+  if (o.verb.empty()) throw UsageError("missing command: list, show, export, import or rm (see --help)");
   return o;
 }
 
@@ -184,9 +184,9 @@ int main(int argc, char** argv) {
     if (o.verb == "import") return import_profile(o);
     if (o.verb == "rm") return remove_profile(o);
     if (o.verb == "reindex") return reindex(o);
-    throw Error("unknown command '" + o.verb + "': use list, show, export, import, rm or reindex");
+    throw UsageError("unknown command '" + o.verb + "': use list, show, export, import, rm or reindex");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
-    return 1;
+    return dynamic_cast<const UsageError*>(&e) ? 2 : 1;
   }
 }

@@ -15,9 +15,10 @@ expect_status() {
   fi
 }
 
-# The output is exactly one line, starting "slurm-pin: error: " and holding $1.
+# The output is exactly one line, starting "slurm-pin: error: " and holding
+# $1; the status is $2 (default 1: an error; 2: the command line is wrong).
 expect_one_line_error() {
-  expect_status 1
+  expect_status "${2:-1}"
   [ "${#lines[@]}" -eq 1 ] || { echo "not one line: $output"; return 1; }
   [[ "$output" == "slurm-pin: error: "* ]] || { echo "no error prefix: $output"; return 1; }
   [[ "$output" == *"$1"* ]] || { echo "missing '$1' in: $output"; return 1; }

@@ -55,11 +55,11 @@ place() { run "$SLURM_PIN" place "$@"; }
 
 @test "unknown option and stray argument" {
   place --topology "$CORE2" --cpus 4
-  expect_one_line_error "unknown or incomplete option '--cpus'"
+  expect_one_line_error "unknown or incomplete option '--cpus'" 2
   place --topology "$CORE2" extra
-  expect_one_line_error "unexpected argument 'extra'"
+  expect_one_line_error "unexpected argument 'extra'" 2
   place --topology
-  expect_one_line_error "unknown or incomplete option '--topology'"
+  expect_one_line_error "unknown or incomplete option '--topology'" 2
 }
 
 @test "malformed CPU lists" {
@@ -127,7 +127,7 @@ place() { run "$SLURM_PIN" place "$@"; }
 @test "both a matrix and a profile" {
   place --topology "$CORE2" --strategy lpgp --matrix "$MATRICES/pairs8.txt" \
     --profile "$FIXTURES/profiles/pairs8.profile"
-  expect_one_line_error "give either --matrix or --profile, not both"
+  expect_one_line_error "give either --matrix or --profile, not both" 2
 }
 
 @test "unknown model, region without profile, missing region" {
@@ -187,6 +187,23 @@ place() { run "$SLURM_PIN" place "$@"; }
 @test "more tasks than cores" {
   place --topology "$CORE2" --restrict 0-1 --tasks 3
   expect_one_line_error "3 tasks but only 2 cores in CPUs 0-1: run fewer tasks or allocate more CPUs"
+}
+
+@test "exit status: 0 success and help, 1 error, 2 the command line is wrong; -h everywhere" {
+  for cmd in "-h" "--help" "place -h" "place --help" "profile -h" "profiles -h" "policy -h" "policy check --help" \
+             "policy explain -h"; do
+    run "$SLURM_PIN" $cmd
+    [ "$status" -eq 0 ] || { echo "$cmd: $status $output"; return 1; }
+    [[ "$output" == *"usage:"* ]] || { echo "$cmd: no usage: $output"; return 1; }
+  done
+  for cmd in "" "policy" "profiles" "policy frob" "profiles frob" "place --frob" "policy check" "profile --app a"; do
+    run "$SLURM_PIN" $cmd
+    [ "$status" -eq 2 ] || { echo "'$cmd': status $status: $output"; return 1; }
+  done
+  run "$SLURM_PIN" policy check "$T/missing.lua"
+  [ "$status" -eq 1 ]
+  run "$SLURM_PIN" --help
+  [[ "$output" == *"policy "* && "$output" == *"exit status: 0 success, 1 error, 2"* ]]
 }
 
 @test "unknown command" {
