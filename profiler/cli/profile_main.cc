@@ -101,14 +101,15 @@ std::string self_dir() {
 }
 
 // Where slurm-pin's backend pieces live: beside the binary in a build tree
-// (build/bin -> build/lib), else where they were installed.
+// (build/bin -> build/lib), else where they were installed, relative to the
+// binary (BINDIR -> LIBDIR/slurm-pin), so any install prefix works.
 std::string lib_dir() {
   const char* env = std::getenv("SLURM_PIN_LIBDIR");
   if (env && *env) return env;
   struct stat st;
   std::string build_lib = self_dir() + "/../lib";
   if (stat((build_lib + "/valgrind/slurmpin-amd64-linux").c_str(), &st) == 0) return build_lib;
-  return SLURM_PIN_INSTALLED_LIBDIR;
+  return self_dir() + "/" + SLURM_PIN_BIN_TO_LIBDIR;
 }
 
 std::string which(const std::string& prog) {

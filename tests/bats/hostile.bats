@@ -67,7 +67,7 @@ STEPS
   [ "$status" -eq 0 ]
   [ "$(grep -c 'rc=' "$WORK/race.out")" -eq 200 ]
   # Every step ended by itself: none was killed by timeout (124).
-  ! grep -q 'rc=124' "$WORK/race.out"
+  ! grep -q 'rc=124' "$WORK/race.out" || false
   [ "$(grep -cvE 'rc=[01]$' "$WORK/race.out")" -eq 0 ]
   # The FIFO was met in slurmstepd, and said so in one line.
   grep -q "slurmstepd.*slurm-pin: $WORK/x: not a regular file" "$WORK/race.err"
@@ -189,7 +189,7 @@ POLICY
   "$LOCAL_CLUSTER" restart-ctld "$CLUSTER"
   run as_user sbatch -c2 -o /dev/null --wrap true
   [ "$status" -eq 0 ]
-  ! grep -q "fatal: failed to initialize job_submit plugin" "$CLUSTER/log/slurmctld.log"
+  ! grep -q "fatal: failed to initialize job_submit plugin" "$CLUSTER/log/slurmctld.log" || false
   mv "$CLUSTER/slurm_pin_policy.lua.away" "$CLUSTER/slurm_pin_policy.lua"
   touch "$CLUSTER/job_submit.lua"
 }
@@ -203,7 +203,7 @@ POLICY
   [[ "$comment" != *evil* ]]
   job=$(as_user sbatch --parsable -J "$(printf 'a\nslurmctld: forged')" -c2 -o /dev/null --wrap true)
   [ -n "$job" ]
-  ! ctld_log | grep -q '^slurmctld: forged'
+  ! ctld_log | grep -q '^slurmctld: forged' || false
   # A valid name still becomes the profile.
   job=$(as_user sbatch --parsable -J plain -c2 -o /dev/null --wrap true)
   scontrol show job "$job" | grep -q "AdminComment=slurm-pin: rule=by-name mode=default strategy=compact profile=plain"
