@@ -29,6 +29,10 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_threads.so'
   contents slurm-pin-spank | grep -qx './usr/share/doc/slurm-pin-spank/examples/plugstack.conf'
   dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
+  # Tied to the Slurm major.minor it was built against (Slurm refuses others).
+  mm=$(dpkg-query -W -f='${Version}' libslurm-dev | sed -E 's/^([0-9]+:)?([0-9]+\.[0-9]+).*/\2/')
+  dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" |
+    grep -q "Depends:.*slurm-wlm-basic-plugins (>= $mm~), slurm-wlm-basic-plugins (<< 
 }
 
 @test "slurm-pin-profiler holds the commands, the valgrind tool with its links, and the runtimes" {
@@ -40,6 +44,9 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   done
   # valgrind's own preloads, linked beside the tool (VALGRIND_LIB needs both)
   listing=$(dpkg -c "$DEBS/slurm-pin-profiler_0.1.0-1_amd64.deb")
+  # The tool links one Valgrind's static core: exactly that Valgrind.
+  dpkg -I "$DEBS/slurm-pin-profiler_0.1.0-1_amd64.deb" |
+    grep -q "Depends:.*valgrind (= $(dpkg-query -W -f='${Version}' valgrind))"
   [[ "$listing" == *"slurm-pin/valgrind/vgpreload_core-amd64-linux.so -> "*"libexec/valgrind/vgpreload_core-amd64-linux.so"* ]]
 }
 
