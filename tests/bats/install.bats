@@ -32,3 +32,27 @@ load helpers
   [ -x "$dest/opt/slurm-pin-test/bin/slurm-pin" ]
   [ -n "$(find "$dest/opt/slurm-pin-test" -type l -name 'vgpreload_core-amd64-linux.so')" ]
 }
+
+@test "libslurmpin.so exports only the C API, and links for a consumer through pkg-config and CMake" {
+  prefix=$BATS_TEST_TMPDIR/prefix
+  cmake --install "$BUILD" --prefix "$prefix" >/dev/null
+  lib=$(find "$prefix" -name 'libslurmpin.so.0' | head -1)
+  [ -n "$lib" ]
+  readelf -d "$lib" | grep -q 'SONAME.*libslurmpin.so.0'
+  [ -z "$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBW]/ && $3 !~ /^sp_/')" ]
+  pc=$(dirname "$(find "$prefix" -name slurm-pin.pc)")
+  src=$BATS_TEST_DIRNAME/../consumer
+  # pkg-config, from wherever the prefix is.
+  flags=$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs slurm-pin)
+  gcc "$src/consumer.c" -o "$BATS_TEST_TMPDIR/by-pc" $flags -Wl,-rpath,"$(dirname "$lib")"
+  run "$BATS_TEST_TMPDIR/by-pc"
+  expect_status 0
+  [ "$output" = "0 2 1 3" ]
+  # CMake's find_package.
+  cmake -S "$src" -B "$BATS_TEST_TMPDIR/cm" -DCMAKE_PREFIX_PATH="$prefix" \
+    -DCMAKE_BUILD_RPATH="$(dirname "$lib")" >/dev/null
+  cmake --build "$BATS_TEST_TMPDIR/cm" >/dev/null
+  run "$BATS_TEST_TMPDIR/cm/consumer"
+  expect_status 0
+  [ "$output" = "0 2 1 3" ]
+}

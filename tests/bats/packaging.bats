@@ -50,9 +50,10 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   [[ "$listing" == *"slurm-pin/valgrind/vgpreload_core-amd64-linux.so -> "*"libexec/valgrind/vgpreload_core-amd64-linux.so"* ]]
 }
 
-@test "libslurmpin-dev holds the header, the library and the pkg-config file" {
-  for f in usr/include/slurm_pin/placement.h usr/lib/x86_64-linux-gnu/libslurmpin.a \
-    usr/lib/x86_64-linux-gnu/pkgconfig/slurm-pin.pc; do
+@test "libslurmpin0 holds the shared library; libslurmpin-dev the header, link, pkg-config and CMake files" {
+  contents libslurmpin0 | grep -qx './usr/lib/x86_64-linux-gnu/libslurmpin.so.0.1.0'
+  for f in usr/include/slurm_pin/placement.h usr/lib/x86_64-linux-gnu/libslurmpin.so \
+    usr/lib/x86_64-linux-gnu/pkgconfig/slurm-pin.pc usr/lib/x86_64-linux-gnu/cmake/slurm-pin/slurm-pinConfig.cmake; do
     contents libslurmpin-dev | grep -qx "./$f"
   done
 }
