@@ -24,8 +24,9 @@ const char kUsage[] =
     "  version   print the version\n"
     "exit status: 0 success, 1 error, 2 the command line is wrong\n";
 
-// Other components ship their commands as slurm-pin-NAME beside this binary
-// (as git does), so the engine's CLI depends on none of them.
+// Other components ship their commands as slurm-pin-NAME (as git does), so
+// the engine's CLI depends on none of them: beside this binary in a build
+// tree, in LIBEXECDIR/slurm-pin once installed (relative to this binary).
 int run_sibling(const char* command, char** argv) {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
@@ -33,8 +34,10 @@ int run_sibling(const char* command, char** argv) {
   self[n] = '\0';
   std::string dir(self);
   dir.erase(dir.rfind('/'));
+  if (std::strchr(command, '/') || !*command || *command == '-') return -1;
   std::string path = dir + "/slurm-pin-" + command;
-  if (std::strchr(command, '/') || access(path.c_str(), X_OK) != 0) return -1;
+  if (access(path.c_str(), X_OK) != 0) path = dir + "/" + SLURM_PIN_BIN_TO_HELPERS + "/slurm-pin-" + command;
+  if (access(path.c_str(), X_OK) != 0) return -1;
   argv[0] = const_cast<char*>(path.c_str());
   execv(path.c_str(), argv);
   std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", path.c_str(), std::strerror(errno));

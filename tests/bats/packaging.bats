@@ -14,10 +14,11 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
 
 @test "slurm-pin holds the CLI, which runs from the package, and the Lua policy" {
   contents slurm-pin | grep -qx './usr/bin/slurm-pin'
-  contents slurm-pin | grep -qx './usr/bin/slurm-pin-policy'
+  contents slurm-pin | grep -qx './usr/libexec/slurm-pin/slurm-pin-policy'
   contents slurm-pin | grep -qx './usr/share/slurm-pin/lua/job_submit.lua'
   dpkg -x "$DEBS/slurm-pin_0.1.0-1_amd64.deb" "$BATS_FILE_TMPDIR/root"
-  grep -q '^package.path = "/usr/share/slurm-pin/lua/?.lua;"' "$BATS_FILE_TMPDIR/root/usr/bin/slurm-pin-policy"
+  run "$BATS_FILE_TMPDIR/root/usr/libexec/slurm-pin/slurm-pin-policy" check "$BATS_TEST_DIRNAME/../../etc/slurm-pin-policy.lua"
+  [ "$status" -eq 0 ]
   run "$BATS_FILE_TMPDIR/root/usr/bin/slurm-pin" place --topology "$TOPO/core2.xml" --strategy scatter \
     --threads 4 --format likwid
   [ "$status" -eq 0 ]
@@ -32,11 +33,11 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   # Tied to the Slurm major.minor it was built against (Slurm refuses others).
   mm=$(dpkg-query -W -f='${Version}' libslurm-dev | sed -E 's/^([0-9]+:)?([0-9]+\.[0-9]+).*/\2/')
   dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" |
-    grep -q "Depends:.*slurm-wlm-basic-plugins (>= $mm~), slurm-wlm-basic-plugins (<< 
+    grep -q "Depends:.*slurm-wlm-basic-plugins (>= $mm~), slurm-wlm-basic-plugins (<< "
 }
 
 @test "slurm-pin-profiler holds the commands, the valgrind tool with its links, and the runtimes" {
-  for f in usr/bin/slurm-pin-profile usr/bin/slurm-pin-profiles \
+  for f in usr/libexec/slurm-pin/slurm-pin-profile usr/libexec/slurm-pin/slurm-pin-profiles \
     usr/lib/x86_64-linux-gnu/slurm-pin/valgrind/slurmpin-amd64-linux \
     usr/lib/x86_64-linux-gnu/slurm-pin/valgrind/vgpreload_slurmpin-amd64-linux.so \
     usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_tsan.so usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_ompt.so; do
