@@ -56,3 +56,24 @@ load helpers
   expect_status 0
   [ "$output" = "0 2 1 3" ]
 }
+
+@test "the manual pages render without warnings, and bash completes commands and strategies" {
+  prefix=$BATS_TEST_TMPDIR/prefix
+  cmake --install "$BUILD" --prefix "$prefix" >/dev/null
+  for page in man1/slurm-pin.1 man5/slurm-pin-policy.5 man8/slurm_pin.8; do
+    f=$(find "$prefix" -path "*/man/$page")
+    [ -n "$f" ]
+    warnings=$(LC_ALL=C.UTF-8 MANWIDTH=80 man --warnings -l "$f" 2>&1 >/dev/null)
+    [ -z "$warnings" ] || { echo "$page: $warnings"; return 1; }
+    [ "$(LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$f" 2>/dev/null | grep -c .)" -gt 20 ]
+  done
+  LC_ALL=C.UTF-8 MANWIDTH=80 man -l "$(find "$prefix" -name slurm_pin.8)" | grep -q "policy"
+  completion=$(find "$prefix" -path '*bash-completion/completions/slurm-pin')
+  run bash -c "source /usr/share/bash-completion/bash_completion; source '$completion';
+    COMP_WORDS=(slurm-pin pl); COMP_CWORD=1; COMP_LINE='slurm-pin pl'; COMP_POINT=12; _slurm_pin; echo \${COMPREPLY[*]};
+    COMP_WORDS=(slurm-pin place --strategy lp); COMP_CWORD=3; COMP_LINE='slurm-pin place --strategy lp'; COMP_POINT=29;
+    _slurm_pin; echo \${COMPREPLY[*]}"
+  expect_status 0
+  [ "${lines[0]}" = "place" ]
+  [ "${lines[1]}" = "lp-compact lp-scatter lpgp" ]
+}
