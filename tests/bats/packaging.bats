@@ -59,6 +59,14 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   done
 }
 
+@test "lintian finds no error and no warning (overrides say why)" {
+  debs=$(ls "$DEBS"/*.deb | grep -v dbgsym)
+  run lintian --fail-on error,warning $debs
+  echo "$output"
+  expect_status 0
+  ! grep -E '^[EW]: ' <<<"$output" || false
+}
+
 @test "the RPM spec parses" {
   run rpmspec --parse "$BATS_TEST_DIRNAME/../../packaging/rpm/slurm-pin.spec"
   [ "$status" -eq 0 ]
