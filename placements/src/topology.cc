@@ -4,6 +4,7 @@
 #include <hwloc.h>
 
 #include <algorithm>
+#include <cctype>
 #include <map>
 #include <memory>
 
@@ -325,9 +326,19 @@ unsigned long long synthetic_pus(const std::string& text) {
     std::string token = text.substr(i, end - i);
     i = end;
     if (token[0] == '[') continue;  // a memory object: no PUs
+    // Strictly [TYPE:]COUNT[(attributes)], TYPE a letter then letters or
+    // digits: hwloc reads looser text ("2pu:2", found by fuzzing) in ways
+    // this count would not follow, so anything else is "cannot tell".
     size_t colon = token.find(':');
+    std::string type = colon == std::string::npos ? "" : token.substr(0, colon);
+    if (colon != std::string::npos &&
+        (type.empty() || !std::isalpha(static_cast<unsigned char>(type[0])) ||
+         type.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789") != std::string::npos))
+      return 0;
     std::string count = colon == std::string::npos ? token : token.substr(colon + 1);
-    count = count.substr(0, count.find('('));
+    size_t paren = count.find('(');
+    if (paren != std::string::npos && count.back() != ')') return 0;
+    count = count.substr(0, paren);
     if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos) return 0;
     pus *= std::stoull(count);
     any = true;

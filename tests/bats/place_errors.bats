@@ -249,9 +249,12 @@ quick_error() {
   expect_one_line_error "has 78336 PUs, more than the 16384 a synthetic topology may have"
   quick_error --topology "pack:99999999 core:99999999 pu:99999999" --strategy compact
   expect_one_line_error "more than the 16384"
-  # Found by fuzzing: hwloc accepts tokens without an arity.
-  quick_error --topology "pack:2 co oe:4 pu:2" --strategy compact
-  expect_one_line_error "is not an hwloc synthetic description"
+  # Found by fuzzing: hwloc reads tokens without an arity, or a count
+  # before the type, in ways a bound could not follow.
+  for t in "pack:2 co oe:4 pu:2" "2pu:2" "pack:2 core:4 pu:2x"; do
+    quick_error --topology "$t" --strategy compact
+    expect_one_line_error "is not an hwloc synthetic description"
+  done
 }
 
 @test "a profile with many regions or a placement file with many tasks is checked in linear time" {
