@@ -337,7 +337,7 @@ unsigned long long synthetic_pus(const std::string& text) {
       return 0;
     std::string count = colon == std::string::npos ? token : token.substr(colon + 1);
     size_t paren = count.find('(');
-    if (paren != std::string::npos && count.back() != ')') return 0;
+    if (paren != std::string::npos && count.find(')') != count.size() - 1) return 0;  // one trailing (...) only
     count = count.substr(0, paren);
     if (count.empty() || count.size() > 9 || count.find_first_not_of("0123456789") != std::string::npos) return 0;
     pus *= std::stoull(count);
