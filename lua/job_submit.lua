@@ -10,8 +10,8 @@ package.path = here .. "?.lua;/usr/share/slurm-pin/lua/?.lua;" .. package.path
 local loaded, slurm_pin = pcall(require, "slurm_pin_job_submit")         -- (1)
 if not loaded then
   (slurm.log_error or slurm.error)("%s", "slurm-pin: policy disabled, jobs pass unchanged: cannot load its module (" ..
-    string.gsub(tostring(slurm_pin), "%c", " ") .. "): install slurm_pin_job_submit.lua, slurm_pin_policy.lua " ..
-    "and slurm_pin_sandbox.lua beside job_submit.lua")
+    string.gsub(tostring(slurm_pin), "%c", " ") .. "): install slurm_pin_job_submit.lua, slurm_pin_policy.lua, " ..
+    "slurm_pin_sandbox.lua and slurm_pin_strategies.lua beside job_submit.lua")
   slurm_pin = { submit = function() end }
 else
   slurm_pin.setup({

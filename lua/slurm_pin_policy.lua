@@ -3,12 +3,14 @@
 -- rules (docs/policy.md). Pure Lua 5.1 (Debian's job_submit/lua embeds 5.1);
 -- also runs on 5.2-5.4. No Slurm here: job_submit.lua adapts job_desc.
 local sandbox = require("slurm_pin_sandbox")
+local strategies = require("slurm_pin_strategies")  -- generated from the engine's list
 
 local M = {}
 
-M.STRATEGIES = { none = true, compact = true, scatter = true, random = true, ["lp-compact"] = true,
-                 ["lp-scatter"] = true, gp = true, lpgp = true, gplp = true }
-M.NEEDS_PROFILE = { ["lp-compact"] = true, ["lp-scatter"] = true, gp = true, lpgp = true, gplp = true }
+M.STRATEGIES = {}
+for _, name in ipairs(strategies.names) do M.STRATEGIES[name] = true end
+M.NEEDS_PROFILE = strategies.needs_profile
+local STRATEGY_NAMES = table.concat(strategies.names, ", ")
 local MEM = { none = true, ["local"] = true, interleave = true }
 local GRANULARITY = { pu = true, core = true, l2 = true, l3 = true, numa = true }
 local MATCH_KEYS = { app = true, partition = true, account = true, user = true, qos = true, nodes = true,
@@ -98,8 +100,7 @@ local function check_action(a, where)
     end
   end
   if a.strategy ~= nil and not M.STRATEGIES[a.strategy] then
-    fail(where .. "unknown strategy '" .. tostring(a.strategy) .. "' (none, compact, scatter, random, " ..
-         "lp-compact, lp-scatter, gp, lpgp, gplp)")
+    fail(where .. "unknown strategy '" .. tostring(a.strategy) .. "' (" .. STRATEGY_NAMES .. ")")
   end
   if a.mem ~= nil and not MEM[a.mem] then fail(where .. "mem must be none, local or interleave") end
   if a.granularity ~= nil and not GRANULARITY[a.granularity] then

@@ -120,10 +120,10 @@ static int opt_flag(int val, const char *arg, int remote) {
   return 0;
 }
 
+static char strategy_usage[512] = "Thread placement: [verbose,]"; /* + the engine's list */
+
 static struct spank_option options[] = {
-    {"pin-strategy", "STRATEGY",
-     "Thread placement: [verbose,]none|compact|scatter|random|lp-compact|lp-scatter|gp|lpgp|gplp|file:PATH|help",
-     1, 0, opt_strategy},
+    {"pin-strategy", "STRATEGY", strategy_usage, 1, 0, opt_strategy},
     {"pin-profile", "NAME|PATH", "Sharing profile: NAME[@VERSION] from the site's store, or a file", 1, 0,
      opt_profile},
     {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, 0, opt_mem},
@@ -155,6 +155,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
     active = -1;
     return 0;
   }
+  if (!strchr(strategy_usage, '|')) {
+    for (int i = 0; i < sp_strategy_count(); ++i)
+      snprintf(strategy_usage + strlen(strategy_usage), sizeof strategy_usage - strlen(strategy_usage), "%s|",
+               sp_strategy_name(i));
+    snprintf(strategy_usage + strlen(strategy_usage), sizeof strategy_usage - strlen(strategy_usage), "help");
+  }
   for (struct spank_option *o = options; o->name; ++o)
     if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
       slurm_error("slurm-pin: cannot register --%s", o->name);
@@ -168,7 +174,6 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   (void)sp, (void)ac, (void)av;
   if (spank_remote(sp) || active < 0) return 0;
   const char *s = pin_effective_strategy(&config, &request, NULL);
-  char err[ERR_LEN];
   if (request.dryrun && config.enforce) {
     slurm_error("--pin-dryrun: this cluster binds every step with strategy '%s' (enforce): remove --pin-dryrun",
                 config.default_strategy);
@@ -184,13 +189,9 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
                 "regions (--pin-strategy=file:PATH)");
     exit(1);
   }
-  if (strncmp(s, "file:", 5) != 0 && sp_check_strategy(s, err, sizeof err) == 0 && !request.profile[0]) {
-    static const char *const guided[] = {"lp-compact", "lp-scatter", "gp", "lpgp", "gplp", NULL};
-    for (const char *const *g = guided; *g; ++g)
-      if (strcmp(s, *g) == 0) {
-        slurm_error("--pin-strategy=%s needs a sharing profile: add --pin-profile=NAME or --pin-profile=FILE", s);
-        exit(1); /* one line, nothing submitted (see reject) */
-      }
+  if (sp_strategy_needs_profile(s) == 1 && !request.profile[0]) {
+    slurm_error("--pin-strategy=%s needs a sharing profile: add --pin-profile=NAME or --pin-profile=FILE", s);
+    exit(1); /* one line, nothing submitted (see reject) */
   }
   return 0;
 }

@@ -281,7 +281,7 @@ int sp_check_profile(const char* spec, const char* store, char* err, size_t len)
     std::string dir = store ? store : "";
     if (dir.empty())
       throw Error("profile '" + s.app + "' names a store profile but no store is configured "
-                  "(set store= in plugstack.conf, or give a file path)");
+                  "(configure a profile store, or give a file path)");
     bool found = false;
     for (const auto& e : list_store(dir)) found |= e.app == s.app && (!s.version || e.version == s.version);
     if (!found)
@@ -312,6 +312,20 @@ int sp_topology_pus(sp_placement_t* p, char* buf, size_t len) {
     rc = copy_out(format_cpulist(load_topology(spec).all_pus), buf, len);
   });
   return rc;
+}
+
+int sp_strategy_count(void) { return static_cast<int>(all_strategies().size()); }
+
+const char* sp_strategy_name(int i) {
+  return i >= 0 && i < sp_strategy_count() ? all_strategies()[static_cast<size_t>(i)].name : nullptr;
+}
+
+int sp_strategy_needs_profile(const char* name) {
+  try {
+    return strategy_info(parse_strategy(name ? name : "", nullptr)).needs_matrix ? 1 : 0;
+  } catch (const std::exception&) {
+    return -1;
+  }
 }
 
 const char* sp_strategies_help(void) {

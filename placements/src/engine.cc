@@ -49,7 +49,7 @@ void load_profile(Request& r, int share) {
   if (spec.is_path) return use_profile_file(r, spec.path, "");
   if (r.profile_store.empty())
     throw Error("profile '" + spec.app + "' names a store profile but no store is configured "
-                "(set store= in plugstack.conf, or give a file path)");
+                "(configure a profile store, or give a file path)");
   StoredProfile found = find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version);
   use_profile(r, parse_profile(found.text, found.path), found.path, r.profile_spec);
 }
@@ -58,7 +58,7 @@ void resolve_threads(const Request& r, int share, int& threads) {
   const StrategyInfo& info = strategy_info(r.strategy);
   if (info.needs_matrix && !r.has_matrix)
     throw Error(std::string("strategy ") + info.name +
-                " needs a sharing matrix: give a profile (--profile FILE) or a matrix (--matrix FILE)");
+                 " needs a sharing matrix: give a sharing profile or a matrix file");
   threads = r.threads;
   if (threads == 0) threads = r.has_matrix ? r.matrix.size() : share;
   if (r.has_matrix && r.matrix.size() != threads)

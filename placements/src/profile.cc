@@ -161,7 +161,7 @@ Affinity Profile::affinity(const std::string& model, const std::string& region,
   auto it = m->find(model);
   if (it == m->end())
     throw Error(path + ": no '" + model + "' matrix" + (region.empty() ? "" : " in region " + region) +
-                " (use --model simple, or re-profile with the read/write model)");
+                " (use the simple model, or re-profile with the read/write model)");
   return Affinity::from_rows(it->second);
 }
 

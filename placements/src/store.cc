@@ -92,7 +92,7 @@ StoreDir open_store(const std::string& dir) {
   StoreDir s{Fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), 0, dir};
   struct stat st;
   if (s.fd.fd < 0 || fstat(s.fd.fd, &st) != 0)
-    throw Error("profile store " + dir + " does not exist (set store= in plugstack.conf, or create it)");
+    throw Error("profile store " + dir + " does not exist (create it, or configure another store)");
   check_trusted(dir, st, st.st_uid, "profile store");
   s.owner = st.st_uid;
   return s;
@@ -321,7 +321,7 @@ StoredProfile store_profile(const std::string& dir, const std::string& app, int 
   std::string app_dir = dir + "/" + app;
   if (mkdirat(s.fd.fd, app.c_str(), 0755) != 0 && errno != EEXIST)
     throw Error("profile store " + dir + ": cannot create " + app + ": " + std::strerror(errno) +
-                " (only the store's owner can add profiles; others use --output FILE)");
+                " (only the store's owner can add profiles; others write their profile to a file)");
   Fd app_fd(openat(s.fd.fd, app.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (app_fd.fd < 0) throw Error(app_dir + ": " + std::strerror(errno) + " (it must be a directory)");
   {

@@ -12,7 +12,7 @@ const std::vector<StrategyInfo>& all_strategies() {
        "thread n+1 on the free core closest to thread n (fills shared caches first)"},
       {Strategy::kScatter, "scatter", false,
        "threads spread round-robin over the outermost domains (packages, NUMA nodes) first"},
-      {Strategy::kRandom, "random", false, "a seeded random permutation of the cores (--seed)"},
+      {Strategy::kRandom, "random", false, "a seeded random permutation of the cores"},
       {Strategy::kLpCompact, "lp-compact", true,
        "optimal pairs of threads (max-weight matching), pairs placed compact"},
       {Strategy::kLpScatter, "lp-scatter", true,

@@ -256,7 +256,8 @@ void select_source(hwloc_topology_t topo, const std::string& source, std::string
   }
   if (source.size() > 4096)
     throw Error("topology description is longer than 4096 characters (is this the right text?)");
-  unsigned long long pus = synthetic_pus(source);
+  std::string canonical;
+  unsigned long long pus = synthetic_pus(source, &canonical);
   // A description whose size slurm-pin cannot tell is refused, never handed
   // to hwloc unbounded (found by fuzzing: hwloc accepts some tokens this
   // count does not read).
@@ -268,7 +269,7 @@ void select_source(hwloc_topology_t topo, const std::string& source, std::string
     throw Error("topology '" + source + "' has " + (pus > 1000000000ull ? "over a billion" : std::to_string(pus)) +
                 " PUs, more than the " + std::to_string(kMaxSyntheticPus) +
                 " a synthetic topology may have (describe a smaller machine)");
-  if (hwloc_topology_set_synthetic(topo, source.c_str()) < 0)
+  if (hwloc_topology_set_synthetic(topo, canonical.c_str()) < 0)
     throw Error("topology '" + source +
                 "' is not an hwloc synthetic description (example: 'pack:2 l3:1 core:4 pu:1', ending with pu:N) "
                 "nor an existing XML file");
@@ -305,10 +306,13 @@ TopologyPtr open_topology(const std::string& source) {
 
 // The PUs a synthetic description ("pack:2 [numa] l3:1 core:4 pu:2")
 // creates: the product of its arities. Memory attachments in brackets and
-// attributes in parentheses create none. 0 when it cannot tell (hwloc then
-// judges the text).
-unsigned long long synthetic_pus(const std::string& text) {
+// attributes in parentheses create none. 0 when it cannot tell. `canonical`
+// receives the tokens as counted, one space apart: what hwloc is given, so
+// that it builds exactly what was counted (fuzzing found several texts hwloc
+// tokenizes otherwise).
+unsigned long long synthetic_pus(const std::string& text, std::string* canonical) {
   unsigned long long pus = 1;
+  if (canonical) canonical->clear();
   size_t i = 0;
   bool any = false;
   while (i < text.size()) {
@@ -325,7 +329,11 @@ unsigned long long synthetic_pus(const std::string& text) {
     }
     std::string token = text.substr(i, end - i);
     i = end;
-    if (token[0] == '[') continue;  // a memory object: no PUs
+    if (canonical) *canonical += (canonical->empty() ? "" : " ") + token;
+    if (token[0] == '[') {  // a memory object ("[numa]"): no PUs, and nothing after it
+      if (token.find(']') != token.size() - 1) return 0;  // "[numa ]core:8": hwloc reads on (fuzzing)
+      continue;
+    }
     // Strictly [TYPE:]COUNT[(attributes)], TYPE a letter then letters or
     // digits: hwloc reads looser text ("2pu:2", found by fuzzing) in ways
     // this count would not follow, so anything else is "cannot tell".

@@ -18,8 +18,9 @@ constexpr size_t kMaxTopologyXmlBytes = 64u << 20;
 
 // The PUs a synthetic description creates (the product of its arities), or
 // 0 when it cannot tell; capped just above kMaxSyntheticPus. Used to refuse
-// a description before hwloc builds it.
-unsigned long long synthetic_pus(const std::string& text);
+// a description before hwloc builds it; `canonical` (if given) receives the
+// text as counted, which is what hwloc must be given.
+unsigned long long synthetic_pus(const std::string& text, std::string* canonical = nullptr);
 
 enum class Granularity { kCore, kPu };
 

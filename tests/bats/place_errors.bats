@@ -88,7 +88,7 @@ place() { run "$SLURM_PIN" place "$@"; }
 
 @test "profile-guided strategy without a matrix" {
   place --topology "$CORE2" --strategy lpgp
-  expect_one_line_error "strategy lpgp needs a sharing matrix: give a profile (--profile FILE) or a matrix (--matrix FILE)"
+  expect_one_line_error "strategy lpgp needs a sharing matrix: give a sharing profile or a matrix file"
 }
 
 @test "matrix file missing or a directory" {
@@ -138,7 +138,7 @@ place() { run "$SLURM_PIN" place "$@"; }
   place --topology "$CORE2" --strategy lpgp --profile "$FIXTURES/profiles/pairs8.profile" --region phase9
   expect_one_line_error "no region 'phase9' (regions: phase2)"
   place --topology "$CORE2" --strategy lpgp --profile "$FIXTURES/profiles/pairs8.profile" --model rw
-  expect_one_line_error "no 'rw' matrix (use --model simple"
+  expect_one_line_error "no 'rw' matrix (use the simple model"
 }
 
 @test "malformed profile" {

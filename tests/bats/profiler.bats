@@ -137,7 +137,7 @@ pairs_of() {
   [[ "$output" == *"the trace has 4 threads but 6 were asked for"* ]]
   run as_user "$SLURM_PIN" profile --app pc --threads 4 --store "$STORE" --no-srun -- "$WORK/bin/pc" 2 8
   [ "$status" -eq 1 ]
-  [[ "$output" == *"only the store's owner can add profiles; others use --output FILE"* ]] ||
+  [[ "$output" == *"only the store's owner can add profiles; others write their profile to a file"* ]] ||
     [[ "$output" == *"is the store writable by you?"* ]]
   run "$SLURM_PIN" profiles show nosuch --store "$STORE"
   [ "$output" = "slurm-pin: error: no profile 'nosuch' in the store $STORE" ]

@@ -29,7 +29,7 @@ slurm_up() {
   export CLUSTER WORK STORE SLURM_CONF=$CLUSTER/slurm.conf
   if [ -n "${SLURM_PIN_JOB_SUBMIT:-}" ]; then
     # job_submit/lua loads job_submit.lua from slurm.conf's directory.
-    cp "$BATS_TEST_DIRNAME/../../lua/"*.lua "$CLUSTER/"
+    cp "$BATS_TEST_DIRNAME/../../lua/"*.lua "$BUILD/lua/"*.lua "$CLUSTER/"
     export SLURM_PIN_EXTRA_CONF="JobSubmitPlugins=lua"
   fi
   build_programs

@@ -53,3 +53,23 @@ TEST(CApi, ErrorsAreOneLineMessages) {
   EXPECT_EQ(sp_get_ntasks(p), -1);
   sp_finalize(p);
 }
+
+TEST(CApi, OneListOfStrategies) {
+  // The list the plugin's help, the CLI and the Lua policy are built from.
+  std::string names;
+  for (int i = 0; i < sp_strategy_count(); ++i) names += std::string(i ? "|" : "") + sp_strategy_name(i);
+  EXPECT_EQ(names, "none|compact|scatter|random|lp-compact|lp-scatter|gp|lpgp|gplp|file:PATH");
+  EXPECT_EQ(sp_strategy_name(sp_strategy_count()), nullptr);
+  EXPECT_EQ(sp_strategy_needs_profile("lpgp"), 1);
+  EXPECT_EQ(sp_strategy_needs_profile("scatter"), 0);
+  EXPECT_EQ(sp_strategy_needs_profile("file:/x"), 0);
+  EXPECT_EQ(sp_strategy_needs_profile("packed"), -1);
+  EXPECT_EQ(sp_strategy_needs_profile(nullptr), -1);
+  // Every strategy the list names is accepted by the checker.
+  char err[256];
+  for (int i = 0; i < sp_strategy_count(); ++i) {
+    std::string n = sp_strategy_name(i);
+    if (n == "file:PATH") n = "file:/some/placement";
+    EXPECT_EQ(sp_check_strategy(n.c_str(), err, sizeof err), 0) << n;
+  }
+}

@@ -94,6 +94,14 @@ int sp_topology_pus(sp_placement_t *p, char *buf, size_t len);
 /* One line per strategy, for --pin-strategy=help and `slurm-pin place --strategy help`. */
 const char *sp_strategies_help(void);
 
+/* The one list of strategies (the plugin, the CLI and the Lua policy use
+ * it): names 0..sp_strategy_count()-1, "file:PATH" last. */
+int sp_strategy_count(void);
+const char *sp_strategy_name(int i);
+/* 1 when `name` (or file:PATH) needs a sharing profile, 0 when not, -1 when
+ * it is no strategy. */
+int sp_strategy_needs_profile(const char *name);
+
 #ifdef __cplusplus
 }
 #endif
