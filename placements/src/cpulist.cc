@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <utility>
 
 #include "error.hh"
 
@@ -57,6 +58,10 @@ CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, uns
                   "' (write lists like 0-3,8,10-11)");
     ++pos;
   }
+  return merge_ranges(std::move(r));
+}
+
+CpuRanges merge_ranges(CpuRanges r) {
   std::sort(r.begin(), r.end(), [](const CpuRange& a, const CpuRange& b) { return a.lo < b.lo; });
   CpuRanges merged;
   for (const CpuRange& x : r) {

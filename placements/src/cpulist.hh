@@ -31,6 +31,10 @@ CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, uns
 std::vector<unsigned> parse_cpulist(const std::string& text, const std::string& what,
                                     unsigned max_id = kMaxCpuId);
 
+// Any ranges sorted and merged into CpuRanges (overlapping and adjacent
+// ones become one).
+CpuRanges merge_ranges(CpuRanges r);
+
 std::vector<unsigned> expand_ranges(const CpuRanges& r);
 CpuRanges ranges_of(const std::vector<unsigned>& sorted_unique);
 size_t count_cpus(const CpuRanges& r);

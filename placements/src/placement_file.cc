@@ -4,6 +4,7 @@
 #include <algorithm>
 #include <cctype>
 #include <unordered_map>
+#include <utility>
 
 #include "cpulist.hh"
 #include "error.hh"
@@ -94,13 +95,7 @@ void check_shapes(const PlacementFile& p, const std::string& path, int last_line
 CpuRanges task_cpus(const std::vector<CpuRanges>& threads) {
   CpuRanges all;
   for (const auto& th : threads) all.insert(all.end(), th.begin(), th.end());
-  std::sort(all.begin(), all.end(), [](const CpuRange& a, const CpuRange& b) { return a.lo < b.lo; });
-  CpuRanges merged;
-  for (const CpuRange& x : all) {
-    if (!merged.empty() && x.lo <= merged.back().hi + 1) merged.back().hi = std::max(merged.back().hi, x.hi);
-    else merged.push_back(x);
-  }
-  return merged;
+  return merge_ranges(std::move(all));
 }
 
 PlacementFile read_placement_file(const std::string& path, unsigned max_cpu) {
