@@ -23,16 +23,6 @@ namespace slurmpin {
 
 namespace {
 
-struct Fd {
-  int fd;
-  explicit Fd(int f = -1) : fd(f) {}
-  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
-  Fd(const Fd&) = delete;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-
 struct DirCloser {
   void operator()(DIR* d) const { closedir(d); }
 };
@@ -64,19 +54,28 @@ bool parse_entry_name(const std::string& name, int& threads, int& version) {
   return true;
 }
 
-// Names in an open directory (read through a duplicate of its descriptor).
-std::vector<std::string> entries(int dirfd, const std::string& shown) {
+// Every name in an open directory starting with `prefix`, sorted (read
+// through a duplicate of its descriptor); false if it cannot be read.
+bool names_in(int dirfd, const std::string& prefix, std::vector<std::string>& out) {
   int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
   std::unique_ptr<DIR, DirCloser> d(dup_fd >= 0 ? fdopendir(dup_fd) : nullptr);
   if (!d) {
     if (dup_fd >= 0) close(dup_fd);
-    throw Error("profile store " + shown + ": " + std::strerror(errno));
+    return false;
   }
   rewinddir(d.get());
-  std::vector<std::string> out;
   while (dirent* e = readdir(d.get()))
-    if (e->d_name[0] != '.') out.push_back(e->d_name);
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(e->d_name);
   std::sort(out.begin(), out.end());
+  return true;
+}
+
+// The entries of a store directory: every name but hidden ones.
+std::vector<std::string> entries(int dirfd, const std::string& shown) {
+  std::vector<std::string> all, out;
+  if (!names_in(dirfd, "", all)) throw Error("profile store " + shown + ": " + std::strerror(errno));
+  for (auto& n : all)
+    if (n[0] != '.') out.push_back(std::move(n));
   return out;
 }
 
@@ -88,13 +87,22 @@ struct StoreDir {
   std::string path;
 };
 
-StoreDir open_store(const std::string& dir) {
+// The store directory, its owner read from the descriptor; `missing` is
+// the error when it cannot be opened (errno's text follows when empty).
+StoreDir open_store_dir(const std::string& dir, const std::string& missing, struct stat& st) {
   StoreDir s{Fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), 0, dir};
-  struct stat st;
   if (s.fd.fd < 0 || fstat(s.fd.fd, &st) != 0)
-    throw Error("profile store " + dir + " does not exist (create it, or configure another store)");
-  check_trusted(dir, st, st.st_uid, "profile store");
+    throw Error(missing.empty() ? "profile store " + dir + ": " + std::strerror(errno) : missing);
   s.owner = st.st_uid;
+  return s;
+}
+
+// The store as readers see it: it must be trustworthy.
+StoreDir open_store(const std::string& dir) {
+  struct stat st;
+  StoreDir s =
+      open_store_dir(dir, "profile store " + dir + " does not exist (create it, or configure another store)", st);
+  check_trusted(dir, st, st.st_uid, "profile store");
   return s;
 }
 
@@ -237,16 +245,8 @@ Fd lock_dir(int dirfd, const std::string& shown) {
 // directory's lock and rename or remove them before letting it go, so any
 // found by the lock's holder were left by a writer that was killed.
 void sweep_temporaries(int dirfd, const std::string& prefix) {
-  int dup_fd = fcntl(dirfd, F_DUPFD_CLOEXEC, 0);
-  std::unique_ptr<DIR, DirCloser> d(dup_fd >= 0 ? fdopendir(dup_fd) : nullptr);
-  if (!d) {
-    if (dup_fd >= 0) close(dup_fd);
-    return;
-  }
-  rewinddir(d.get());
   std::vector<std::string> stale;
-  while (dirent* e = readdir(d.get()))
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) stale.push_back(e->d_name);
+  names_in(dirfd, prefix, stale);
   for (const auto& name : stale) unlinkat(dirfd, name.c_str(), 0);
 }
 
@@ -313,38 +313,31 @@ void rebuild_index(const StoreDir& s) {
 StoredProfile store_profile(const std::string& dir, const std::string& app, int threads,
                             const std::string& content) {
   require_valid_app(app);
-  StoreDir s{Fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), 0, dir};
   struct stat st;
-  if (s.fd.fd < 0 || fstat(s.fd.fd, &st) != 0)
-    throw Error("profile store " + dir + " does not exist (create it, owned by the admin, mode 755)");
-  s.owner = st.st_uid;
+  StoreDir s =
+      open_store_dir(dir, "profile store " + dir + " does not exist (create it, owned by the admin, mode 755)", st);
   std::string app_dir = dir + "/" + app;
   if (mkdirat(s.fd.fd, app.c_str(), 0755) != 0 && errno != EEXIST)
     throw Error("profile store " + dir + ": cannot create " + app + ": " + std::strerror(errno) +
                 " (only the store's owner can add profiles; others write their profile to a file)");
   Fd app_fd(openat(s.fd.fd, app.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
   if (app_fd.fd < 0) throw Error(app_dir + ": " + std::strerror(errno) + " (it must be a directory)");
-  {
-    Fd lock = lock_dir(app_fd.fd, app_dir);
-    sweep_temporaries(app_fd.fd, ".tmp.");
-    int version = 0;
-    for (const auto& name : entries(app_fd.fd, app_dir)) {
-      int t = 0, v = 0;
-      if (parse_entry_name(name, t, v) && t == threads) version = std::max(version, v);
-    }
-    StoredProfile out{app, threads, version + 1, profile_path(dir, app, threads, version + 1), ""};
-    replace_file(app_fd.fd, app_dir, ".tmp.", out.path.substr(out.path.rfind('/') + 1), content);
-    rebuild_index(s);
-    return out;
+  Fd lock = lock_dir(app_fd.fd, app_dir);
+  sweep_temporaries(app_fd.fd, ".tmp.");
+  int version = 0;
+  for (const auto& name : entries(app_fd.fd, app_dir)) {
+    int t = 0, v = 0;
+    if (parse_entry_name(name, t, v) && t == threads) version = std::max(version, v);
   }
+  StoredProfile out{app, threads, version + 1, profile_path(dir, app, threads, version + 1), ""};
+  replace_file(app_fd.fd, app_dir, ".tmp.", out.path.substr(out.path.rfind('/') + 1), content);
+  rebuild_index(s);
+  return out;
 }
 
 void rebuild_store_index(const std::string& dir) {
-  StoreDir s{Fd(open(dir.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)), 0, dir};
   struct stat st;
-  if (s.fd.fd < 0 || fstat(s.fd.fd, &st) != 0) throw Error("profile store " + dir + ": " + std::strerror(errno));
-  s.owner = st.st_uid;
-  rebuild_index(s);
+  rebuild_index(open_store_dir(dir, "", st));
 }
 
 ProfileSpec parse_profile_spec(const std::string& text) {

@@ -11,20 +11,16 @@
 
 namespace slurmpin {
 
+Fd::~Fd() {
+  if (fd >= 0) close(fd);
+}
+
 namespace {
 
 std::string size_words(size_t bytes) {
   if (bytes >= (1u << 20)) return std::to_string(bytes >> 20) + " MiB";
   return std::to_string(bytes >> 10) + " KiB";
 }
-
-struct Fd {
-  int fd;
-  explicit Fd(int f) : fd(f) {}
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
 
 // Opens, checks and reads; -1 (with errno ENOENT) only when `missing_ok`
 // and nothing is there.

@@ -11,6 +11,16 @@
 
 namespace slurmpin {
 
+// An open descriptor, closed when it goes out of scope; -1 holds nothing.
+struct Fd {
+  int fd;
+  explicit Fd(int f = -1) : fd(f) {}
+  Fd(Fd&& o) noexcept : fd(o.fd) { o.fd = -1; }
+  Fd(const Fd&) = delete;
+  Fd& operator=(const Fd&) = delete;
+  ~Fd();
+};
+
 // The whole file at `path`, which must be a regular file of at most
 // `max_bytes`. Throws Error naming the path, the problem and the fix.
 std::string read_user_file(const std::string& path, size_t max_bytes);
