@@ -23,18 +23,15 @@ local function over(message) error(setmetatable({ message = message }, BudgetErr
 -- The current budget, for the string functions below.
 local current = nil
 
-local function check_memory()
-  if current and collectgarbage("count") - current.base_kb > current.memory_kb then
-    over("over its memory budget of " .. math.floor(current.memory_kb / 1024) .. " MiB")
-  end
+-- Would `bytes` more break the memory budget? (0: is it broken already?)
+local function memory_over(bytes)
+  return current and collectgarbage("count") - current.base_kb + bytes / 1024 > current.memory_kb
 end
 
--- Would allocating `bytes` more break the budget?
+local function over_memory() over("over its memory budget of " .. math.floor(current.memory_kb / 1024) .. " MiB") end
+
 local function reserve(bytes)
-  if not current then return end
-  if collectgarbage("count") - current.base_kb + bytes / 1024 > current.memory_kb then
-    over("over its memory budget of " .. math.floor(current.memory_kb / 1024) .. " MiB")
-  end
+  if memory_over(bytes) then over_memory() end
 end
 
 -- The string methods a policy may call (("x"):upper() and the like). Each
@@ -82,10 +79,9 @@ function M.run(limits, f, ...)
       stopped = true
       over("over its budget of " .. limits.instructions .. " instructions")
     end
-    local ok, err = pcall(check_memory)
-    if not ok then
+    if memory_over(0) then
       stopped = true
-      error(err, 0)
+      over_memory()
     end
   end
   local result

@@ -277,19 +277,20 @@ int pin_find_threads_lib(const char *plugin_path, char *buf, size_t len, char *e
 
 int pin_omp_threads(const char *value) {
   if (!value || !*value) return 0;
-  char *end;
-  errno = 0;
-  long n = strtol(value, &end, 10);
-  if (end == value || !isdigit((unsigned char)*value) || errno || n < 1 || n > 65536) return -1;
-  /* Nested levels: "8,2" or "8, 2"; each must be a count as well. */
-  for (const char *q = end; *q;) {
-    if (*q != ',') return -1;
-    ++q;
-    while (*q == ' ') ++q;
-    char *e2;
-    long m = strtol(q, &e2, 10);
-    if (e2 == q || !isdigit((unsigned char)*q) || m < 1 || m > 65536) return -1;
-    q = e2;
+  /* One count per nesting level, "8,2" or "8, 2": each is checked, the
+   * first is returned. */
+  long first = 0;
+  for (const char *q = value;;) {
+    if (q != value)
+      while (*q == ' ') ++q;
+    if (!isdigit((unsigned char)*q)) return -1;
+    char *end;
+    errno = 0;
+    long n = strtol(q, &end, 10);
+    if (errno || n < 1 || n > 65536) return -1;
+    if (q == value) first = n;
+    if (!*end) return (int)first;
+    if (*end != ',') return -1;
+    q = end + 1;
   }
-  return (int)n;
 }

@@ -360,9 +360,8 @@ static int find_threads_lib(void) {
     return fail(m), -1;
   }
   Dl_info self;
-  if (!dladdr((void *)&slurm_spank_init, &self) || !self.dli_fname)
-    return fail("cannot tell where the plugin was loaded from: set threads_lib= in plugstack.conf"), -1;
-  if (pin_find_threads_lib(self.dli_fname, config.threads_lib, sizeof config.threads_lib, err, sizeof err) != 0)
+  const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : NULL;
+  if (pin_find_threads_lib(plugin, config.threads_lib, sizeof config.threads_lib, err, sizeof err) != 0)
     return fail(err), -1;
   return 0;
 }

@@ -233,18 +233,18 @@ int run(const std::vector<std::string>& argv, const std::vector<std::string>& en
 std::string work_parent(const Options& o) {
   if (!o.workdir.empty()) return o.workdir;
   const char* tmp = std::getenv("TMPDIR");
-  bool here = !o.srun || (std::getenv("SLURM_JOB_ID") && std::getenv("SLURMD_NODENAME") &&
-                          std::atoi(std::getenv("SLURM_JOB_NUM_NODES") ? std::getenv("SLURM_JOB_NUM_NODES") : "1") == 1);
-  if (here) return tmp && *tmp ? tmp : "/tmp";
+  const char* nodes = std::getenv("SLURM_JOB_NUM_NODES");
+  bool in_one_node_job = std::getenv("SLURM_JOB_ID") && std::getenv("SLURMD_NODENAME") && (!nodes || std::atoi(nodes) == 1);
+  if (!o.srun || in_one_node_job) return tmp && *tmp ? tmp : "/tmp";
   return ".";
 }
 
 int profile(const Options& o) {
   std::string program = which(o.program[0]);
-  std::string dir_template = work_parent(o) + "/.slurm-pin-profile.XXXXXX";
+  std::string parent = work_parent(o), dir_template = parent + "/.slurm-pin-profile.XXXXXX";
   catch_signals();
   if (!mkdtemp(&dir_template[0]))
-    throw Error("cannot create a work directory in " + work_parent(o) + ": " + std::strerror(errno) +
+    throw Error("cannot create a work directory in " + parent + ": " + std::strerror(errno) +
                 " (give a writable one with --workdir)");
   std::string work = dir_template, trace = work + "/trace";
   if (trace.size() >= sizeof g_trace) throw Error("work directory path too long: give a shorter --workdir");
