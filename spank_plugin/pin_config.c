@@ -213,7 +213,8 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
       bit = MODE, p->enforce = strcmp(v, "enforce") == 0;
     else if (strcmp(key, "strategy") == 0 && strncmp(v, "file:", 5) != 0 && sp_check_strategy(v, err, sizeof err) == 0)
       bit = STRATEGY, snprintf(p->strategy, sizeof p->strategy, "%s", v);
-    else if (strcmp(key, "profile") == 0 && is_profile_name(v)) bit = PROFILE, snprintf(p->profile, sizeof p->profile, "%s", v);
+    else if (strcmp(key, "profile") == 0 && is_profile_name(v))
+      bit = PROFILE, snprintf(p->profile, sizeof p->profile, "%s", v);
     else if (strcmp(key, "mem") == 0 && pin_check_mem(v, err, sizeof err) == 0)
       bit = MEM, snprintf(p->mem, sizeof p->mem, "%s", v);
     else if (strcmp(key, "granularity") == 0 && pin_check_granularity(v, err, sizeof err) == 0)

@@ -47,7 +47,9 @@ std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& 
   return rows;
 }
 
-Affinity read_matrix_file(const std::string& path) { return parse_matrix_text(read_user_file(path, kMaxMatrixBytes), path); }
+Affinity read_matrix_file(const std::string& path) {
+  return parse_matrix_text(read_user_file(path, kMaxMatrixBytes), path);
+}
 
 Affinity parse_matrix_text(const std::string& text, const std::string& path) {
   std::vector<TextLine> lines = split_text_lines(text, path);

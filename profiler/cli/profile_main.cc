@@ -234,7 +234,8 @@ std::string work_parent(const Options& o) {
   if (!o.workdir.empty()) return o.workdir;
   const char* tmp = std::getenv("TMPDIR");
   const char* nodes = std::getenv("SLURM_JOB_NUM_NODES");
-  bool in_one_node_job = std::getenv("SLURM_JOB_ID") && std::getenv("SLURMD_NODENAME") && (!nodes || std::atoi(nodes) == 1);
+  bool in_one_node_job =
+      std::getenv("SLURM_JOB_ID") && std::getenv("SLURMD_NODENAME") && (!nodes || std::atoi(nodes) == 1);
   if (!o.srun || in_one_node_job) return tmp && *tmp ? tmp : "/tmp";
   return ".";
 }
