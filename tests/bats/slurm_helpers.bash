@@ -11,6 +11,27 @@ LOCAL_CLUSTER=$BATS_TEST_DIRNAME/../slurm/local-cluster
 PROGRAMS=$BATS_TEST_DIRNAME/../programs
 TEST_USER=slurmpin-test
 
+# Jobs run as $TEST_USER, who must reach the plugin, the build tree and the
+# fixtures: a checkout under a private directory (mktemp -d is 0700) gets
+# o+x on the directories above it that lack it, for the suite only.
+grant_traversal() {
+  local dir
+  dir=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  : >"$CLUSTER/granted"
+  while [ "$dir" != / ]; do
+    if ! runuser -u "$TEST_USER" -- test -x "$dir"; then
+      chmod o+x "$dir"
+      echo "$dir" >>"$CLUSTER/granted"
+    fi
+    dir=$(dirname "$dir")
+  done
+}
+
+restore_traversal() {
+  [ -f "$CLUSTER/granted" ] || return 0
+  while read -r dir; do chmod o-x "$dir"; done <"$CLUSTER/granted"
+}
+
 # slurm_up TASK_PLUGIN [PLUGSTACK_ARGS...]: a cluster for the whole file.
 slurm_up() {
   local task=$1
@@ -27,6 +48,7 @@ slurm_up() {
   STORE=$CLUSTER/store
   mkdir -m 755 "$STORE"
   export CLUSTER WORK STORE SLURM_CONF=$CLUSTER/slurm.conf
+  grant_traversal
   if [ -n "${SLURM_PIN_JOB_SUBMIT:-}" ]; then
     # job_submit/lua loads job_submit.lua from slurm.conf's directory.
     cp "$BATS_TEST_DIRNAME/../../lua/"*.lua "$BUILD/lua/"*.lua "$CLUSTER/"
@@ -46,6 +68,7 @@ store_profile() {
 
 slurm_down() {
   [ -n "${CLUSTER:-}" ] && "$LOCAL_CLUSTER" down "$CLUSTER"
+  [ -n "${CLUSTER:-}" ] && restore_traversal
   [ -n "${CLUSTER:-}" ] && rm -rf "$CLUSTER" "$WORK"
   return 0
 }
