@@ -17,6 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "region_name.h"
+
 #define MAX_THREADS 4096
 #define MAX_REGIONS 1024
 
@@ -120,34 +122,6 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
   slurm_pin_region_end();
 }
 
-/* A region's name: its symbol (dladdr, else addr2line on the object, which
- * also finds the static outlined functions such as main._omp_fn.0), else
- * object+offset. */
-static void name_of(const void *code, char *buf, size_t len) {
-  Dl_info info;
-  if (!dladdr(code, &info) || !info.dli_fname) {
-    snprintf(buf, len, "%p", code);
-    return;
-  }
-  if (info.dli_sname && info.dli_saddr == code) {
-    snprintf(buf, len, "%s", info.dli_sname);
-    return;
-  }
-  uintptr_t offset = (uintptr_t)code - (uintptr_t)info.dli_fbase;
-  char cmd[4200];
-  snprintf(cmd, sizeof cmd, "addr2line -f -e '%s' 0x%lx 2>/dev/null", info.dli_fname, (unsigned long)offset);
-  FILE *f = popen(cmd, "r");
-  char fn[512] = "";
-  if (f) {
-    if (!fgets(fn, sizeof fn, f)) fn[0] = '\0';
-    pclose(f);
-  }
-  fn[strcspn(fn, "\n")] = '\0';
-  if (fn[0] && strcmp(fn, "??") != 0) snprintf(buf, len, "%s", fn);
-  else snprintf(buf, len, "%s+0x%lx", strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1 : info.dli_fname,
-                (unsigned long)offset);
-}
-
 /* ---- the trace ------------------------------------------------------------ */
 
 struct out {
@@ -176,7 +150,7 @@ static void write_trace(void) {
   for (unsigned r = 1; r < n_regions; ++r) {
     char name[512];
     if (region_name[r]) snprintf(name, sizeof name, "%s", region_name[r]);
-    else name_of(region_code[r], name, sizeof name);
+    else sp_region_name(region_code[r], name, sizeof name); /* as the pinning library names it */
     for (char *c = name; *c; ++c)
       if (*c == ' ' || *c == '\t') *c = '_';
     fprintf(f, "region %u %s\n", r, name);

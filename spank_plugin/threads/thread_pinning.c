@@ -31,7 +31,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "elf_symbols.h"
+#include "region_name.h"
 
 #define MAX_PLACES 4096
 #define MAX_REGIONS 256
@@ -224,7 +224,7 @@ static const Region *region_of(const void *code) {
   for (int i = 0; i < __atomic_load_n(&n_seen, __ATOMIC_ACQUIRE); ++i)
     if (seen[i].code == code) return seen[i].region;
   char name[512];
-  pin_name_code(code, name, sizeof name);
+  sp_region_name(code, name, sizeof name);
   const Region *r = region_named(name);
   pthread_mutex_lock(&lock);
   if (n_seen < MAX_REGIONS) {

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #define _GNU_SOURCE
-#include "elf_symbols.h"
+#include "region_name.h"
 
 #include <dlfcn.h>
 #include <elf.h>
@@ -16,10 +16,10 @@
 /* Looks `offset` (relative to the object's load base) up in the object's
  * .symtab (or .dynsym); returns 0 when found. */
 static int lookup(const char *path, uintptr_t offset, char *buf, size_t len) {
-  int fd = open(path, O_RDONLY | O_CLOEXEC);
+  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC);
   if (fd < 0) return -1;
   struct stat st;
-  if (fstat(fd, &st) != 0 || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
+  if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (size_t)st.st_size < sizeof(Elf64_Ehdr)) {
     close(fd);
     return -1;
   }
@@ -29,17 +29,26 @@ static int lookup(const char *path, uintptr_t offset, char *buf, size_t len) {
   const Elf64_Ehdr *eh = (const Elf64_Ehdr *)map;
   int found = -1;
   if (memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 && eh->e_ident[EI_CLASS] == ELFCLASS64 &&
-      eh->e_shoff + (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= (size_t)st.st_size) {
+      eh->e_shoff <= (size_t)st.st_size &&
+      (size_t)eh->e_shnum * sizeof(Elf64_Shdr) <= (size_t)st.st_size - eh->e_shoff) {
     const Elf64_Shdr *sh = (const Elf64_Shdr *)(map + eh->e_shoff);
     for (int pass = 0; pass < 2 && found < 0; ++pass) {
       Elf64_Word want = pass == 0 ? SHT_SYMTAB : SHT_DYNSYM;
       for (int i = 0; i < eh->e_shnum && found < 0; ++i) {
         if (sh[i].sh_type != want || sh[i].sh_link >= eh->e_shnum) continue;
+        /* A truncated or odd file names nothing rather than reading past it. */
+        const Elf64_Shdr *strtab = &sh[sh[i].sh_link];
+        if (sh[i].sh_offset > (size_t)st.st_size || sh[i].sh_size > (size_t)st.st_size - sh[i].sh_offset ||
+            strtab->sh_offset > (size_t)st.st_size || strtab->sh_size > (size_t)st.st_size - strtab->sh_offset)
+          continue;
         const Elf64_Sym *sym = (const Elf64_Sym *)(map + sh[i].sh_offset);
         const char *names = (const char *)(map + sh[sh[i].sh_link].sh_offset);
         size_t count = sh[i].sh_size / sizeof(Elf64_Sym);
         for (size_t k = 0; k < count; ++k) {
-          if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_value == 0) continue;
+          if (ELF64_ST_TYPE(sym[k].st_info) != STT_FUNC || sym[k].st_value == 0 ||
+              sym[k].st_name >= strtab->sh_size ||
+              !memchr(names + sym[k].st_name, '\0', strtab->sh_size - sym[k].st_name))
+            continue;
           uintptr_t start = sym[k].st_value;
           if (offset < start || offset >= start + (sym[k].st_size ? sym[k].st_size : 1)) continue;
           if (offset == start) snprintf(buf, len, "%s", names + sym[k].st_name);
@@ -54,7 +63,7 @@ static int lookup(const char *path, uintptr_t offset, char *buf, size_t len) {
   return found;
 }
 
-void pin_name_code(const void *code, char *buf, size_t len) {
+void sp_region_name(const void *code, char *buf, size_t len) {
   Dl_info info;
   struct link_map *lm = NULL;
   if (dladdr1(code, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm) {
