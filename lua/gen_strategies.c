@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /* Writes slurm_pin_strategies.lua from the placement engine's one list of
- * strategies (sp_strategy_name), at build time: the Lua policy never keeps
- * a list of its own. */
+ * strategies (sp_strategy_name) and its rule for store profile names, at
+ * build time: the Lua policy keeps neither of its own. */
 #include <stdio.h>
 #include <string.h>
 
@@ -10,6 +10,7 @@
 int main(void) {
   printf("-- SPDX-License-Identifier: GPL-2.0-or-later\n"
          "-- Generated at build time from the placement engine's list of strategies\n"
+         "-- and its rule for profile names\n"
          "-- (lua/gen_strategies.c): do not edit.\n"
          "return {\n  names = {");
   for (int i = 0; i < sp_strategy_count(); ++i)
@@ -17,6 +18,7 @@ int main(void) {
   printf(" },\n  needs_profile = {");
   for (int i = 0; i < sp_strategy_count(); ++i)
     if (sp_strategy_needs_profile(sp_strategy_name(i)) == 1) printf(" [\"%s\"] = true,", sp_strategy_name(i));
-  printf(" },\n}\n");
+  printf(" },\n  profile_name = { chars = \"%s\", max = %d, version_digits = %d },\n}\n",
+         sp_profile_name_chars(), sp_profile_name_max(), sp_profile_version_digits());
   return ferror(stdout) ? 1 : 0;
 }

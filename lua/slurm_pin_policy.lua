@@ -74,10 +74,20 @@ local function as_list(v)
   return { v }
 end
 
--- A store profile name (the store's own rule: no leading dot, at most 128).
+-- A store profile name, by the engine's one rule (generated into
+-- slurm_pin_strategies.lua): NAME or NAME@VERSION.
+local NAME_RULE = strategies.profile_name
+local NAME_CLASS = "^[" .. string.gsub(NAME_RULE.chars, "%W", "%%%0") .. "]+$"
+
 function M.valid_profile_name(name)
-  if type(name) ~= "string" or #name > 160 or string.sub(name, 1, 1) == "." then return false end
-  return string.match(name, "^[%w%._%+%-]+$") ~= nil or string.match(name, "^[%w%._%+%-]+@%d+$") ~= nil
+  if type(name) ~= "string" or #name > NAME_RULE.max + 1 + NAME_RULE.version_digits then return false end
+  local app, version = string.match(name, "^([^@]*)@(.*)$")
+  app = app or name
+  if #app == 0 or #app > NAME_RULE.max or string.sub(app, 1, 1) == "." then return false end
+  if not string.match(app, NAME_CLASS) then return false end
+  if version == nil then return true end
+  return #version >= 1 and #version <= NAME_RULE.version_digits and string.match(version, "^%d+$") ~= nil
+    and tonumber(version) > 0
 end
 
 local function check_profile_name(name, where)

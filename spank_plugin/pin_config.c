@@ -174,17 +174,6 @@ const char *pin_effective_granularity(const struct pin_config *c, const struct p
               p ? policy_value(p, p->granularity, 0) : NULL, c->granularity);
 }
 
-/* A store profile name, as the policy writes it: NAME or NAME@VERSION. */
-static int is_profile_name(const char *v) {
-  static const char name_chars[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-";
-  size_t n = strlen(v);
-  if (n == 0 || n > 160 || *v == '.') return 0;
-  const char *at = strchr(v, '@');
-  size_t name = at ? (size_t)(at - v) : n;
-  if (name == 0 || strspn(v, name_chars) != name) return 0;
-  return !at || (at[1] && strspn(at + 1, "0123456789") == strlen(at + 1));
-}
-
 /* Rule names are the admin's, checked by the policy: letters, digits, . _ : * - */
 static int is_rule_name(const char *v) {
   return *v && strlen(v) < 128 &&
@@ -213,7 +202,7 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
       bit = MODE, p->enforce = strcmp(v, "enforce") == 0;
     else if (strcmp(key, "strategy") == 0 && strncmp(v, "file:", 5) != 0 && sp_check_strategy(v, err, sizeof err) == 0)
       bit = STRATEGY, snprintf(p->strategy, sizeof p->strategy, "%s", v);
-    else if (strcmp(key, "profile") == 0 && is_profile_name(v))
+    else if (strcmp(key, "profile") == 0 && sp_is_profile_name(v))
       bit = PROFILE, snprintf(p->profile, sizeof p->profile, "%s", v);
     else if (strcmp(key, "mem") == 0 && pin_check_mem(v, err, sizeof err) == 0)
       bit = MEM, snprintf(p->mem, sizeof p->mem, "%s", v);

@@ -328,6 +328,18 @@ int sp_strategy_needs_profile(const char* name) {
   }
 }
 
+int sp_is_profile_name(const char* spec) {
+  try {
+    return spec && !parse_profile_spec(spec).is_path ? 1 : 0;
+  } catch (const std::exception&) {
+    return 0;
+  }
+}
+
+const char* sp_profile_name_chars(void) { return kProfileNameChars; }
+int sp_profile_name_max(void) { return static_cast<int>(kMaxProfileName); }
+int sp_profile_version_digits(void) { return static_cast<int>(kMaxProfileVersionDigits); }
+
 const char* sp_strategies_help(void) {
   static const std::string help = strategies_help();
   return help.c_str();

@@ -36,12 +36,6 @@ void check_trusted(const std::string& path, const struct stat& st, uid_t owner, 
     throw Error(what + " " + path + " is writable by group or others: refusing it (chmod go-w)");
 }
 
-bool valid_app(const std::string& app) {
-  return !app.empty() && app.size() <= 128 && app[0] != '.' &&
-         app.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-") ==
-             std::string::npos;
-}
-
 // "t8.v3.profile" -> threads 8, version 3.
 bool parse_entry_name(const std::string& name, int& threads, int& version) {
   unsigned t = 0, v = 0;
@@ -153,6 +147,11 @@ void require_valid_app(const std::string& app) {
 }
 
 }  // namespace
+
+bool valid_app(const std::string& app) {
+  return !app.empty() && app.size() <= kMaxProfileName && app[0] != '.' &&
+         app.find_first_not_of(kProfileNameChars) == std::string::npos;
+}
 
 std::string default_store_dir() {
   const char* env = std::getenv("SLURM_PIN_STORE");
@@ -352,7 +351,7 @@ ProfileSpec parse_profile_spec(const std::string& text) {
   s.app = text.substr(0, at);
   if (at != std::string::npos) {
     std::string v = text.substr(at + 1);
-    if (v.empty() || v.size() > 6 || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) == 0)
+    if (v.empty() || v.size() > kMaxProfileVersionDigits || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) == 0)
       throw Error("profile version '" + v + "' in '" + text + "' is not a positive number (write NAME@3)");
     s.version = std::stoi(v);
   }

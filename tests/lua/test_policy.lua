@@ -323,5 +323,18 @@ T.test("hostile job names: %app refuses names that are not store names, logs esc
   T.eq(adapter._shown("x'y"), "'x\\039y'")
 end)
 
+T.test("profile names follow the engine's one rule (tests/fixtures/profile_names.txt)", function()
+  local n = 0
+  for line in io.lines(here .. "../fixtures/profile_names.txt") do
+    local want, name = string.match(line, "^(%a+) (.+)$")
+    if want then
+      T.eq(engine.valid_profile_name(name), want == "yes", name)
+      n = n + 1
+    end
+  end
+  T.eq(n > 10, true, "the fixture has cases")
+  T.eq(engine.valid_profile_name(""), false)
+end)
+
 os.execute("rm -rf " .. tmp)
 T.done()

@@ -2,6 +2,8 @@
 // The C API as the plugin uses it: init, inputs, compute, outputs, finalize.
 #include <gtest/gtest.h>
 
+#include <fstream>
+#include <sstream>
 #include <string>
 
 #include "slurm_pin/placement.h"
@@ -52,6 +54,23 @@ TEST(CApi, ErrorsAreOneLineMessages) {
             "granularity pu, or allow oversubscription");
   EXPECT_EQ(sp_get_ntasks(p), -1);
   sp_finalize(p);
+}
+
+TEST(CApi, OneRuleForProfileNames) {
+  // The same cases the Lua policy's tests read: the two cannot drift apart.
+  std::ifstream in(slurmpin::test::fixture("profile_names.txt"));
+  std::string want, name;
+  int n = 0;
+  for (std::string line; std::getline(in, line);) {
+    if (line.empty() || line[0] == '#') continue;
+    std::istringstream words(line);
+    words >> want >> name;
+    EXPECT_EQ(sp_is_profile_name(name.c_str()), want == "yes" ? 1 : 0) << name;
+    ++n;
+  }
+  EXPECT_GT(n, 10);
+  EXPECT_EQ(sp_is_profile_name(""), 0);
+  EXPECT_EQ(sp_is_profile_name(nullptr), 0);
 }
 
 TEST(CApi, OneListOfStrategies) {

@@ -102,6 +102,15 @@ const char *sp_strategy_name(int i);
  * it is no strategy. */
 int sp_strategy_needs_profile(const char *name);
 
+/* Store profile names, one rule for every front end: 1 when `spec` is NAME
+ * or NAME@VERSION (not a path, well formed), else 0. The rule's parts are
+ * exported for front ends that cannot call C (the Lua policy's generated
+ * module): NAME's characters, its longest length, VERSION's most digits. */
+int sp_is_profile_name(const char *spec);
+const char *sp_profile_name_chars(void);
+int sp_profile_name_max(void);
+int sp_profile_version_digits(void);
+
 #ifdef __cplusplus
 }
 #endif
