@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "pin_config.h"
 
-#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -11,16 +10,6 @@
 #include <unistd.h>
 
 #include "slurm_pin/placement.h"
-
-static const char *const mem_values[] = {"none", "local", "interleave", NULL};
-static const char *const granularity_values[] = {"pu", "core", "l2", "l3", "numa", NULL};
-static const char *const threads_values[] = {"env", "preload", "ompt", NULL};
-
-static int one_of(const char *value, const char *const *list) {
-  for (; *list; ++list)
-    if (strcmp(value, *list) == 0) return 1;
-  return 0;
-}
 
 /* Copies src into a fixed buffer, failing instead of truncating. */
 static int set_field(char *dst, size_t size, const char *src, const char *what, char *err, size_t len) {
@@ -39,18 +28,10 @@ void pin_config_defaults(struct pin_config *c) {
   strcpy(c->granularity, "core");
 }
 
-int pin_check_mem(const char *value, char *err, size_t len) {
-  if (one_of(value, mem_values)) return 0;
-  snprintf(err, len, "unknown memory policy '%s': use none, local or interleave", value);
-  return -1;
-}
+/* The values are the engine's (one list, one message). */
+int pin_check_mem(const char *value, char *err, size_t len) { return sp_check_mem_policy(value, err, len); }
 
-int pin_check_threads(const char *value, char *err, size_t len) {
-  if (one_of(value, threads_values)) return 0;
-  snprintf(err, len, "unknown thread binding '%s': use env (OpenMP variables), preload (the pthread shim) or "
-           "ompt (per-region pinning)", value);
-  return -1;
-}
+int pin_check_threads(const char *value, char *err, size_t len) { return sp_check_thread_mode(value, err, len); }
 
 const char *pin_effective_threads(const struct pin_request *r) {
   if (r->threads[0]) return r->threads;
@@ -58,9 +39,7 @@ const char *pin_effective_threads(const struct pin_request *r) {
 }
 
 int pin_check_granularity(const char *value, char *err, size_t len) {
-  if (one_of(value, granularity_values)) return 0;
-  snprintf(err, len, "unknown granularity '%s': use pu, core, l2, l3 or numa", value);
-  return -1;
+  return sp_check_granularity(value, err, len);
 }
 
 /* "file:PATH" is allowed when "file" is in the list. */
@@ -263,24 +242,4 @@ int pin_find_threads_lib(const char *plugin_path, char *buf, size_t len, char *e
   snprintf(err, errlen, "the thread library is neither %.400s nor %.400s: install libslurm_pin_threads.so beside the "
            "plugin or set threads_lib= in plugstack.conf", tried[0], tried[1]);
   return -1;
-}
-
-int pin_omp_threads(const char *value) {
-  if (!value || !*value) return 0;
-  /* One count per nesting level, "8,2" or "8, 2": each is checked, the
-   * first is returned. */
-  long first = 0;
-  for (const char *q = value;;) {
-    if (q != value)
-      while (*q == ' ') ++q;
-    if (!isdigit((unsigned char)*q)) return -1;
-    char *end;
-    errno = 0;
-    long n = strtol(q, &end, 10);
-    if (errno || n < 1 || n > 65536) return -1;
-    if (q == value) first = n;
-    if (!*end) return (int)first;
-    if (*end != ',') return -1;
-    q = end + 1;
-  }
 }

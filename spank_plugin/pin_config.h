@@ -82,11 +82,6 @@ int pin_find_threads_lib(const char *plugin_path, char *buf, size_t len, char *e
 /* A readable regular file, checked as pin_find_threads_lib does. */
 int pin_check_library(const char *path, char *err, size_t len);
 
-/* OMP_NUM_THREADS as the thread count: "8", or a list for nested levels
- * ("8,2": the first level is this task's thread count). 0 when unset or
- * empty; -1 when malformed. */
-int pin_omp_threads(const char *value);
-
 void pin_config_defaults(struct pin_config *c);
 /* Parses plugstack arguments; -1 with a message naming the argument. */
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);

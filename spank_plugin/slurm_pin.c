@@ -24,9 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "pin_bind.h"
 #include "pin_config.h"
-#include "pin_env.h"
 #include "slurm_pin/placement.h"
 
 SPANK_PLUGIN(slurm_pin, 1);
@@ -37,6 +35,7 @@ SPANK_PLUGIN(slurm_pin, 1);
 static struct pin_config config;
 static struct pin_request request;
 static struct pin_policy policy; /* the site policy's decision for this job, if any */
+static char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_policy) */
 static sp_placement_t *placement; /* computed by user_init */
 static char failure[ERR_LEN];     /* found by user_init, reported by task_init */
 static int active;                /* this step is pinned on this node */
@@ -236,7 +235,7 @@ static int check_topology_file(void) {
 /* The step's CPUs on this node: its cores (Slurm numbers them as hwloc's
  * logical cores) as PUs, within what slurmstepd may use. */
 static int step_cpus(spank_t sp, char *cpus, size_t len) {
-  char *cores = NULL, all[LIST_LEN], mask[LIST_LEN];
+  char *cores = NULL, all[LIST_LEN];
   static char pus[LIST_LEN];
   if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
     return fail("cannot read this step's allocated cores (S_STEP_ALLOC_CORES)"), -1;
@@ -250,36 +249,38 @@ static int step_cpus(spank_t sp, char *cpus, size_t len) {
       return fail("cannot read the job's allocated cores (S_JOB_ALLOC_CORES)"), -1;
     if (strcmp(all, job_pus) != 0) return -2; /* the job shares the node: stay out of the way */
   }
-  /* A dry run shows the placement for the topology as configured, even one
-   * larger than this machine; a real binding never leaves the current mask. */
-  if (request.dryrun) return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : -1;
-  if (pin_current_cpus(mask, sizeof mask) != 0 || pin_intersect_cpulists(pus, mask, cpus, len) != 0)
-    return fail("cannot read this process's CPU affinity"), -1;
-  if (!*cpus) return fail("none of this step's CPUs is usable by slurmstepd"), -1;
+  return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : (fail("too many CPUs in this step"), -1);
+}
+
+/* OMP_NUM_THREADS, as the engine reads it; unset: one thread per core. */
+static int threads_wanted(spank_t sp) {
+  static char value[LIST_LEN];
+  int rc = spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value);
+  if (rc == ESPANK_ENV_NOEXIST) return 0;
+  if (rc != ESPANK_SUCCESS) return fail("OMP_NUM_THREADS is too long to be a thread count"), -1;
+  if (sp_set_omp_num_threads(placement, value) != 0) return fail(sp_error(placement)), -1;
   return 0;
 }
 
-static int threads_wanted(spank_t sp, int *threads) {
-  char value[256];
-  *threads = 0;
-  if (spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value) != ESPANK_SUCCESS) return 0;
-  int n = pin_omp_threads(value);
-  if (n < 0) {
-    char m[ERR_LEN];
-    snprintf(m, sizeof m,
-             "OMP_NUM_THREADS='%.64s' is not a thread count: set a number (or a list such as 8,2 for nested "
-             "levels), or unset it",
-             value);
-    return fail(m), -1;
-  }
-  *threads = n;
+/* How the task is bound beyond its CPUs: threads, memory, what the task is
+ * told (the policy's decision, read from the job record). */
+static int set_binding(const char *strategy) {
+  char origin[200] = "";
+  if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
+    snprintf(origin, sizeof origin, "policy rule %s", policy.rule);
+  if (sp_set_thread_mode(placement, pin_effective_threads(&request)) ||
+      sp_set_thread_library(placement, config.threads_lib) ||
+      sp_set_mem_policy(placement, pin_effective_mem(&config, &request, &policy)) ||
+      sp_set_legacy_omp_env(placement, config.legacy_omp_env) || sp_set_origin(placement, origin) ||
+      sp_set_policy_decision(placement, policy_text))
+    return fail(sp_error(placement)), -1;
   return 0;
 }
 
 static int compute(spank_t sp, const char *strategy) {
   const char *profile = pin_effective_profile(&request, &policy);
   uint32_t ntasks = 0;
-  int threads = 0, rc;
+  int rc;
   static char cpus[LIST_LEN];
   placement = sp_init();
   if (!placement) return fail("out of memory"), -1;
@@ -289,9 +290,11 @@ static int compute(spank_t sp, const char *strategy) {
   if ((rc = step_cpus(sp, cpus, sizeof cpus)) != 0) return rc;
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
     return fail("cannot read the number of tasks on this node"), -1;
-  if (threads_wanted(sp, &threads) != 0) return -1;
-  if (sp_set_restrict(placement, cpus) || sp_set_strategy(placement, strategy) ||
-      sp_set_tasks(placement, (int)ntasks) || sp_set_threads(placement, threads) ||
+  if (threads_wanted(sp) != 0 || set_binding(strategy) != 0) return -1;
+  /* A dry run shows the placement for the topology as configured, even one
+   * larger than this machine; a real binding never leaves slurmstepd's CPUs. */
+  if (sp_set_restrict(placement, cpus) || sp_set_restrict_to_process(placement, !request.dryrun) ||
+      sp_set_strategy(placement, strategy) || sp_set_tasks(placement, (int)ntasks) ||
       sp_set_granularity(placement, pin_effective_granularity(&config, &request, &policy)) ||
       sp_set_oversubscribe(placement, request.oversubscribe) || sp_set_phases(placement, request.phases, 0) ||
       (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
@@ -304,8 +307,6 @@ static int compute(spank_t sp, const char *strategy) {
  * only slurmctld and admins can set: read from the job record with one RPC
  * per step and node, as the user. The task's environment is never trusted
  * for it (a user can set any variable). */
-static char policy_text[PATH_MAX + 512];
-
 static int read_policy(spank_t sp) {
   memset(&policy, 0, sizeof policy);
   policy_text[0] = '\0';
@@ -381,11 +382,10 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
 
 /* ---- slurmstepd: each task, just before exec --------------------------- */
 
+/* Which task this is; the engine holds everything else. */
 struct task_view {
-  int task, rank, nthreads;
+  int task, rank;
   char node[256];
-  char share[LIST_LEN];
-  char *threads[4096];
 };
 
 static int read_task(spank_t sp, struct task_view *v) {
@@ -396,128 +396,48 @@ static int read_task(spank_t sp, struct task_view *v) {
   v->rank = (int)rank;
   if (spank_getenv(sp, "SLURMD_NODENAME", v->node, sizeof v->node) != ESPANK_SUCCESS)
     gethostname(v->node, sizeof v->node);
-  v->nthreads = sp_get_nthreads(placement);
-  if (v->nthreads > (int)(sizeof v->threads / sizeof v->threads[0]))
-    return fail("more than 4096 threads per task"), -1;
-  if (sp_get_task_cpus(placement, v->task, v->share, sizeof v->share) < 0)
-    return fail("internal: no placement for this task"), -1;
-  for (int i = 0; i < v->nthreads; ++i) {
-    int need = sp_get_thread_cpus(placement, v->task, i, NULL, 0);
-    v->threads[i] = need < 0 ? NULL : malloc((size_t)need + 1);
-    if (!v->threads[i]) return fail("out of memory"), -1;
-    sp_get_thread_cpus(placement, v->task, i, v->threads[i], (size_t)need + 1);
-  }
   return 0;
 }
 
-static void describe(const struct task_view *v, const char *strategy, const char *places, const char *mem) {
-  char origin[200] = "";
-  if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
-    snprintf(origin, sizeof origin, " (policy rule %s)", policy.rule);
-  char how[64] = "";
-  const char *mode = pin_effective_threads(&request);
-  if (strcmp(mode, "env") != 0) snprintf(how, sizeof how, ", threads by %s", mode);
-  if (sp_get_nregions(placement) > 0)
-    snprintf(how + strlen(how), sizeof how - strlen(how), ", %d regions", sp_get_nregions(placement));
-  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): strategy %s%s, %d thread%s on CPUs %s, places %s, mem %s%s\n",
-          request.dryrun ? "dry run: " : "", v->node, v->task, v->rank, strategy, origin, v->nthreads,
-          v->nthreads == 1 ? "" : "s", v->share, places, mem, how);
+static void describe(const struct task_view *v) {
+  const char *what = sp_describe_task(placement, v->task);
+  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): %s\n", request.dryrun ? "dry run: " : "", v->node, v->task,
+          v->rank, what ? what : sp_error(placement));
 }
 
-/* SLURM_PIN_REGION_PLACES for this task: "NAME=CPUS CPUS ...;NAME=...". */
-static int region_places(const struct task_view *v, char *buf, size_t len) {
-  size_t pos = 0;
-  buf[0] = '\0';
-  for (int r = 0; r < sp_get_nregions(placement); ++r) {
-    int w = snprintf(buf + pos, len - pos, "%s%s=", r ? ";" : "", sp_get_region_name(placement, r));
-    if (w < 0 || (size_t)w >= len - pos) return -1;
-    pos += (size_t)w;
-    for (int i = 0; i < v->nthreads; ++i) {
-      char cpus[4096];
-      if (sp_get_region_thread_cpus(placement, r, v->task, i, cpus, sizeof cpus) < 0) return -1;
-      w = snprintf(buf + pos, len - pos, i ? " %s" : "%s", cpus);
-      if (w < 0 || (size_t)w >= len - pos) return -1;
-      pos += (size_t)w;
+/* The engine's environment for this task, variable by variable. */
+static int export_env(spank_t sp, const struct task_view *v) {
+  static char current[LIST_LEN];
+  for (int i = 0; i < sp_get_env_count(placement); ++i) {
+    const char *name = sp_get_env_name(placement, i);
+    int got = spank_getenv(sp, name, current, sizeof current);
+    if (got != ESPANK_SUCCESS && got != ESPANK_ENV_NOEXIST) {
+      char m[ERR_LEN];
+      snprintf(m, sizeof m, "%s is too long to extend", name);
+      return fail(m), -1;
     }
+    const char *value = sp_get_env_value(placement, v->task, i, got == ESPANK_SUCCESS ? current : NULL);
+    if (!value && *sp_error(placement)) return fail(sp_error(placement)), -1;
+    int rc = value ? spank_setenv(sp, name, value, 1) : spank_unsetenv(sp, name);
+    if (rc != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
   }
   return 0;
-}
-
-/* preload and ompt: libslurm_pin_threads.so binds the threads. LLVM's libomp
- * would reset their affinity, so its own binding is turned off; OMP_PLACES
- * is left unset so that no runtime binds behind the library's back. */
-static int export_thread_library(spank_t sp, const struct task_view *v, const char *mode) {
-  static char buf[LIST_LEN];
-  int rc = spank_setenv(sp, "KMP_AFFINITY", "disabled", 1);
-  char preload[PATH_MAX * 4];
-  if (spank_getenv(sp, "LD_PRELOAD", preload, sizeof preload) == ESPANK_SUCCESS && preload[0]) {
-    size_t n = strlen(preload);
-    snprintf(preload + n, sizeof preload - n, " %s", config.threads_lib);
-  } else {
-    snprintf(preload, sizeof preload, "%s", config.threads_lib);
-  }
-  rc |= spank_setenv(sp, "LD_PRELOAD", preload, 1);
-  if (strcmp(mode, "ompt") == 0 && sp_get_nregions(placement) > 0) {
-    if (region_places(v, buf, sizeof buf) != 0) return fail("the region places do not fit in the environment"), -1;
-    rc |= spank_setenv(sp, "SLURM_PIN_REGION_PLACES", buf, 1);
-  }
-  return rc ? -1 : 0;
-}
-
-static int export_env(spank_t sp, const struct task_view *v, const char *strategy, const char *places) {
-  static char buf[LIST_LEN];
-  const char *const *th = (const char *const *)v->threads;
-  const char *mode = pin_effective_threads(&request);
-  char value[64];
-  int rc = 0;
-  if (strcmp(mode, "env") == 0) {
-    rc |= spank_setenv(sp, "OMP_PLACES", places, 1);
-    rc |= spank_setenv(sp, "OMP_PROC_BIND", "close", 1);
-  } else if (export_thread_library(sp, v, mode) != 0) {
-    rc = -1;
-  }
-  if (spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value) != ESPANK_SUCCESS) {
-    snprintf(value, sizeof value, "%d", v->nthreads);
-    rc |= spank_setenv(sp, "OMP_NUM_THREADS", value, 1);
-  }
-  if (config.legacy_omp_env && strcmp(mode, "env") == 0) {
-    if (pin_gomp_affinity(th, v->nthreads, buf, sizeof buf) == 0)
-      rc |= spank_setenv(sp, "GOMP_CPU_AFFINITY", buf, 1);
-    if (pin_kmp_affinity(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "KMP_AFFINITY", buf, 1);
-  }
-  if (pin_cpus_list(th, v->nthreads, buf, sizeof buf) == 0) rc |= spank_setenv(sp, "SLURM_PIN_CPUS", buf, 1);
-  rc |= spank_setenv(sp, "SLURM_PIN_STRATEGY", strategy, 1);
-  /* What the policy decided, as read from the job record, replacing
-   * anything the user put there. */
-  if (policy_text[0]) rc |= spank_setenv(sp, "SLURM_PIN_POLICY", policy_text, 1);
-  else spank_unsetenv(sp, "SLURM_PIN_POLICY");
-  rc |= spank_setenv(sp, "SLURM_PIN_THREADS", mode, 1);
-  if (rc && !failure[0]) fail("cannot set the task's environment");
-  return rc ? -1 : 0;
 }
 
 static int pin_task(spank_t sp, struct task_view *v) {
-  static char places[LIST_LEN];
-  char err[ERR_LEN];
-  const char *strategy = pin_effective_strategy(&config, &request, &policy);
-  const char *mem = pin_effective_mem(&config, &request, &policy);
   if (read_task(sp, v) != 0) return -1;
-  if (pin_omp_places((const char *const *)v->threads, v->nthreads, places, sizeof places) != 0)
-    return fail("the thread places do not fit in the environment"), -1;
-  if (request.dryrun) return describe(v, strategy, places, mem), 0;
-  if (pin_bind_cpus(v->share, err, sizeof err) != 0) return fail(err), -1;
-  if (pin_set_mem_policy(mem, v->share, err, sizeof err) != 0) return fail(err), -1;
-  if (export_env(sp, v, strategy, places) != 0) return -1;
-  if (request.verbose || config.verbose) describe(v, strategy, places, mem);
+  if (request.dryrun) return describe(v), 0;
+  if (sp_bind_task(placement, v->task) != 0) return fail(sp_error(placement)), -1;
+  if (export_env(sp, v) != 0) return -1;
+  if (request.verbose || config.verbose) describe(v);
   return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   if (active <= 0) return 0;
-  static struct task_view view;
+  struct task_view view;
   if (!failure[0]) pin_task(sp, &view);
-  for (int i = 0; i < view.nthreads && i < 4096; ++i) free(view.threads[i]);
   if (failure[0]) {
     /* This is the forked task, before exec: end it with the one line that
      * explains why. Returning -1 would do the same with three more lines of

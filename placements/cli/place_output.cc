@@ -10,6 +10,7 @@
 #include "cpulist.hh"
 #include "error.hh"
 #include "placement_file.hh"
+#include "task_binding.hh"
 
 namespace slurmpin {
 
@@ -161,19 +162,10 @@ std::string format_json(const OutputContext& c) {
   return out;
 }
 
-// OpenMP places in placement order: thread i of the team takes place i.
+// OpenMP places in placement order, one task per line, as tasks get them.
 std::string format_omp(const Result& r) {
   std::string out;
-  for (const auto& t : r.tasks) {
-    std::string line;
-    for (const auto& th : t.threads) {
-      if (th.pu < 0) continue;
-      std::string place;
-      for (unsigned c : th.cpus) place += (place.empty() ? "" : ",") + std::to_string(c);
-      line += (line.empty() ? "{" : ",{") + place + "}";
-    }
-    out += line + "\n";
-  }
+  for (const auto& t : r.tasks) out += omp_places(t) + "\n";
   return out;
 }
 

@@ -8,4 +8,8 @@ namespace slurmpin {
 // A whole number from lo to hi given to `option`; throws Error naming both.
 long parse_count(const std::string& option, const std::string& text, long lo, long hi);
 
+// OMP_NUM_THREADS as a task's thread count: "8", or one count per nesting
+// level ("8,2" or "8, 2": the first level is the task's). 0 when empty.
+int parse_omp_num_threads(const std::string& value);
+
 }  // namespace slurmpin

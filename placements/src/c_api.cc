@@ -1,16 +1,22 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The C face of the engine: an opaque handle holding a Request and its Result.
+#include <algorithm>
 #include <cstring>
 #include <exception>
+#include <iterator>
 #include <string>
 
+#include "args.hh"
 #include "cpulist.hh"
+#include "cpuset.hh"
 #include "engine.hh"
 #include "error.hh"
 #include "matrix_file.hh"
 #include "placement_file.hh"
+#include "process_binding.hh"
 #include "profile.hh"
 #include "store.hh"
+#include "task_binding.hh"
 #include "slurm_pin/placement.h"
 
 using namespace slurmpin;
@@ -20,6 +26,14 @@ struct sp_placement {
   Result result;
   bool computed = false;
   std::string error;
+  bool restrict_to_process = false;
+  BindOptions bind;
+  // Outputs kept for the caller: CPU sets, one task's environment.
+  std::vector<Bitmap> task_sets;
+  std::vector<std::vector<Bitmap>> thread_sets;
+  int env_task = -1;
+  std::vector<EnvVar> env;
+  std::string env_value, description;
 };
 
 namespace {
@@ -68,6 +82,46 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw Error(message);
 }
 
+// The allowed CPUs, within those the calling process may use.
+std::vector<unsigned> within_process(const std::vector<unsigned>& allowed) {
+  std::vector<unsigned> mine = process_cpus(), both;
+  if (allowed.empty()) return mine;
+  std::set_intersection(allowed.begin(), allowed.end(), mine.begin(), mine.end(), std::back_inserter(both));
+  if (both.empty())
+    throw Error("none of the CPUs " + format_cpulist(allowed) + " is among those this process may use (" +
+                format_cpulist(mine) + ")");
+  return both;
+}
+
+void keep_cpusets(sp_placement_t* p) {
+  p->task_sets.clear();
+  p->thread_sets.clear();
+  for (const TaskPlace& t : p->result.tasks) {
+    p->task_sets.push_back(bitmap_of(t.share));
+    p->thread_sets.emplace_back();
+    for (const ThreadPlace& th : t.threads) p->thread_sets.back().push_back(bitmap_of(th.cpus));
+  }
+}
+
+// The environment of `task`, computed once per task in turn.
+const std::vector<EnvVar>* env_of(sp_placement_t* p, int task) {
+  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return nullptr;
+  if (p->env_task != task) {
+    p->env = task_environment(p->result, static_cast<size_t>(task), p->bind);
+    p->env_task = task;
+  }
+  return &p->env;
+}
+
+// A binding option changed: environments are computed again.
+template <typename F>
+int bind_option(sp_placement_t* p, F&& f) {
+  return guarded(p, [&] {
+    f();
+    p->env_task = -1;
+  });
+}
+
 }  // namespace
 
 extern "C" {
@@ -101,6 +155,8 @@ int sp_set_granularity(sp_placement_t* p, const char* g) {
 int sp_set_strategy(sp_placement_t* p, const char* name) {
   return guarded(p, [&] {
     p->request.strategy = parse_strategy(name ? name : "", &p->request.placement_path);
+    p->bind.strategy = name;
+    p->env_task = -1;
   });
 }
 
@@ -189,12 +245,110 @@ int sp_set_phases(sp_placement_t* p, int on, double merge) {
   });
 }
 
+int sp_set_omp_num_threads(sp_placement_t* p, const char* value) {
+  return guarded(p, [&] { p->request.threads = parse_omp_num_threads(value ? value : ""); });
+}
+
+int sp_set_restrict_to_process(sp_placement_t* p, int on) {
+  return guarded(p, [&] { p->restrict_to_process = on != 0; });
+}
+
 int sp_compute(sp_placement_t* p) {
   return guarded(p, [&] {
     p->computed = false;
-    p->result = compute_placement(p->request);
+    p->env_task = -1;
+    Request r = p->request;
+    if (p->restrict_to_process) r.topology.allowed = within_process(r.topology.allowed);
+    if (p->bind.threads != ThreadMode::kEnv)
+      require(!p->bind.thread_library.empty(),
+              std::string("thread binding ") + thread_mode_name(p->bind.threads) +
+                  " needs slurm-pin's thread library (libslurm_pin_threads.so): none was given");
+    p->result = compute_placement(r);
+    keep_cpusets(p);
     p->computed = true;
   });
+}
+
+int sp_set_thread_mode(sp_placement_t* p, const char* mode) {
+  return bind_option(p, [&] { p->bind.threads = parse_thread_mode(mode ? mode : ""); });
+}
+
+int sp_set_thread_library(sp_placement_t* p, const char* path) {
+  return bind_option(p, [&] { p->bind.thread_library = path ? path : ""; });
+}
+
+int sp_set_mem_policy(sp_placement_t* p, const char* policy) {
+  return bind_option(p, [&] { p->bind.mem = parse_mem_policy(policy ? policy : ""); });
+}
+
+int sp_set_legacy_omp_env(sp_placement_t* p, int on) {
+  return bind_option(p, [&] { p->bind.legacy_omp_env = on != 0; });
+}
+
+int sp_set_origin(sp_placement_t* p, const char* why) {
+  return bind_option(p, [&] { p->bind.origin = why ? why : ""; });
+}
+
+int sp_set_policy_decision(sp_placement_t* p, const char* decision) {
+  return bind_option(p, [&] { p->bind.decision = decision ? decision : ""; });
+}
+
+hwloc_const_bitmap_t sp_get_task_cpuset(sp_placement_t* p, int task) {
+  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->task_sets.size())) return nullptr;
+  return p->task_sets[static_cast<size_t>(task)].get();
+}
+
+hwloc_const_bitmap_t sp_get_thread_cpuset(sp_placement_t* p, int task, int thread) {
+  if (!sp_get_task_cpuset(p, task)) return nullptr;
+  const auto& threads = p->thread_sets[static_cast<size_t>(task)];
+  if (thread < 0 || thread >= static_cast<int>(threads.size())) return nullptr;
+  return threads[static_cast<size_t>(thread)].get();
+}
+
+int sp_get_env_count(sp_placement_t* p) {
+  int n = -1;
+  guarded(p, [&] {
+    const auto* env = env_of(p, p->env_task >= 0 ? p->env_task : 0);
+    n = env ? static_cast<int>(env->size()) : -1;
+  });
+  return n;
+}
+
+const char* sp_get_env_name(sp_placement_t* p, int i) {
+  if (i < 0 || i >= sp_get_env_count(p)) return nullptr;
+  return p->env[static_cast<size_t>(i)].name.c_str();
+}
+
+const char* sp_get_env_value(sp_placement_t* p, int task, int i, const char* current) {
+  const char* out = nullptr;
+  guarded(p, [&] {
+    const auto* env = env_of(p, task);
+    if (env && i >= 0 && i < static_cast<int>(env->size()) &&
+        env_final_value((*env)[static_cast<size_t>(i)], current, &p->env_value))
+      out = p->env_value.c_str();
+  });
+  return out;
+}
+
+int sp_bind_task(sp_placement_t* p, int task) {
+  return guarded(p, [&] {
+    require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
+            "no task " + std::to_string(task) + " in this placement");
+    const std::vector<unsigned>& cpus = p->result.tasks[static_cast<size_t>(task)].share;
+    bind_process(cpus);
+    set_memory_policy(p->bind.mem, cpus);
+  });
+}
+
+const char* sp_describe_task(sp_placement_t* p, int task) {
+  const char* out = nullptr;
+  guarded(p, [&] {
+    require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
+            "no task " + std::to_string(task) + " in this placement");
+    p->description = describe_task(p->result, static_cast<size_t>(task), p->bind);
+    out = p->description.c_str();
+  });
+  return out;
 }
 
 int sp_get_ntasks(const sp_placement_t* p) {
@@ -292,6 +446,25 @@ int sp_check_profile(const char* spec, const char* store, char* err, size_t len)
 
 int sp_check_placement_file(const char* path, char* err, size_t len) {
   return checked(err, len, [&] { read_placement_file(path ? path : ""); });
+}
+
+int sp_check_mem_policy(const char* policy, char* err, size_t len) {
+  return checked(err, len, [&] { parse_mem_policy(policy ? policy : ""); });
+}
+
+int sp_check_thread_mode(const char* mode, char* err, size_t len) {
+  return checked(err, len, [&] { parse_thread_mode(mode ? mode : ""); });
+}
+
+int sp_check_granularity(const char* granularity, char* err, size_t len) {
+  return checked(err, len, [&] {
+    Request r;
+    set_granularity(r, granularity ? granularity : "");
+  });
+}
+
+int sp_check_omp_num_threads(const char* value, char* err, size_t len) {
+  return checked(err, len, [&] { parse_omp_num_threads(value ? value : ""); });
 }
 
 int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len) {

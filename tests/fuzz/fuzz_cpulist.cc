@@ -5,9 +5,7 @@
 
 #include "cpulist.hh"
 #include "fuzz_support.hh"
-extern "C" {
-#include "pin_env.h"
-}
+#include "cpuset.hh"
 
 using namespace slurmpin;
 
@@ -23,19 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (parse_cpu_ranges(format_cpulist(r), "again", max_id) != r) __builtin_trap();  // round trip
   });
-  // The plugin's helpers take NUL-terminated text.
-  std::string c = text.substr(0, std::strlen(text.c_str()));
-  static int cpus[1024];
-  int n = pin_expand_cpulist(c.c_str(), cpus, 1024);
-  for (int i = 0; i < n; ++i)
-    if (cpus[i] < 0 || cpus[i] > PIN_MAX_CPU_ID) __builtin_trap();
-  char out[4096];
-  size_t half = c.size() / 2;
-  std::string a = c.substr(0, half), b = c.substr(half);
-  pin_intersect_cpulists(a.c_str(), b.c_str(), out, sizeof out);
-  const char* threads[2] = {a.c_str(), b.c_str()};
-  pin_omp_places(threads, 2, out, sizeof out);
-  pin_kmp_affinity(threads, 2, out, sizeof out);
-  pin_gomp_affinity(threads, 2, out, sizeof out);
+  // The same list through hwloc bitmaps and back.
+  expect_error_or_success([&] {
+    std::vector<unsigned> cpus = parse_cpulist(text, "fuzz", max_id);
+    if (cpus_of(bitmap_of(cpus).get()) != cpus) __builtin_trap();
+  });
   return 0;
 }

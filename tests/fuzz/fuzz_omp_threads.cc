@@ -3,14 +3,16 @@
 #include <cstring>
 
 #include "fuzz_support.hh"
-extern "C" {
-#include "pin_config.h"
-}
+#include "args.hh"
+
+using namespace slurmpin;
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text = input_text(data, size);
   text = text.substr(0, std::strlen(text.c_str()));
-  int n = pin_omp_threads(text.c_str());
-  if (n > 65536 || n < -1) __builtin_trap();
+  expect_error_or_success([&] {
+    int n = parse_omp_num_threads(text);
+    if (n > 65536 || n < 0 || (n == 0 && !text.empty())) __builtin_trap();
+  });
   return 0;
 }

@@ -13,7 +13,6 @@
 
 extern "C" {
 #include "pin_config.h"
-#include "pin_env.h"
 }
 
 namespace {
@@ -120,51 +119,6 @@ TEST(PluginPolicy, PrecedenceSiteEnforcePolicyEnforceUserPolicyDefaultSiteDefaul
   EXPECT_STREQ(pin_effective_strategy(&c, &user, &enf), "compact");  // an enforced rule wins over the user
   c.enforce = 1;
   EXPECT_STREQ(pin_effective_strategy(&c, &user, &enf), "scatter");  // plugstack enforce wins over all
-}
-
-TEST(PluginEnv, OpenMpStrings) {
-  const char* threads[] = {"4", "6,38", "5-6"};
-  char buf[256];
-  ASSERT_EQ(pin_omp_places(threads, 3, buf, sizeof buf), 0);
-  EXPECT_STREQ(buf, "{4},{6,38},{5,6}");
-  ASSERT_EQ(pin_gomp_affinity(threads, 3, buf, sizeof buf), 0);
-  EXPECT_STREQ(buf, "4 6 5");
-  ASSERT_EQ(pin_kmp_affinity(threads, 3, buf, sizeof buf), 0);
-  EXPECT_STREQ(buf, "explicit,proclist=[4,{6,38},{5,6}]");
-  ASSERT_EQ(pin_cpus_list(threads, 3, buf, sizeof buf), 0);
-  EXPECT_STREQ(buf, "4 6,38 5-6");
-  char tiny[5];
-  EXPECT_EQ(pin_omp_places(threads, 3, tiny, sizeof tiny), -1);  // never truncated silently
-  const char* bad[] = {"4-x"};
-  EXPECT_EQ(pin_omp_places(bad, 1, buf, sizeof buf), -1);
-}
-
-TEST(PluginEnv, CpuListsExpandAndIntersect) {
-  int cpus[16];
-  EXPECT_EQ(pin_expand_cpulist("0-2,8", cpus, 16), 4);
-  EXPECT_EQ(cpus[3], 8);
-  EXPECT_EQ(pin_expand_cpulist("3-1", cpus, 16), -1);
-  EXPECT_EQ(pin_expand_cpulist("0-20", cpus, 16), -1);
-  char buf[64];
-  ASSERT_EQ(pin_intersect_cpulists("0-7", "2,4-5,9", buf, sizeof buf), 0);
-  EXPECT_STREQ(buf, "2,4-5");
-  ASSERT_EQ(pin_intersect_cpulists("0-1", "4", buf, sizeof buf), 0);
-  EXPECT_STREQ(buf, "");
-  // Ids past the largest CPU any list may name are refused, never indexed
-  // (found by fuzzing: a 65536-entry table was written out of bounds).
-  EXPECT_EQ(pin_intersect_cpulists("0-70000", "1", buf, sizeof buf), -1);
-  EXPECT_EQ(pin_intersect_cpulists("1", "65536", buf, sizeof buf), -1);
-  EXPECT_EQ(pin_expand_cpulist("1048576", cpus, 16), -1);
-  EXPECT_EQ(pin_expand_cpulist("0,", cpus, 16), -1);
-}
-
-TEST(PluginEnv, OmpNumThreadsListsTakeTheFirstLevel) {
-  EXPECT_EQ(pin_omp_threads("8"), 8);
-  EXPECT_EQ(pin_omp_threads("2,2"), 2);
-  EXPECT_EQ(pin_omp_threads("4, 2"), 4);
-  EXPECT_EQ(pin_omp_threads(""), 0);
-  for (const char* bad : {"x", "0", "8,", "8,,2", "-1", "99999999999", "8,0", " 8"})
-    EXPECT_EQ(pin_omp_threads(bad), -1) << bad;
 }
 
 TEST(PluginPolicy, DecisionsCannotBeExtendedOrSmuggled) {

@@ -14,12 +14,17 @@
  *   sp_get_thread_cpus(p, 0, 0, buf, sizeof buf);
  *   sp_finalize(p);
  *
+ * A launcher then applies task t (see "Binding" below): sp_bind_task(p, t),
+ * and each variable i < sp_get_env_count(p) set to sp_get_env_value(p, t,
+ * i, getenv(sp_get_env_name(p, i))), or unset when that is NULL.
+ *
  * Every setter and sp_compute return 0, or -1 with a one-line message in
  * sp_error(): the problem, then the fix.
  */
 #ifndef SLURM_PIN_PLACEMENT_H
 #define SLURM_PIN_PLACEMENT_H
 
+#include <hwloc.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -57,6 +62,13 @@ int sp_set_profile(sp_placement_t *p, const char *spec, const char *store, const
  * region's placement. */
 int sp_set_phases(sp_placement_t *p, int on, double merge);
 
+/* The thread count from OMP_NUM_THREADS' value ("8", or "8,2" for nested
+ * levels: the first is the task's); NULL or "": from the task's share. */
+int sp_set_omp_num_threads(sp_placement_t *p, const char *value);
+/* Also keep to the CPUs the calling process may use now: a launcher's
+ * binding never leaves them. */
+int sp_set_restrict_to_process(sp_placement_t *p, int on);
+
 int sp_compute(sp_placement_t *p);
 
 /* Outputs, valid after a successful sp_compute. */
@@ -79,11 +91,52 @@ double sp_get_level_score(const sp_placement_t *p, int level);
 int sp_get_nnotes(const sp_placement_t *p);
 const char *sp_get_note(const sp_placement_t *p, int i);
 
+/* ---- Binding: what a task needs so that its threads follow the placement.
+ * The library produces it; front ends (the SPANK plugin, `slurm-pin run`)
+ * apply it and format nothing themselves. */
+
+/* How threads are bound: env (OpenMP places; the default), preload or ompt
+ * (slurm-pin's thread library, at `path`, binds them). */
+int sp_set_thread_mode(sp_placement_t *p, const char *mode);
+int sp_set_thread_library(sp_placement_t *p, const char *path);
+int sp_set_mem_policy(sp_placement_t *p, const char *policy); /* none|local|interleave */
+/* Also GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes before OpenMP 4.0. */
+int sp_set_legacy_omp_env(sp_placement_t *p, int on);
+/* Why this strategy ("policy rule R"), shown after it in sp_describe_task. */
+int sp_set_origin(sp_placement_t *p, const char *why);
+/* A site policy's decision, read by the caller from a place users cannot
+ * write, exported as SLURM_PIN_POLICY (NULL or "": the variable is unset). */
+int sp_set_policy_decision(sp_placement_t *p, const char *decision);
+
+/* CPU sets as hwloc bitmaps, owned by the handle (valid until the next
+ * sp_compute or sp_finalize); NULL when there is no such task or thread. */
+hwloc_const_bitmap_t sp_get_task_cpuset(sp_placement_t *p, int task);
+hwloc_const_bitmap_t sp_get_thread_cpuset(sp_placement_t *p, int task, int thread);
+
+/* The task environment: the same names for every task. The value for task
+ * `task` given the variable's current value (NULL: unset), valid until the
+ * next call; NULL when the variable must be unset. */
+int sp_get_env_count(sp_placement_t *p);
+const char *sp_get_env_name(sp_placement_t *p, int i);
+const char *sp_get_env_value(sp_placement_t *p, int task, int i, const char *current);
+
+/* Binds the calling process as task `task`: its CPU affinity (read back, so
+ * CPUs the kernel refuses are an error) and its memory policy; both survive
+ * execve. 0, or -1 with sp_error. */
+int sp_bind_task(sp_placement_t *p, int task);
+/* "strategy S, N threads on CPUs C, places P, mem M[, threads by X][, K
+ * regions]", valid until the next call; NULL when there is no such task. */
+const char *sp_describe_task(sp_placement_t *p, int task);
+
 /* Checks without computing, for early errors (srun, sbatch). Each returns 0,
  * or -1 with a one-line message in err. */
 int sp_check_strategy(const char *name, char *err, size_t len);
 int sp_check_profile(const char *spec, const char *store, char *err, size_t len);
 int sp_check_placement_file(const char *path, char *err, size_t len);
+int sp_check_mem_policy(const char *policy, char *err, size_t len);
+int sp_check_thread_mode(const char *mode, char *err, size_t len);
+int sp_check_granularity(const char *granularity, char *err, size_t len);
+int sp_check_omp_num_threads(const char *value, char *err, size_t len);
 
 /* PUs ("0-3,8") of cores given by logical index ("0-1,4"), as Slurm numbers
  * a node's cores, in the handle's topology. Returns 0 or -1 (sp_error). */

@@ -1,0 +1,25 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "cpuset.hh"
+
+#include "cpulist.hh"
+#include "error.hh"
+
+namespace slurmpin {
+
+Bitmap bitmap_of(const std::vector<unsigned>& cpus) {
+  Bitmap b(hwloc_bitmap_alloc());
+  if (!b) throw Error("out of memory");
+  for (const CpuRange& r : ranges_of(cpus))
+    if (hwloc_bitmap_set_range(b.get(), r.lo, static_cast<int>(r.hi)) != 0) throw Error("out of memory");
+  return b;
+}
+
+std::vector<unsigned> cpus_of(hwloc_const_bitmap_t b) {
+  std::vector<unsigned> out;
+  int c;
+  hwloc_bitmap_foreach_begin(c, b) out.push_back(static_cast<unsigned>(c));
+  hwloc_bitmap_foreach_end();
+  return out;
+}
+
+}  // namespace slurmpin

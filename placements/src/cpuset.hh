@@ -1,0 +1,20 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// CPU sets as hwloc bitmaps, where the engine meets the outside (the C API,
+// the kernel). Inside, a set is a sorted vector of PU ids or CpuRanges.
+#pragma once
+#include <hwloc.h>
+
+#include <memory>
+#include <vector>
+
+namespace slurmpin {
+
+struct BitmapFree {
+  void operator()(hwloc_bitmap_s* b) const { hwloc_bitmap_free(b); }
+};
+using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapFree>;
+
+Bitmap bitmap_of(const std::vector<unsigned>& sorted_cpus);
+std::vector<unsigned> cpus_of(hwloc_const_bitmap_t b);
+
+}  // namespace slurmpin

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The binding core: a task's environment, its description, and binding the
+// calling process (on the real CPUs of this machine).
+#include <gtest/gtest.h>
+
+#include <map>
+#include <string>
+
+#include "args.hh"
+#include "error.hh"
+#include "process_binding.hh"
+#include "slurm_pin/placement.h"
+#include "task_binding.hh"
+
+using namespace slurmpin;
+
+namespace {
+
+// One task whose threads sit on {4}, {6,38}, {5,6}.
+Result three_threads() {
+  Result r;
+  TaskPlace t;
+  t.share = {4, 5, 6, 38};
+  for (const std::vector<unsigned>& cpus : {std::vector<unsigned>{4}, {6, 38}, {5, 6}}) {
+    ThreadPlace th;
+    th.cpus = cpus;
+    th.pu = static_cast<int>(cpus[0]);
+    t.threads.push_back(th);
+  }
+  r.tasks.push_back(t);
+  return r;
+}
+
+std::map<std::string, EnvVar> by_name(const std::vector<EnvVar>& env) {
+  std::map<std::string, EnvVar> out;
+  for (const auto& v : env) out[v.name] = v;
+  return out;
+}
+
+std::string final_value(const EnvVar& v, const char* current) {
+  std::string out;
+  return env_final_value(v, current, &out) ? out : "(unset)";
+}
+
+}  // namespace
+
+TEST(TaskBinding, OpenMpVariablesFollowThePlacement) {
+  BindOptions o;
+  o.strategy = "lpgp";
+  o.legacy_omp_env = true;
+  auto env = by_name(task_environment(three_threads(), 0, o));
+  EXPECT_EQ(env["OMP_PLACES"].value, "{4},{6,38},{5,6}");
+  EXPECT_EQ(env["OMP_PROC_BIND"].value, "close");
+  EXPECT_EQ(env["GOMP_CPU_AFFINITY"].value, "4 6 5");
+  EXPECT_EQ(env["KMP_AFFINITY"].value, "explicit,proclist=[4,{6,38},{5,6}]");
+  EXPECT_EQ(env["SLURM_PIN_CPUS"].value, "4 6,38 5-6");
+  EXPECT_EQ(env["SLURM_PIN_STRATEGY"].value, "lpgp");
+  EXPECT_EQ(env["SLURM_PIN_THREADS"].value, "env");
+  EXPECT_EQ(env.count("LD_PRELOAD"), 0u);
+  // The user's own OMP_NUM_THREADS stays; unset, it is the thread count.
+  EXPECT_EQ(final_value(env["OMP_NUM_THREADS"], "2"), "2");
+  EXPECT_EQ(final_value(env["OMP_NUM_THREADS"], nullptr), "3");
+  // A policy decision is exported only when the front end read one.
+  EXPECT_EQ(final_value(env["SLURM_PIN_POLICY"], "slurm-pin: forged"), "(unset)");
+  o.decision = "slurm-pin: rule=r mode=default strategy=lpgp";
+  EXPECT_EQ(final_value(by_name(task_environment(three_threads(), 0, o))["SLURM_PIN_POLICY"], "forged"),
+            o.decision);
+}
+
+TEST(TaskBinding, ThreadLibraryModesPreloadItOnceAndSilenceOpenMpBinding) {
+  BindOptions o;
+  o.threads = ThreadMode::kPreload;
+  o.thread_library = "/lib/libslurm_pin_threads.so";
+  auto env = by_name(task_environment(three_threads(), 0, o));
+  EXPECT_EQ(env.count("OMP_PLACES"), 0u);
+  EXPECT_EQ(env["KMP_AFFINITY"].value, "disabled");
+  const EnvVar& pre = env["LD_PRELOAD"];
+  EXPECT_EQ(final_value(pre, nullptr), "/lib/libslurm_pin_threads.so");
+  EXPECT_EQ(final_value(pre, "libx.so"), "libx.so /lib/libslurm_pin_threads.so");
+  EXPECT_EQ(final_value(pre, "libx.so /lib/libslurm_pin_threads.so"), "libx.so /lib/libslurm_pin_threads.so");
+  EXPECT_EQ(final_value(pre, "/lib/libslurm_pin_threads.so.bak"),
+            "/lib/libslurm_pin_threads.so.bak /lib/libslurm_pin_threads.so");
+  o.thread_library.clear();
+  EXPECT_THROW(task_environment(three_threads(), 0, o), Error);
+}
+
+TEST(TaskBinding, DescriptionNamesStrategyThreadsCpusPlacesAndMemory) {
+  BindOptions o;
+  o.strategy = "lpgp";
+  o.origin = "policy rule big";
+  o.mem = MemPolicy::kLocal;
+  EXPECT_EQ(describe_task(three_threads(), 0, o),
+            "strategy lpgp (policy rule big), 3 threads on CPUs 4-6,38, places {4},{6,38},{5,6}, mem local");
+  EXPECT_THROW(describe_task(three_threads(), 1, o), Error);
+}
+
+TEST(TaskBinding, OmpNumThreadsListsTakeTheFirstLevel) {
+  EXPECT_EQ(parse_omp_num_threads("8"), 8);
+  EXPECT_EQ(parse_omp_num_threads("2,2"), 2);
+  EXPECT_EQ(parse_omp_num_threads("4, 2"), 4);
+  EXPECT_EQ(parse_omp_num_threads(""), 0);
+  for (const char* bad : {"x", "0", "8,", "8,,2", "-1", "99999999999", "8,0", " 8", "65537"})
+    EXPECT_THROW(parse_omp_num_threads(bad), Error) << bad;
+}
+
+TEST(TaskBinding, ValuesAreCheckedByTheEngine) {
+  EXPECT_THROW(parse_mem_policy("spread"), Error);
+  EXPECT_THROW(parse_thread_mode("magic"), Error);
+  char err[256];
+  EXPECT_EQ(sp_check_mem_policy("interleave", err, sizeof err), 0);
+  EXPECT_EQ(sp_check_granularity("socket", err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("use pu, core, l2, l3 or numa"), std::string::npos);
+}
+
+// Real binding on this machine's CPUs, restored afterwards.
+TEST(TaskBinding, BindsTheProcessAndReadsItBack) {
+  std::vector<unsigned> mine = process_cpus();
+  ASSERT_FALSE(mine.empty());
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_strategy(p, "compact"), 0);
+  ASSERT_EQ(sp_set_restrict_to_process(p, 1), 0);
+  ASSERT_EQ(sp_set_threads(p, 1), 0);
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  hwloc_const_bitmap_t task = sp_get_task_cpuset(p, 0);
+  ASSERT_NE(task, nullptr);
+  EXPECT_TRUE(hwloc_bitmap_isincluded(sp_get_thread_cpuset(p, 0, 0), task));
+  EXPECT_EQ(sp_get_thread_cpuset(p, 0, 1), nullptr);
+  ASSERT_EQ(sp_bind_task(p, 0), 0) << sp_error(p);
+  std::vector<unsigned> bound = process_cpus();
+  EXPECT_EQ(static_cast<int>(bound.size()), hwloc_bitmap_weight(task));
+  for (unsigned c : bound) EXPECT_TRUE(hwloc_bitmap_isset(task, c));
+  sp_finalize(p);
+  // A CPU this process may not use is an error, never silently dropped.
+  EXPECT_THROW(bind_process({mine.back() + 1}), Error);
+  bind_process(mine);
+  EXPECT_EQ(process_cpus(), mine);
+}
+
+TEST(TaskBinding, RestrictedToTheProcessRefusesForeignCpus) {
+  std::vector<unsigned> mine = process_cpus();
+  sp_placement_t* p = sp_init();
+  std::string foreign = std::to_string(mine.back() + 1);
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:64 pu:1"), 0);
+  ASSERT_EQ(sp_set_restrict(p, foreign.c_str()), 0);
+  ASSERT_EQ(sp_set_restrict_to_process(p, 1), 0);
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("is among those this process may use"), std::string::npos);
+  // Preload without a library is refused at compute time, not at exec.
+  ASSERT_EQ(sp_set_restrict_to_process(p, 0), 0);
+  ASSERT_EQ(sp_set_thread_mode(p, "preload"), 0);
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("thread library"), std::string::npos);
+  sp_finalize(p);
+}
+
+TEST(TaskBinding, CApiEnvironmentLoop) {
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:4 pu:2"), 0);
+  ASSERT_EQ(sp_set_strategy(p, "scatter"), 0);
+  ASSERT_EQ(sp_set_tasks(p, 2), 0);
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  std::map<std::string, std::string> env;
+  for (int i = 0; i < sp_get_env_count(p); ++i) {
+    const char* v = sp_get_env_value(p, 1, i, nullptr);
+    env[sp_get_env_name(p, i)] = v ? v : "(unset)";
+  }
+  EXPECT_EQ(env["OMP_PLACES"], "{4,5},{6,7}");  // core granularity: both PUs
+  EXPECT_EQ(env["SLURM_PIN_POLICY"], "(unset)");
+  EXPECT_EQ(env["OMP_NUM_THREADS"], "2");
+  EXPECT_EQ(sp_get_env_value(p, 2, 0, nullptr), nullptr);
+  EXPECT_STREQ(sp_describe_task(p, 1), "strategy scatter, 2 threads on CPUs 4-7, places {4,5},{6,7}, mem none");
+  sp_finalize(p);
+}
