@@ -1,13 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "pin_config.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "slurm_pin/placement.h"
 
@@ -196,50 +192,4 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
   p->present = 1;
   p->applies = applied;
   return 0;
-}
-
-static int open_checked(const char *path, char *err, size_t len) {
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-  struct stat st;
-  if (fd < 0) {
-    snprintf(err, len, "%s: %s", path, strerror(errno));
-    return -1;
-  }
-  int ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  close(fd);
-  if (!ok) {
-    snprintf(err, len, "%s: not a regular file", path);
-    return -1;
-  }
-  return 0;
-}
-
-int pin_check_library(const char *path, char *err, size_t len) {
-  if (!path || !*path) {
-    snprintf(err, len, "no thread library configured");
-    return -1;
-  }
-  return open_checked(path, err, len);
-}
-
-int pin_find_threads_lib(const char *plugin_path, char *buf, size_t len, char *err, size_t errlen) {
-  static const char *const beside[] = {"libslurm_pin_threads.so", "../slurm-pin/libslurm_pin_threads.so"};
-  const char *slash = plugin_path ? strrchr(plugin_path, '/') : NULL;
-  if (!slash) {
-    snprintf(err, errlen, "cannot tell where the plugin was loaded from: set threads_lib= in plugstack.conf");
-    return -1;
-  }
-  int dir = (int)(slash - plugin_path);
-  char tried[2][PATH_MAX];
-  for (int i = 0; i < 2; ++i) {
-    char why[PATH_MAX + 64];
-    if (snprintf(tried[i], sizeof tried[i], "%.*s/%s", dir, plugin_path, beside[i]) >= (int)sizeof tried[i]) continue;
-    if (open_checked(tried[i], why, sizeof why) == 0) {
-      if (snprintf(buf, len, "%s", tried[i]) >= (int)len) break;
-      return 0;
-    }
-  }
-  snprintf(err, errlen, "the thread library is neither %.400s nor %.400s: install libslurm_pin_threads.so beside the "
-           "plugin or set threads_lib= in plugstack.conf", tried[0], tried[1]);
-  return -1;
 }

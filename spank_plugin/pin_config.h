@@ -72,16 +72,6 @@ struct pin_policy {
  * is a store name, never a path), so no field can be smuggled in. */
 int pin_policy_parse(const char *text, struct pin_policy *p);
 
-/* The thread library beside a plugin loaded from `plugin_path`: in its
- * directory (a build tree), else in ../slurm-pin/ (the packages' layout).
- * Writes the first candidate that is a readable regular file, opened once,
- * non-blocking, and checked on its descriptor; -1 with a message naming
- * the places looked at. */
-int pin_find_threads_lib(const char *plugin_path, char *buf, size_t len, char *err, size_t errlen);
-
-/* A readable regular file, checked as pin_find_threads_lib does. */
-int pin_check_library(const char *path, char *err, size_t len);
-
 void pin_config_defaults(struct pin_config *c);
 /* Parses plugstack arguments; -1 with a message naming the argument. */
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);

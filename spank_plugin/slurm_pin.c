@@ -353,17 +353,18 @@ static int site_allows(const char *strategy) {
  * readable by the user, or the step does not run. */
 static int find_threads_lib(void) {
   if (strcmp(pin_effective_threads(&request), "env") == 0) return 0;
-  char err[ERR_LEN];
+  char err[ERR_LEN], m[ERR_LEN + 128];
   if (config.threads_lib[0]) {
-    if (pin_check_library(config.threads_lib, err, sizeof err) == 0) return 0;
-    char m[ERR_LEN + 128];
+    if (sp_check_thread_library(config.threads_lib, err, sizeof err) == 0) return 0;
     snprintf(m, sizeof m, "threads_lib= in plugstack.conf cannot be used: %.900s (fix the path)", err);
     return fail(m), -1;
   }
   Dl_info self;
-  const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : NULL;
-  if (pin_find_threads_lib(plugin, config.threads_lib, sizeof config.threads_lib, err, sizeof err) != 0)
-    return fail(err), -1;
+  const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
+  if (sp_find_thread_library(plugin, config.threads_lib, sizeof config.threads_lib, err, sizeof err) != 0) {
+    snprintf(m, sizeof m, "%.900s (or set threads_lib= in plugstack.conf)", err);
+    return fail(m), -1;
+  }
   return 0;
 }
 

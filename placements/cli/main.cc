@@ -11,6 +11,7 @@
 
 #include "error.hh"
 #include "place_command.hh"
+#include "run_command.hh"
 
 namespace {
 
@@ -18,6 +19,7 @@ const char kUsage[] =
     "usage: slurm-pin <command> [options]\n"
     "commands:\n"
     "  place     compute and explain a thread placement (slurm-pin place --help)\n"
+    "  run       bind this process and run a program, outside Slurm (slurm-pin run --help)\n"
     "  profile   profile an application's sharing as a Slurm job (slurm-pin profile --help)\n"
     "  profiles  list, show, export, import and remove stored profiles\n"
     "  policy    check a site policy file, explain what a job would get\n"
@@ -53,6 +55,7 @@ int main(int argc, char** argv) {
   }
   try {
     if (!std::strcmp(argv[1], "place")) return slurmpin::place_command(argc - 1, argv + 1);
+    if (!std::strcmp(argv[1], "run")) return slurmpin::run_command(argc - 1, argv + 1);
     if (!std::strcmp(argv[1], "version") || !std::strcmp(argv[1], "--version")) {
       std::printf("slurm-pin %s\n", SLURM_PIN_VERSION);
       return 0;

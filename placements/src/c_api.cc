@@ -17,6 +17,7 @@
 #include "profile.hh"
 #include "store.hh"
 #include "task_binding.hh"
+#include "thread_library.hh"
 #include "slurm_pin/placement.h"
 
 using namespace slurmpin;
@@ -275,6 +276,17 @@ int sp_set_thread_mode(sp_placement_t* p, const char* mode) {
 
 int sp_set_thread_library(sp_placement_t* p, const char* path) {
   return bind_option(p, [&] { p->bind.thread_library = path ? path : ""; });
+}
+
+int sp_find_thread_library(const char* from, char* buf, size_t len, char* err, size_t errlen) {
+  return checked(err, errlen, [&] {
+    std::string path = find_thread_library(from ? from : "");
+    require(copy_out(path, buf, len) < static_cast<int>(len), "the thread library's path is too long");
+  });
+}
+
+int sp_check_thread_library(const char* path, char* err, size_t len) {
+  return checked(err, len, [&] { check_thread_library(path ? path : ""); });
 }
 
 int sp_set_mem_policy(sp_placement_t* p, const char* policy) {

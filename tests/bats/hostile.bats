@@ -227,7 +227,8 @@ POLICY
   run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=ompt echo ran
   [ "$status" -ne 0 ]
   [[ "$output" != *ran* ]]
-  [[ "$stderr" == *"the thread library is neither $CLUSTER/lonely/libslurm_pin_threads.so nor"* ]]
+  [[ "$stderr" == *"the thread library libslurm_pin_threads.so is in none of $CLUSTER/lonely/libslurm_pin_threads.so, "* ]]
+  [[ "$stderr" == *"(or set threads_lib= in plugstack.conf)"* ]]
   # OpenMP's nested-level lists are thread counts too.
   plugstack ""
   run --separate-stderr as_user env OMP_NUM_THREADS=2,2 srun -c2 --pin-strategy=compact sh -c 'echo "$SLURM_PIN_CPUS"'

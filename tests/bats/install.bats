@@ -5,6 +5,7 @@
 # pieces relative to themselves.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 @test "cmake --install --prefix DIR puts everything under DIR, and the installed profiler runs from there" {
   prefix=$BATS_TEST_TMPDIR/prefix
@@ -22,6 +23,11 @@ load helpers
     --output "$BATS_TEST_TMPDIR/la.profile" -- "$BATS_TEST_TMPDIR/line_access"
   expect_status 0
   grep -q '^threads 2$' "$BATS_TEST_TMPDIR/la.profile"
+  # The installed launcher finds the installed thread library.
+  run --separate-stderr "$prefix/bin/slurm-pin" run --thread-binding preload -- sh -c 'echo "$LD_PRELOAD"'
+  expect_status 0
+  [[ "$output" == "$prefix/"*"/slurm-pin/libslurm_pin_threads.so" ]]
+  [ -f "$output" ]
 }
 
 @test "DESTDIR stages every file, links included, below it" {
@@ -72,8 +78,11 @@ load helpers
   run bash -c "source /usr/share/bash-completion/bash_completion; source '$completion';
     COMP_WORDS=(slurm-pin pl); COMP_CWORD=1; COMP_LINE='slurm-pin pl'; COMP_POINT=12; _slurm_pin; echo \${COMPREPLY[*]};
     COMP_WORDS=(slurm-pin place --strategy lp); COMP_CWORD=3; COMP_LINE='slurm-pin place --strategy lp'; COMP_POINT=29;
+    _slurm_pin; echo \${COMPREPLY[*]};
+    COMP_WORDS=(slurm-pin run --mem l); COMP_CWORD=3; COMP_LINE='slurm-pin run --mem l'; COMP_POINT=21;
     _slurm_pin; echo \${COMPREPLY[*]}"
   expect_status 0
   [ "${lines[0]}" = "place" ]
+  [ "${lines[2]}" = "local" ]
   [ "${lines[1]}" = "lp-compact lp-scatter lpgp" ]
 }

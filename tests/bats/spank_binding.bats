@@ -25,6 +25,21 @@ omp() { echo "$WORK/bin/omp_$1"; }
   [[ "$stderr" == *"slurm-pin: $node task 1 (rank 1): strategy compact, 1 thread on CPUs 1, places {1}, mem none"* ]]
 }
 
+@test "srun and slurm-pin run are one core: the same binding, environment and description" {
+  for s in scatter "lpgp --pin-profile=$FIXTURES/profiles/pairs2.profile"; do
+    run --separate-stderr as_user srun -n1 -c2 --pin-strategy=$s --pin-verbose "$(omp gomp)"
+    [ "$status" -eq 0 ]
+    by_srun=$stderr
+    srun_env=$(grep -E '^rank 0 (env (OMP_PLACES|OMP_NUM_THREADS|SLURM_PIN_CPUS)=|thread )' <<<"$output" | sort)
+    # The same CPUs outside Slurm: those of the step (0-1 on this node).
+    run --separate-stderr as_user taskset -c 0-1 "$SLURM_PIN" run --verbose --strategy ${s/--pin-profile=/--profile } \
+      -- env SLURM_PROCID=0 "$(omp gomp)"
+    [ "$status" -eq 0 ]
+    [ "${by_srun#*): }" = "${stderr#slurm-pin: *: }" ] || { echo "srun: $by_srun"; echo "run: $stderr"; false; }
+    [ "$srun_env" = "$(grep -E '^rank 0 (env (OMP_PLACES|OMP_NUM_THREADS|SLURM_PIN_CPUS)=|thread )' <<<"$output" | sort)" ]
+  done
+}
+
 @test "--cpu-bind style: --pin-strategy=verbose,compact" {
   run --separate-stderr as_user srun -n2 --pin-strategy=verbose,compact "$(omp gomp)"
   [ "$status" -eq 0 ]

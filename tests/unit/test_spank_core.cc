@@ -138,21 +138,3 @@ TEST(PluginPolicy, DecisionsCannotBeExtendedOrSmuggled) {
   EXPECT_FALSE(p.applies);
 }
 
-TEST(PluginThreadsLib, FoundBesideThePluginOrRefused) {
-  char dir[] = "/tmp/sp-lib.XXXXXX";
-  ASSERT_NE(mkdtemp(dir), nullptr);
-  std::string plugin = std::string(dir) + "/slurm_pin.so", lib = std::string(dir) + "/libslurm_pin_threads.so";
-  char buf[4096], err[1024];
-  EXPECT_EQ(pin_find_threads_lib(plugin.c_str(), buf, sizeof buf, err, sizeof err), -1);
-  EXPECT_NE(std::string(err).find("set threads_lib= in plugstack.conf"), std::string::npos) << err;
-  EXPECT_EQ(mkfifo(lib.c_str(), 0644), 0);  // a FIFO is refused at once, never opened for long
-  EXPECT_EQ(pin_find_threads_lib(plugin.c_str(), buf, sizeof buf, err, sizeof err), -1);
-  unlink(lib.c_str());
-  FILE* f = fopen(lib.c_str(), "w");
-  ASSERT_NE(f, nullptr);
-  fclose(f);
-  EXPECT_EQ(pin_find_threads_lib(plugin.c_str(), buf, sizeof buf, err, sizeof err), 0);
-  EXPECT_EQ(lib, buf);
-  unlink(lib.c_str());
-  rmdir(dir);
-}

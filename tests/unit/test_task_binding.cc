@@ -2,6 +2,11 @@
 // The binding core: a task's environment, its description, and binding the
 // calling process (on the real CPUs of this machine).
 #include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <map>
 #include <string>
@@ -170,4 +175,23 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   EXPECT_EQ(sp_get_env_value(p, 2, 0, nullptr), nullptr);
   EXPECT_STREQ(sp_describe_task(p, 1), "strategy scatter, 2 threads on CPUs 4-7, places {4,5},{6,7}, mem none");
   sp_finalize(p);
+}
+
+TEST(TaskBinding, ThreadLibraryFoundBesideThePluginOrRefused) {
+  char dir[] = "/tmp/sp-lib.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string plugin = std::string(dir) + "/slurm_pin.so", lib = std::string(dir) + "/libslurm_pin_threads.so";
+  char buf[4096], err[1024];
+  EXPECT_EQ(sp_find_thread_library(plugin.c_str(), buf, sizeof buf, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("is in none of " + lib + ", "), std::string::npos) << err;
+  EXPECT_EQ(mkfifo(lib.c_str(), 0644), 0);  // a FIFO is refused at once, never opened for long
+  EXPECT_EQ(sp_find_thread_library(plugin.c_str(), buf, sizeof buf, err, sizeof err), -1);
+  unlink(lib.c_str());
+  FILE* f = fopen(lib.c_str(), "w");
+  ASSERT_NE(f, nullptr);
+  fclose(f);
+  EXPECT_EQ(sp_find_thread_library(plugin.c_str(), buf, sizeof buf, err, sizeof err), 0);
+  EXPECT_EQ(lib, buf);
+  unlink(lib.c_str());
+  rmdir(dir);
 }

@@ -99,6 +99,13 @@ const char *sp_get_note(const sp_placement_t *p, int i);
  * (slurm-pin's thread library, at `path`, binds them). */
 int sp_set_thread_mode(sp_placement_t *p, const char *mode);
 int sp_set_thread_library(sp_placement_t *p, const char *path);
+/* slurm-pin's thread library for a program or plugin whose own path is
+ * `from`: beside it, or where the packages install it relative to it; each
+ * candidate opened once and checked on its descriptor. Writes the path into
+ * buf; -1 with a message naming the places looked at. */
+int sp_find_thread_library(const char *from, char *buf, size_t len, char *err, size_t errlen);
+/* A readable regular file, checked the same way; -1 with a message. */
+int sp_check_thread_library(const char *path, char *err, size_t len);
 int sp_set_mem_policy(sp_placement_t *p, const char *policy); /* none|local|interleave */
 /* Also GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes before OpenMP 4.0. */
 int sp_set_legacy_omp_env(sp_placement_t *p, int on);

@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Finding slurm-pin's thread library (libslurm_pin_threads.so, which binds
+// threads for the preload and ompt modes) from a file of the same
+// installation: the SPANK plugin or the slurm-pin command. A build tree
+// and the packages lay them out differently; both are tried.
+#pragma once
+#include <string>
+
+namespace slurmpin {
+
+// The library for a program or plugin at `from` (its own path). Throws
+// naming every place looked at.
+std::string find_thread_library(const std::string& from);
+
+// A regular file, opened once (non-blocking) and checked on its descriptor.
+void check_thread_library(const std::string& path);
+
+}  // namespace slurmpin
