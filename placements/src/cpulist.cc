@@ -3,8 +3,10 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdlib>
 #include <utility>
 
+#include "cpuset.hh"
 #include "error.hh"
 
 namespace slurmpin {
@@ -38,9 +40,11 @@ unsigned parse_index(const std::string& text, size_t& pos, const std::string& wh
 
 }  // namespace
 
+// The text is checked first (syntax, and every id against max_id, in one
+// linear pass that allocates nothing); only then does hwloc parse it, into
+// a bitmap no larger than max_id allows.
 CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, unsigned max_id) {
   if (text.empty()) throw Error(what + ": empty CPU list (write lists like 0-3,8,10-11)");
-  CpuRanges r;
   size_t pos = 0;
   while (true) {
     unsigned lo = parse_index(text, pos, what, max_id), hi = lo;
@@ -51,14 +55,26 @@ CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, uns
         throw Error(what + ": reversed range " + std::to_string(lo) + "-" + std::to_string(hi) + " in '" +
                     shown(text) + "' (write the lower CPU first)");
     }
-    r.push_back({lo, hi});
     if (pos == text.size()) break;
     if (text[pos] != ',')
       throw Error(what + ": unexpected '" + std::string(1, text[pos]) + "' in CPU list '" + shown(text) +
                   "' (write lists like 0-3,8,10-11)");
     ++pos;
   }
-  return merge_ranges(std::move(r));
+  Bitmap b(hwloc_bitmap_alloc());
+  if (!b || hwloc_bitmap_list_sscanf(b.get(), text.c_str()) != 0)
+    throw Error(what + ": '" + shown(text) + "' is not a CPU list (write lists like 0-3,8,10-11)");
+  return ranges_of(b.get());
+}
+
+CpuRanges ranges_of(hwloc_const_bitmap_t b) {
+  CpuRanges r;
+  for (int lo = hwloc_bitmap_first(b); lo >= 0;) {
+    int end = hwloc_bitmap_next_unset(b, lo);  // finite sets: past the last
+    r.push_back({static_cast<unsigned>(lo), static_cast<unsigned>(end - 1)});
+    lo = hwloc_bitmap_next(b, end - 1);
+  }
+  return r;
 }
 
 CpuRanges merge_ranges(CpuRanges r) {
@@ -99,12 +115,14 @@ size_t count_cpus(const CpuRanges& r) {
 }
 
 std::string format_cpulist(const CpuRanges& r) {
-  std::string out;
-  for (const CpuRange& x : r) {
-    if (!out.empty()) out += ',';
-    out += std::to_string(x.lo);
-    if (x.hi > x.lo) out += "-" + std::to_string(x.hi);
-  }
+  Bitmap b(hwloc_bitmap_alloc());
+  if (!b) throw Error("out of memory");
+  for (const CpuRange& x : r)
+    if (hwloc_bitmap_set_range(b.get(), x.lo, static_cast<int>(x.hi)) != 0) throw Error("out of memory");
+  char* text = nullptr;
+  if (hwloc_bitmap_list_asprintf(&text, b.get()) < 0 || !text) throw Error("out of memory");
+  std::string out(text);
+  std::free(text);
   return out;
 }
 

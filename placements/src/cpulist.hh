@@ -6,6 +6,8 @@
 // machine when it is known, else by kMaxCpuId), and a list is kept as merged
 // ranges, whose size follows the text, not the ids it names.
 #pragma once
+#include <hwloc.h>
+
 #include <string>
 #include <vector>
 
@@ -23,8 +25,9 @@ struct CpuRange {
 using CpuRanges = std::vector<CpuRange>;
 
 // Parses a list strictly (no spaces, no empty items, no reversed ranges) into
-// merged ranges. An id above `max_id` is an error naming it. Cost: linear in
-// the text (plus sorting its ranges). Throws Error naming `what`.
+// merged ranges: checked here, parsed by hwloc. An id above `max_id` is an
+// error naming it, found before anything is allocated. Throws Error naming
+// `what`.
 CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, unsigned max_id = kMaxCpuId);
 
 // The same, expanded to sorted unique ids: at most max_id + 1 of them.
@@ -37,9 +40,10 @@ CpuRanges merge_ranges(CpuRanges r);
 
 std::vector<unsigned> expand_ranges(const CpuRanges& r);
 CpuRanges ranges_of(const std::vector<unsigned>& sorted_unique);
+CpuRanges ranges_of(hwloc_const_bitmap_t finite_set);
 size_t count_cpus(const CpuRanges& r);
 
-// Formats with ranges collapsed: {0,1,2,5} -> "0-2,5".
+// Formats with ranges collapsed, by hwloc: {0,1,2,5} -> "0-2,5".
 std::string format_cpulist(const std::vector<unsigned>& cpus);
 std::string format_cpulist(const CpuRanges& r);
 
