@@ -5,8 +5,11 @@
 
 load helpers
 
+# tests/run-all keeps the packages (SLURM_PIN_DEBS) to install them and run
+# the plugin's suites against the installed files.
 setup_file() {
-  export DEBS=$BATS_FILE_TMPDIR/debs
+  export DEBS=${SLURM_PIN_DEBS:-$BATS_FILE_TMPDIR/debs}
+  rm -f "$DEBS"/*.deb
   "$BATS_TEST_DIRNAME/../../packaging/build-deb" "$DEBS" >&2
 }
 

@@ -6,7 +6,18 @@
 load helpers
 bats_require_minimum_version 1.5.0
 
-PLUGIN=$BUILD/lib/slurm_pin.so
+# SLURM_PIN_INSTALLED=1: against the installed Debian packages instead of
+# the build tree: the plugin where Slurm loads plugins, which then finds its
+# own thread library (no threads_lib=), and the installed Lua policy.
+if [ -n "${SLURM_PIN_INSTALLED:-}" ]; then
+  PLUGIN=$(dpkg -L slurm-pin-spank | grep '/slurm-wlm/slurm_pin\.so$')
+  THREADS_ARG=
+  LUA_MODULES=(/usr/share/slurm-pin/lua/*.lua)
+else
+  PLUGIN=$BUILD/lib/slurm_pin.so
+  THREADS_ARG="threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  LUA_MODULES=("$BATS_TEST_DIRNAME/../../lua/"*.lua "$BUILD/lua/"*.lua)
+fi
 LOCAL_CLUSTER=$BATS_TEST_DIRNAME/../slurm/local-cluster
 PROGRAMS=$BATS_TEST_DIRNAME/../programs
 TEST_USER=slurmpin-test
@@ -51,12 +62,12 @@ slurm_up() {
   grant_traversal
   if [ -n "${SLURM_PIN_JOB_SUBMIT:-}" ]; then
     # job_submit/lua loads job_submit.lua from slurm.conf's directory.
-    cp "$BATS_TEST_DIRNAME/../../lua/"*.lua "$BUILD/lua/"*.lua "$CLUSTER/"
+    cp "${LUA_MODULES[@]}" "$CLUSTER/"
     export SLURM_PIN_EXTRA_CONF="JobSubmitPlugins=lua"
   fi
   build_programs
   "$LOCAL_CLUSTER" up "$CLUSTER" "$task" \
-    "required $PLUGIN store=$STORE threads_lib=$BUILD/lib/libslurm_pin_threads.so $*" >&2
+    "required $PLUGIN store=$STORE $THREADS_ARG $*" >&2
 }
 
 # Puts a profile file into the store as APP at THREADS threads, version V.
@@ -87,7 +98,7 @@ build_programs() {
 
 # Rewrites plugstack.conf: srun and slurmstepd read it at every step.
 set_plugstack() {
-  printf 'required %s store=%s threads_lib=%s %s\n' "$PLUGIN" "$STORE" "$BUILD/lib/libslurm_pin_threads.so" "$*" \
+  printf 'required %s store=%s %s %s\n' "$PLUGIN" "$STORE" "$THREADS_ARG" "$*" \
     >"$CLUSTER/plugstack.conf"
 }
 
