@@ -41,11 +41,13 @@ unsigned parse_index(const std::string& text, size_t& pos, const std::string& wh
 }  // namespace
 
 // The text is checked first (syntax, and every id against max_id, in one
-// linear pass that allocates nothing); only then does hwloc parse it, into
-// a bitmap no larger than max_id allows.
+// linear pass); only then does hwloc parse it, into a bitmap no larger than
+// max_id allows. hwloc reads "010" as octal: it gets the ids in canonical
+// decimal, as checked ("010" is 10, as the kernel and Slurm mean it).
 CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, unsigned max_id) {
   if (text.empty()) throw Error(what + ": empty CPU list (write lists like 0-3,8,10-11)");
   size_t pos = 0;
+  std::string canonical;
   while (true) {
     unsigned lo = parse_index(text, pos, what, max_id), hi = lo;
     if (pos < text.size() && text[pos] == '-') {
@@ -55,6 +57,7 @@ CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, uns
         throw Error(what + ": reversed range " + std::to_string(lo) + "-" + std::to_string(hi) + " in '" +
                     shown(text) + "' (write the lower CPU first)");
     }
+    canonical += (canonical.empty() ? "" : ",") + std::to_string(lo) + (hi > lo ? "-" + std::to_string(hi) : "");
     if (pos == text.size()) break;
     if (text[pos] != ',')
       throw Error(what + ": unexpected '" + std::string(1, text[pos]) + "' in CPU list '" + shown(text) +
@@ -62,7 +65,7 @@ CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, uns
     ++pos;
   }
   Bitmap b(hwloc_bitmap_alloc());
-  if (!b || hwloc_bitmap_list_sscanf(b.get(), text.c_str()) != 0)
+  if (!b || hwloc_bitmap_list_sscanf(b.get(), canonical.c_str()) != 0)
     throw Error(what + ": '" + shown(text) + "' is not a CPU list (write lists like 0-3,8,10-11)");
   return ranges_of(b.get());
 }

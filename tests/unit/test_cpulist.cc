@@ -12,6 +12,13 @@ TEST(CpuList, ParsesRangesAndSingles) {
   EXPECT_EQ(parse_cpulist("3,1,2,1", "t"), (std::vector<unsigned>{1, 2, 3}));
 }
 
+TEST(CpuList, LeadingZerosAreDecimalNotOctal) {
+  // hwloc's own parser reads "010" as octal 8; lists mean decimal (found by
+  // fuzzing: a placement file did not survive a round trip).
+  EXPECT_EQ(parse_cpulist("010,0201", "x"), (std::vector<unsigned>{10, 201}));
+  EXPECT_EQ(parse_cpulist("08-09", "x"), (std::vector<unsigned>{8, 9}));
+}
+
 TEST(CpuList, FormatsCollapsingRanges) {
   EXPECT_EQ(format_cpulist(std::vector<unsigned>{0, 1, 2, 3, 8, 10, 11}), "0-3,8,10-11");
   EXPECT_EQ(format_cpulist(std::vector<unsigned>{4}), "4");
