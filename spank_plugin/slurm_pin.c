@@ -168,11 +168,52 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
   return 0;
 }
 
+/* The user's own --cpu-bind, as srun was given it (its command line, or
+ * SLURM_CPU_BIND in its environment, which srun reads as the option); ""
+ * when none. Scanning stops at "--" or at what looks like the program. */
+static void user_cpu_bind(char *buf, size_t len) {
+  static char cmdline[65536];
+  buf[0] = '\0';
+  const char *env = getenv("SLURM_CPU_BIND");
+  if (env) snprintf(buf, len, "%s", env);
+  FILE *f = fopen("/proc/self/cmdline", "r");
+  if (!f) return;
+  size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
+  fclose(f);
+  cmdline[n] = '\0';
+  const char *prev = "";
+  for (const char *a = cmdline + strlen(cmdline) + 1; a < cmdline + n; prev = a, a += strlen(a) + 1) {
+    if (strcmp(a, "--") == 0) break;
+    if (strncmp(a, "--cpu-bind=", 11) == 0 || strncmp(a, "--cpu_bind=", 11) == 0) snprintf(buf, len, "%s", a + 11);
+    else if ((strcmp(prev, "--cpu-bind") == 0 || strcmp(prev, "--cpu_bind") == 0)) snprintf(buf, len, "%s", a);
+    else if (a[0] != '-' && !(prev[0] == '-' && !strchr(prev, '='))) break; /* the program */
+  }
+}
+
+/* A strategy replaces Slurm's binding: say so when the user asked Slurm for
+ * one (other than none, or only verbosity), once, in srun. */
+static void warn_cpu_bind(const char *strategy) {
+  char bind[256];
+  user_cpu_bind(bind, sizeof bind);
+  char *type = bind;
+  for (;;) { /* --cpu-bind=verbose,map_cpu:1: the type after the modifiers */
+    if (strncmp(type, "verbose,", 8) == 0) type += 8;
+    else if (strncmp(type, "quiet,", 6) == 0) type += 6;
+    else break;
+  }
+  if (!*type || strcmp(type, "none") == 0 || strcmp(type, "no") == 0 || strcmp(type, "verbose") == 0 ||
+      strcmp(type, "quiet") == 0)
+    return;
+  slurm_info("warning: --pin-strategy=%s replaces --cpu-bind=%.200s in every task (drop one of them; "
+             "--pin-strategy=none keeps Slurm's binding)", strategy, bind);
+}
+
 /* After every option is known (srun, sbatch, salloc): cross-option checks. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   (void)sp, (void)ac, (void)av;
   if (spank_remote(sp) || active < 0) return 0;
   const char *s = pin_effective_strategy(&config, &request, NULL);
+  if (spank_context() == S_CTX_LOCAL && strcmp(s, "none") != 0) warn_cpu_bind(s);
   if (request.dryrun && config.enforce) {
     slurm_error("--pin-dryrun: this cluster binds every step with strategy '%s' (enforce): remove --pin-dryrun",
                 config.default_strategy);
@@ -272,6 +313,7 @@ static int set_binding(const char *strategy) {
       sp_set_thread_library(placement, config.threads_lib) ||
       sp_set_mem_policy(placement, pin_effective_mem(&config, &request, &policy)) ||
       sp_set_legacy_omp_env(placement, config.legacy_omp_env) || sp_set_origin(placement, origin) ||
+      sp_set_slurm_cpu_bind(placement, 1) ||
       sp_set_policy_decision(placement, policy_text))
     return fail(sp_error(placement)), -1;
   return 0;
@@ -395,6 +437,12 @@ static int read_task(spank_t sp, struct task_view *v) {
       spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
     return fail("cannot read the task id"), -1;
   v->rank = (int)rank;
+  /* In a heterogeneous job the item counts within the component; the
+   * task's SLURM_PROCID, set by slurmstepd, is the job-wide rank. */
+  char procid[32];
+  if (spank_getenv(sp, "SLURM_PROCID", procid, sizeof procid) == ESPANK_SUCCESS &&
+      strspn(procid, "0123456789") == strlen(procid) && procid[0] && strlen(procid) < 10)
+    v->rank = atoi(procid);
   if (spank_getenv(sp, "SLURMD_NODENAME", v->node, sizeof v->node) != ESPANK_SUCCESS)
     gethostname(v->node, sizeof v->node);
   return 0;

@@ -102,6 +102,8 @@ std::string self_path() {
 void set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
   check(p, sp_set_thread_mode(p, mode.c_str()));
   check(p, sp_set_mem_policy(p, o.mem.c_str()));
+  // Inside a Slurm step, what srun said of its own binding is replaced.
+  check(p, sp_set_slurm_cpu_bind(p, std::getenv("SLURM_CPU_BIND") != nullptr));
   if (mode != "env") {
     char lib[PATH_MAX], err[1024];
     if (sp_find_thread_library(self_path().c_str(), lib, sizeof lib, err, sizeof err) != 0) throw Error(err);

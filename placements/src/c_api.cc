@@ -297,6 +297,10 @@ int sp_set_legacy_omp_env(sp_placement_t* p, int on) {
   return bind_option(p, [&] { p->bind.legacy_omp_env = on != 0; });
 }
 
+int sp_set_slurm_cpu_bind(sp_placement_t* p, int on) {
+  return bind_option(p, [&] { p->bind.slurm_cpu_bind = on != 0; });
+}
+
 int sp_set_origin(sp_placement_t* p, const char* why) {
   return bind_option(p, [&] { p->bind.origin = why ? why : ""; });
 }

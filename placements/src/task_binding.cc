@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "task_binding.hh"
 
+#include <cstdlib>
+
 #include "cpulist.hh"
+#include "cpuset.hh"
 #include "error.hh"
 
 namespace slurmpin {
@@ -52,6 +55,23 @@ std::string region_places(const Result& r, size_t task) {
     out += (out.empty() ? "" : ";") + region.name + "=";
     if (task < region.tasks.size()) out += thread_cpus(region.tasks[task]);
   }
+  return out;
+}
+
+// A CPU set as Slurm writes masks: "0x3" (hwloc's taskset format).
+std::string hex_mask(const std::vector<unsigned>& cpus) {
+  Bitmap b = bitmap_of(cpus);
+  char* text = nullptr;
+  if (hwloc_bitmap_taskset_asprintf(&text, b.get()) < 0 || !text) throw Error("out of memory");
+  std::string out(text);
+  std::free(text);
+  return out;
+}
+
+// SLURM_CPU_BIND_LIST: one mask per task on this node, in task order.
+std::string task_masks(const Result& r) {
+  std::string out;
+  for (const auto& t : r.tasks) out += (out.empty() ? "" : ",") + hex_mask(t.share);
   return out;
 }
 
@@ -128,6 +148,13 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
   // the user left in the environment.
   env.push_back({"SLURM_PIN_POLICY", o.decision, o.decision.empty() ? A::kUnset : A::kSet});
   env.push_back({"SLURM_PIN_THREADS", thread_mode_name(o.threads), A::kSet});
+  if (o.slurm_cpu_bind) {
+    std::string masks = task_masks(r);
+    env.push_back({"SLURM_CPU_BIND_VERBOSE", "quiet", A::kSet});
+    env.push_back({"SLURM_CPU_BIND_TYPE", "mask_cpu:", A::kSet});
+    env.push_back({"SLURM_CPU_BIND_LIST", masks, A::kSet});
+    env.push_back({"SLURM_CPU_BIND", "quiet,mask_cpu:" + masks, A::kSet});
+  }
   return env;
 }
 

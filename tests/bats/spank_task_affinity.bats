@@ -48,3 +48,24 @@ omp() { echo "$WORK/bin/omp_$1"; }
   [[ "$stderr" == *"outside the allowed CPUs"* ]]
   node_is_idle
 }
+
+@test "a strategy over an explicit --cpu-bind: one srun warning, and SLURM_CPU_BIND* tell the real binding" {
+  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/swap.placement"
+  chmod 644 "$WORK/swap.placement"
+  run --separate-stderr as_user srun -n2 --cpu-bind=map_cpu:0,1 --pin-strategy="file:$WORK/swap.placement" \
+    "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c 'warning' <<<"$stderr")" -eq 1 ]
+  [[ "$stderr" == *"srun: warning: --pin-strategy=file:$WORK/swap.placement replaces --cpu-bind=map_cpu:0,1 in every task"* ]]
+  grep -q "^rank 0 thread 0 cpu 1 mask 1$" <<<"$output"
+  # Nested launchers read these: they describe slurm-pin's binding, not Slurm's.
+  [ "$(env_of 0 SLURM_CPU_BIND)" = "quiet,mask_cpu:0x2,0x1" ]
+  [ "$(env_of 1 SLURM_CPU_BIND_LIST)" = "0x2,0x1" ]
+  [ "$(env_of 1 SLURM_CPU_BIND_TYPE)" = "mask_cpu:" ]
+  # No warning without an explicit binding, with --cpu-bind=none, or with none.
+  for args in "--pin-strategy=compact" "--cpu-bind=none --pin-strategy=compact" "--cpu-bind=cores --pin-strategy=none"; do
+    run --separate-stderr as_user srun -n2 $args true
+    [ "$status" -eq 0 ]
+    [[ "$stderr" != *warning* ]]
+  done
+}

@@ -163,6 +163,7 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   ASSERT_EQ(sp_set_topology(p, "pack:1 core:4 pu:2"), 0);
   ASSERT_EQ(sp_set_strategy(p, "scatter"), 0);
   ASSERT_EQ(sp_set_tasks(p, 2), 0);
+  ASSERT_EQ(sp_set_slurm_cpu_bind(p, 1), 0);
   ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
   std::map<std::string, std::string> env;
   for (int i = 0; i < sp_get_env_count(p); ++i) {
@@ -172,6 +173,11 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   EXPECT_EQ(env["OMP_PLACES"], "{4,5},{6,7}");  // core granularity: both PUs
   EXPECT_EQ(env["SLURM_PIN_POLICY"], "(unset)");
   EXPECT_EQ(env["OMP_NUM_THREADS"], "2");
+  // What Slurm said of its own binding becomes the real one, as its task
+  // plugin writes it: one mask per task of the node.
+  EXPECT_EQ(env["SLURM_CPU_BIND_TYPE"], "mask_cpu:");
+  EXPECT_EQ(env["SLURM_CPU_BIND_LIST"], "0xf,0xf0");
+  EXPECT_EQ(env["SLURM_CPU_BIND"], "quiet,mask_cpu:0xf,0xf0");
   EXPECT_EQ(sp_get_env_value(p, 2, 0, nullptr), nullptr);
   EXPECT_STREQ(sp_describe_task(p, 1), "strategy scatter, 2 threads on CPUs 4-7, places {4,5},{6,7}, mem none");
   sp_finalize(p);

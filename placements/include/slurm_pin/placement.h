@@ -109,6 +109,9 @@ int sp_check_thread_library(const char *path, char *err, size_t len);
 int sp_set_mem_policy(sp_placement_t *p, const char *policy); /* none|local|interleave */
 /* Also GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes before OpenMP 4.0. */
 int sp_set_legacy_omp_env(sp_placement_t *p, int on);
+/* Also SLURM_CPU_BIND, _TYPE, _LIST and _VERBOSE describing this binding
+ * (mask_cpu: one mask per task), replacing what Slurm said of its own. */
+int sp_set_slurm_cpu_bind(sp_placement_t *p, int on);
 /* Why this strategy ("policy rule R"), shown after it in sp_describe_task. */
 int sp_set_origin(sp_placement_t *p, const char *why);
 /* A site policy's decision, read by the caller from a place users cannot
