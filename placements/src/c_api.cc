@@ -34,6 +34,10 @@ struct sp_placement {
   std::vector<std::vector<Bitmap>> thread_sets;
   int env_task = -1;
   std::vector<EnvVar> env;
+  // The names, the same for every task: kept apart from `env`, which is
+  // replaced task by task, so a name handed out stays valid.
+  std::vector<std::string> env_names;
+  bool names_valid = false;
   std::string env_value, description;
 };
 
@@ -120,6 +124,7 @@ int bind_option(sp_placement_t* p, F&& f) {
   return guarded(p, [&] {
     f();
     p->env_task = -1;
+    p->names_valid = false;
   });
 }
 
@@ -258,6 +263,7 @@ int sp_compute(sp_placement_t* p) {
   return guarded(p, [&] {
     p->computed = false;
     p->env_task = -1;
+    p->names_valid = false;
     Request r = p->request;
     if (p->restrict_to_process) r.topology.allowed = within_process(r.topology.allowed);
     if (p->bind.threads != ThreadMode::kEnv)
@@ -324,15 +330,20 @@ hwloc_const_bitmap_t sp_get_thread_cpuset(sp_placement_t* p, int task, int threa
 int sp_get_env_count(sp_placement_t* p) {
   int n = -1;
   guarded(p, [&] {
-    const auto* env = env_of(p, p->env_task >= 0 ? p->env_task : 0);
-    n = env ? static_cast<int>(env->size()) : -1;
+    if (!p->computed) return;
+    if (!p->names_valid) {
+      p->env_names.clear();
+      for (const EnvVar& v : task_environment(p->result, 0, p->bind)) p->env_names.push_back(v.name);
+      p->names_valid = true;
+    }
+    n = static_cast<int>(p->env_names.size());
   });
   return n;
 }
 
 const char* sp_get_env_name(sp_placement_t* p, int i) {
   if (i < 0 || i >= sp_get_env_count(p)) return nullptr;
-  return p->env[static_cast<size_t>(i)].name.c_str();
+  return p->env_names[static_cast<size_t>(i)].c_str();
 }
 
 const char* sp_get_env_value(sp_placement_t* p, int task, int i, const char* current) {

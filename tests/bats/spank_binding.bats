@@ -18,7 +18,7 @@ omp() { echo "$WORK/bin/omp_$1"; }
   [ "$(thread_cpus 0)" = 0 ]
   [ "$(thread_cpus 1)" = 1 ]
   [ "$(env_of 0 OMP_PLACES)" = "{0}" ]
-  [ "$(env_of 1 OMP_PLACES)" = "{1}" ]
+  [ "$(env_of 1 OMP_PLACES)" = "{1}" ] || { echo "$output"; false; }
   [ "$(grep -c '^slurm-pin: ' <<<"$stderr")" -eq 2 ]
   node=$(sinfo -h -o %N)
   [[ "$stderr" == *"slurm-pin: $node task 0 (rank 0): strategy compact, 1 thread on CPUs 0, places {0}, mem none"* ]]

@@ -167,8 +167,12 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
   std::map<std::string, std::string> env;
   for (int i = 0; i < sp_get_env_count(p); ++i) {
+    // A name stays valid while values of other tasks are computed (the
+    // plugin holds it across sp_get_env_value; found through srun -n2).
+    const char* name = sp_get_env_name(p, i);
+    sp_get_env_value(p, 0, i, nullptr);
     const char* v = sp_get_env_value(p, 1, i, nullptr);
-    env[sp_get_env_name(p, i)] = v ? v : "(unset)";
+    env[name] = v ? v : "(unset)";
   }
   EXPECT_EQ(env["OMP_PLACES"], "{4,5},{6,7}");  // core granularity: both PUs
   EXPECT_EQ(env["SLURM_PIN_POLICY"], "(unset)");
