@@ -398,7 +398,7 @@ static int find_threads_lib(void) {
   char err[ERR_LEN], m[ERR_LEN + 128];
   if (config.threads_lib[0]) {
     if (sp_check_thread_library(config.threads_lib, err, sizeof err) == 0) return 0;
-    snprintf(m, sizeof m, "threads_lib= in plugstack.conf cannot be used: %.900s (fix the path)", err);
+    snprintf(m, sizeof m, "threads_lib= in plugstack.conf cannot be used: %.900s", err);
     return fail(m), -1;
   }
   Dl_info self;

@@ -31,13 +31,6 @@ const char kUsage[] =
     "                       [--format text|json|omp|likwid|placement]\n"
     "strategies (--strategy help):\n";
 
-uint64_t parse_seed(const char* text) {
-  std::string s = text;
-  if (s.empty() || s.size() > 19 || s.find_first_not_of("0123456789") != std::string::npos)
-    throw Error("--seed wants a whole number, not '" + s + "'");
-  return std::stoull(s);
-}
-
 struct Options {
   Request request;
   std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region;

@@ -125,7 +125,7 @@ void compute(sp_placement_t* p, const Options& o) {
   check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));
-  if (!o.seed.empty()) check(p, sp_set_seed(p, static_cast<uint64_t>(parse_count("--seed", o.seed, 0, 1L << 62))));
+  if (!o.seed.empty()) check(p, sp_set_seed(p, parse_seed(o.seed)));
   if (!o.profile.empty()) check(p, sp_set_profile(p, o.profile.c_str(), o.store.c_str(), "simple", nullptr));
   set_binding(p, o, mode);
   check(p, sp_compute(p));
@@ -170,8 +170,6 @@ int run_command(int argc, char** argv) {
     return 0;
   }
   if (o.strategy == "none") {
-    char err[1024];
-    if (sp_check_strategy("none", err, sizeof err) != 0) throw Error(err);
     if (o.verbose) std::fprintf(stderr, "slurm-pin: strategy none: nothing is bound\n");
     exec(o.program);
   }

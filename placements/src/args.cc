@@ -13,6 +13,12 @@ long parse_count(const std::string& option, const std::string& text, long lo, lo
   return std::stol(text);
 }
 
+uint64_t parse_seed(const std::string& text) {
+  if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
+    throw Error("--seed wants a whole number, not '" + text + "'");
+  return std::stoull(text);
+}
+
 int parse_omp_num_threads(const std::string& value) {
   if (value.empty()) return 0;
   auto bad = [&] {

@@ -1,12 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Parsing of command-line values shared by the slurm-pin commands.
 #pragma once
+#include <cstdint>
 #include <string>
 
 namespace slurmpin {
 
 // A whole number from lo to hi given to `option`; throws Error naming both.
 long parse_count(const std::string& option, const std::string& text, long lo, long hi);
+
+// --seed: any 64-bit whole number.
+uint64_t parse_seed(const std::string& text);
 
 // OMP_NUM_THREADS as a task's thread count: "8", or one count per nesting
 // level ("8,2" or "8, 2": the first level is the task's). 0 when empty.

@@ -118,10 +118,7 @@ size_t count_cpus(const CpuRanges& r) {
 }
 
 std::string format_cpulist(const CpuRanges& r) {
-  Bitmap b(hwloc_bitmap_alloc());
-  if (!b) throw Error("out of memory");
-  for (const CpuRange& x : r)
-    if (hwloc_bitmap_set_range(b.get(), x.lo, static_cast<int>(x.hi)) != 0) throw Error("out of memory");
+  Bitmap b = bitmap_of(r);
   char* text = nullptr;
   if (hwloc_bitmap_list_asprintf(&text, b.get()) < 0 || !text) throw Error("out of memory");
   std::string out(text);

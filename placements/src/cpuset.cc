@@ -6,13 +6,15 @@
 
 namespace slurmpin {
 
-Bitmap bitmap_of(const std::vector<unsigned>& cpus) {
+Bitmap bitmap_of(const CpuRanges& ranges) {
   Bitmap b(hwloc_bitmap_alloc());
   if (!b) throw Error("out of memory");
-  for (const CpuRange& r : ranges_of(cpus))
+  for (const CpuRange& r : ranges)
     if (hwloc_bitmap_set_range(b.get(), r.lo, static_cast<int>(r.hi)) != 0) throw Error("out of memory");
   return b;
 }
+
+Bitmap bitmap_of(const std::vector<unsigned>& cpus) { return bitmap_of(ranges_of(cpus)); }
 
 std::vector<unsigned> cpus_of(hwloc_const_bitmap_t b) {
   std::vector<unsigned> out;

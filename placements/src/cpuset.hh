@@ -14,6 +14,8 @@ struct BitmapFree {
 };
 using Bitmap = std::unique_ptr<hwloc_bitmap_s, BitmapFree>;
 
+struct CpuRange;
+Bitmap bitmap_of(const std::vector<CpuRange>& ranges);
 Bitmap bitmap_of(const std::vector<unsigned>& sorted_cpus);
 std::vector<unsigned> cpus_of(hwloc_const_bitmap_t b);
 

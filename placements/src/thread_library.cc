@@ -1,11 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "thread_library.hh"
 
-#include <fcntl.h>
-#include <sys/stat.h>
-
-#include <cerrno>
-#include <cstring>
 #include <vector>
 
 #include "error.hh"
@@ -31,10 +26,7 @@ std::vector<std::string> candidates(const std::string& dir) {
 
 void check_thread_library(const std::string& path) {
   if (path.empty()) throw Error("no thread library given");
-  Fd f(open(path.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
-  if (f.fd < 0) throw Error(path + ": " + std::strerror(errno));
-  struct stat st;
-  if (fstat(f.fd, &st) != 0 || !S_ISREG(st.st_mode)) throw Error(path + ": not a regular file");
+  check_user_file(path);
 }
 
 std::string find_thread_library(const std::string& from) {

@@ -12,7 +12,8 @@ namespace slurmpin {
 // naming every place looked at.
 std::string find_thread_library(const std::string& from);
 
-// A regular file, opened once (non-blocking) and checked on its descriptor.
+// A regular file, opened once (non-blocking) and checked on its descriptor
+// (check_user_file).
 void check_thread_library(const std::string& path);
 
 }  // namespace slurmpin

@@ -22,14 +22,14 @@ std::string size_words(size_t bytes) {
   return std::to_string(bytes >> 10) + " KiB";
 }
 
-// Opens, checks and reads; -1 (with errno ENOENT) only when `missing_ok`
-// and nothing is there.
-int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
-              struct stat* out, bool missing_ok, std::string& text) {
+// Opens `name` once and checks the descriptor: a regular file. Holds
+// nothing (fd -1, errno ENOENT) only when `missing_ok` and nothing is there.
+Fd open_regular(int dirfd, const std::string& name, int flags, const std::string& shown, struct stat& st,
+                bool missing_ok) {
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of
   // waiting for one; regular files ignore the flag when read.
   Fd f(openat(dirfd, name.c_str(), O_RDONLY | O_NONBLOCK | O_NOCTTY | O_CLOEXEC | flags));
-  if (f.fd < 0 && errno == ENOENT && missing_ok) return -1;
+  if (f.fd < 0 && errno == ENOENT && missing_ok) return f;
   if (f.fd < 0) {
     int e = errno;
     if (e == ELOOP && (flags & O_NOFOLLOW))
@@ -37,9 +37,18 @@ int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, c
     throw Error(shown + ": " + std::strerror(e) +
                 (e == EACCES ? " (check its permissions)" : " (check the path)"));
   }
-  struct stat st;
   if (fstat(f.fd, &st) != 0) throw Error(shown + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw Error(shown + ": not a regular file (give a file path)");
+  return f;
+}
+
+// Opens, checks and reads; -1 (with errno ENOENT) only when `missing_ok`
+// and nothing is there.
+int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
+              struct stat* out, bool missing_ok, std::string& text) {
+  struct stat st;
+  Fd f = open_regular(dirfd, name, flags, shown, st, missing_ok);
+  if (f.fd < 0) return -1;
   if (static_cast<unsigned long long>(st.st_size) > max_bytes)
     throw Error(shown + ": file is larger than " + size_words(max_bytes) + " (is this the right file?)");
   if (out) *out = st;
@@ -67,6 +76,12 @@ std::string read_file_at(int dirfd, const std::string& name, size_t max_bytes, i
   std::string text;
   read_into(dirfd, name, max_bytes, flags, shown, st, false, text);
   return text;
+}
+
+void check_user_file(const std::string& path) {
+  if (path.empty()) throw Error("empty file name (give a file path)");
+  struct stat st;
+  open_regular(AT_FDCWD, path, 0, path, st, false);
 }
 
 std::string read_user_file(const std::string& path, size_t max_bytes) {

@@ -21,6 +21,10 @@ struct Fd {
   ~Fd();
 };
 
+// Only the checks: `path` opens and is a regular file (one open, fstat on
+// the descriptor), for files another program will load (a library).
+void check_user_file(const std::string& path);
+
 // The whole file at `path`, which must be a regular file of at most
 // `max_bytes`. Throws Error naming the path, the problem and the fix.
 std::string read_user_file(const std::string& path, size_t max_bytes);
