@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "pin_components.h"
 #include "pin_config.h"
 #include "slurm_pin/placement.h"
 
@@ -39,6 +40,11 @@ static char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_poli
 static sp_placement_t *placement; /* computed by user_init */
 static char failure[ERR_LEN];     /* found by user_init, reported by task_init */
 static int active;                /* this step is pinned on this node */
+/* srun: the components of a heterogeneous step whose options are parsed;
+ * Slurm allows at most 128 (MAX_HET_JOB_COMPONENTS). */
+#define MAX_COMPONENTS 128
+static struct pin_request components[MAX_COMPONENTS];
+static int component_count;
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -168,10 +174,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
   return 0;
 }
 
-/* The user's own --cpu-bind, as srun was given it (its command line, or
- * SLURM_CPU_BIND in its environment, which srun reads as the option); ""
- * when none. Scanning stops at "--" or at what looks like the program. */
-static void user_cpu_bind(char *buf, size_t len) {
+/* The user's own --cpu-bind for component `component` (srun A : B), as srun
+ * was given it (its command line, or SLURM_CPU_BIND in its environment,
+ * which srun reads as the option); "" when none. Scanning stops at "--" or
+ * at what looks like the program. */
+static void user_cpu_bind(int component, char *buf, size_t len) {
   static char cmdline[65536];
   buf[0] = '\0';
   const char *env = getenv("SLURM_CPU_BIND");
@@ -181,9 +188,11 @@ static void user_cpu_bind(char *buf, size_t len) {
   size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
   fclose(f);
   cmdline[n] = '\0';
-  const char *prev = "";
-  for (const char *a = cmdline + strlen(cmdline) + 1; a < cmdline + n; prev = a, a += strlen(a) + 1) {
-    if (strcmp(a, "--") == 0) break;
+  const char *prev = "", *a = cmdline + strlen(cmdline) + 1;
+  for (int k = 0; k < component && a < cmdline + n; a += strlen(a) + 1)
+    if (strcmp(a, ":") == 0) ++k; /* srun splits its components there */
+  for (; a < cmdline + n; prev = a, a += strlen(a) + 1) {
+    if (strcmp(a, "--") == 0 || strcmp(a, ":") == 0) break;
     if (strncmp(a, "--cpu-bind=", 11) == 0 || strncmp(a, "--cpu_bind=", 11) == 0) snprintf(buf, len, "%s", a + 11);
     else if ((strcmp(prev, "--cpu-bind") == 0 || strcmp(prev, "--cpu_bind") == 0)) snprintf(buf, len, "%s", a);
     else if (a[0] != '-' && !(prev[0] == '-' && !strchr(prev, '='))) break; /* the program */
@@ -192,9 +201,9 @@ static void user_cpu_bind(char *buf, size_t len) {
 
 /* A strategy replaces Slurm's binding: say so when the user asked Slurm for
  * one (other than none, or only verbosity), once, in srun. */
-static void warn_cpu_bind(const char *strategy) {
+static void warn_cpu_bind(int component, const char *strategy) {
   char bind[256];
-  user_cpu_bind(bind, sizeof bind);
+  user_cpu_bind(component, bind, sizeof bind);
   char *type = bind;
   for (;;) { /* --cpu-bind=verbose,map_cpu:1: the type after the modifiers */
     if (strncmp(type, "verbose,", 8) == 0) type += 8;
@@ -208,12 +217,11 @@ static void warn_cpu_bind(const char *strategy) {
              "--pin-strategy=none keeps Slurm's binding)", strategy, bind);
 }
 
-/* After every option is known (srun, sbatch, salloc): cross-option checks. */
-int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
-  (void)sp, (void)ac, (void)av;
-  if (spank_remote(sp) || active < 0) return 0;
+/* Cross-option checks of the options given (to component `component` of an
+ * srun; -1 in sbatch and salloc). */
+static int check_request(int component) {
   const char *s = pin_effective_strategy(&config, &request, NULL);
-  if (spank_context() == S_CTX_LOCAL && strcmp(s, "none") != 0) warn_cpu_bind(s);
+  if (component >= 0 && strcmp(s, "none") != 0) warn_cpu_bind(component, s);
   if (request.dryrun && config.enforce) {
     slurm_error("--pin-dryrun: this cluster binds every step with strategy '%s' (enforce): remove --pin-dryrun",
                 config.default_strategy);
@@ -234,6 +242,37 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
     exit(1); /* one line, nothing submitted (see reject) */
   }
   return 0;
+}
+
+/* srun calls init_post_opt once per component of a heterogeneous step,
+ * after that component's options: keep them, start the next one afresh, and
+ * give every component's options to the job (pin_components.h). One
+ * component: nothing is exported, SPANK's own option passing suffices. */
+static void save_component(void) {
+  if (component_count >= MAX_COMPONENTS) {
+    slurm_error("slurm-pin: more than %d components in one step", MAX_COMPONENTS);
+    exit(1);
+  }
+  components[component_count++] = request;
+  memset(&request, 0, sizeof request);
+  if (component_count < 2) return;
+  for (int k = 0; k < component_count; ++k) {
+    char name[64], value[PATH_MAX * 3 + PIN_STRATEGY_MAX * 3 + 256];
+    snprintf(name, sizeof name, PIN_COMPONENT_ENV "%d", k);
+    if (pin_request_format(&components[k], value, sizeof value) != 0 || setenv(name, value, 1) != 0) {
+      slurm_error("slurm-pin: cannot pass the options of component %d to the step", k);
+      exit(1);
+    }
+  }
+}
+
+/* After every option is known (srun, sbatch, salloc): cross-option checks. */
+int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  (void)sp, (void)ac, (void)av;
+  if (spank_remote(sp) || active < 0) return 0;
+  int rc = check_request(spank_context() == S_CTX_LOCAL ? component_count : -1);
+  if (spank_context() == S_CTX_LOCAL) save_component();
+  return rc;
 }
 
 /* ---- slurmstepd: compute once per node -------------------------------- */
@@ -410,10 +449,59 @@ static int find_threads_lib(void) {
   return 0;
 }
 
+/* The components of this heterogeneous step (SLURM_HET_SIZE, or its old
+ * name), 0 otherwise. */
+static int het_size(spank_t sp) {
+  char size[16];
+  if (spank_getenv(sp, "SLURM_HET_SIZE", size, sizeof size) != ESPANK_SUCCESS &&
+      spank_getenv(sp, "SLURM_PACK_SIZE", size, sizeof size) != ESPANK_SUCCESS)
+    return 0;
+  int n = atoi(size);
+  return n > 0 && n <= MAX_COMPONENTS ? n : 0;
+}
+
+/* Which component this is: each has its own job id (S_JOB_ID), and srun
+ * gives every task the ids of all components. -1: not found. */
+static int het_component(spank_t sp, int size) {
+  uint32_t job = 0;
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS) return -1;
+  const char *prefixes[] = {"SLURM_JOB_ID_HET_GROUP_", "SLURM_JOB_ID_PACK_GROUP_"};
+  for (int k = 0; k < size; ++k)
+    for (int p = 0; p < 2; ++p) {
+      char name[64], id[32];
+      snprintf(name, sizeof name, "%s%d", prefixes[p], k);
+      if (spank_getenv(sp, name, id, sizeof id) == ESPANK_SUCCESS && strtoul(id, NULL, 10) == job) return k;
+    }
+  return -1;
+}
+
+/* A component of `srun A : B` runs with its own --pin-* options, which srun
+ * exported (save_component); SPANK's values are those of the last
+ * component. Without them (one srun for several components, as
+ * `srun --het-group=0,1`), every component has the same options. */
+static int use_component_options(spank_t sp) {
+  int size = het_size(sp), k = size ? het_component(sp, size) : -1;
+  if (k < 0) return 0;
+  char name[64];
+  static char value[PATH_MAX * 3 + PIN_STRATEGY_MAX * 3 + 256];
+  snprintf(name, sizeof name, PIN_COMPONENT_ENV "%d", k);
+  int rc = spank_getenv(sp, name, value, sizeof value);
+  if (rc == ESPANK_ENV_NOEXIST) return 0;
+  struct pin_request mine;
+  if (rc != ESPANK_SUCCESS || pin_request_parse(value, &mine) != 0) {
+    char m[ERR_LEN];
+    snprintf(m, sizeof m, "%s is malformed: leave it to srun, which sets it for heterogeneous steps", name);
+    return fail(m), -1;
+  }
+  request = mine;
+  return 0;
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   if (!spank_remote(sp) || active < 0 || !is_application_step(sp)) return 0;
-  if (read_policy(sp) != 0) return active = 1, 0; /* task_init reports it */
+  if (use_component_options(sp) != 0) return active = 1, 0; /* task_init reports it */
+  if (read_policy(sp) != 0) return active = 1, 0;
   const char *strategy = pin_effective_strategy(&config, &request, &policy);
   if (site_allows(strategy) != 0) return active = 1, 0;
   if (strcmp(strategy, "none") == 0) return 0;
@@ -473,8 +561,19 @@ static int export_env(spank_t sp, const struct task_view *v) {
   return 0;
 }
 
+/* The component options are srun's message to slurmstepd: the program
+ * does not see them (a nested srun would take them for its own). */
+static void drop_component_options(spank_t sp) {
+  for (int k = 0, n = het_size(sp); k < n; ++k) {
+    char name[64];
+    snprintf(name, sizeof name, PIN_COMPONENT_ENV "%d", k);
+    spank_unsetenv(sp, name);
+  }
+}
+
 static int pin_task(spank_t sp, struct task_view *v) {
   if (read_task(sp, v) != 0) return -1;
+  drop_component_options(sp);
   if (request.dryrun) return describe(v), 0;
   if (sp_bind_task(placement, v->task) != 0) return fail(sp_error(placement)), -1;
   if (export_env(sp, v) != 0) return -1;

@@ -30,7 +30,10 @@ uint64_t number(const std::string& f, const std::string& at, const char* what) {
 // Traces can hold millions of records: read line by line, not all at once.
 Trace read_trace(const std::string& path) {
   std::ifstream in(path);
-  if (!in) throw Error(path + ": " + std::strerror(errno) + " (was the profiling run completed?)");
+  if (!in)
+    throw Error(path + ": " + std::strerror(errno) +
+                ": the profiling run ended without writing its trace (the program, or its node, was killed "
+                "before it ended); run it again");
   return parse_trace(in, path);
 }
 
@@ -38,13 +41,16 @@ Trace parse_trace(std::istream& in, const std::string& path) {
   Trace t;
   std::string raw;
   int number_of_line = 0;
-  bool header = false;
+  bool header = false, ended = false;
   while (std::getline(in, raw)) {
     ++number_of_line;
     std::string at = where(path, number_of_line);
     std::vector<std::string> f = split_fields_blank(raw);
     if (f.empty()) continue;
-    if (!header) {
+    if (ended) throw Error(at + "records after 'end'");
+    if (header && f.size() == 1 && f[0] == "end") {
+      ended = true;
+    } else if (!header) {
       if (f.size() != 2 || f[0] != "slurm-pin-trace" || f[1] != "1")
         throw Error(at + "not a slurm-pin trace version 1 (the first line must be 'slurm-pin-trace 1')");
       header = true;
@@ -78,6 +84,11 @@ Trace parse_trace(std::istream& in, const std::string& path) {
     }
   }
   if (!header) throw Error(path + ": empty trace (did the program run under the profiler?)");
+  // Backends write 'end' last: without it the run was cut short (killed,
+  // out of space, or its node failed) and the counts are partial.
+  if (!ended)
+    throw Error(path + ": the trace stops before its 'end' line: the profiling run was cut short (killed, out of "
+                       "disk space, or its node failed); run it again");
   if (t.regions.empty()) t.regions.push_back("serial");
   return t;
 }

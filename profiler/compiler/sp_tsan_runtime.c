@@ -160,6 +160,7 @@ static void write_trace(void) {
       struct out o = {f, t};
       lc_for_each(tables[t], write_line, &o);
     }
+  fprintf(f, "end\n"); /* a complete trace (docs/profiler.md) */
   fclose(f);
 }
 

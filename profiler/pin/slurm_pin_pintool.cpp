@@ -158,6 +158,7 @@ VOID fini(INT32, VOID*) {
       Out o{&out, t};
       lc_for_each(tables[t], write_record, &o);
     }
+  out << "end\n";  // a complete trace (see docs/profiler.md)
 }
 
 }  // namespace

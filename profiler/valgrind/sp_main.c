@@ -392,6 +392,7 @@ static void sp_fini(Int exitcode) {
     o.thread = t;
     lc_for_each(&tables[t], out_record, &o);
   }
+  out_line(&o, "end\n"); /* a complete trace (docs/profiler.md) */
   out_flush(&o);
   VG_(close)(o.fd);
 }

@@ -37,7 +37,8 @@ const char kTrace[] =
     "a 0 2 11 4 0\n"
     "a 2 2 11 0 6\n"
     "a 1 0 12 1 0\n"
-    "a 2 0 12 1 0\n";
+    "a 2 0 12 1 0\n"
+    "end\n";
 
 }  // namespace
 
@@ -105,6 +106,9 @@ TEST(Trace, StrictErrors) {
       {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 0 0 5 x 1\n", ":4: reads 'x' is not a whole number"},
       {"slurm-pin-trace 1\nregion 1 x\n", ":2: regions are declared in order"},
       {"slurm-pin-trace 1\nwhat 1\n", ":2: unknown record 'what'"},
+      // Cut short: no 'end' (a run killed or a node lost while writing).
+      {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 0 0 5 1 1\n", "the trace stops before its 'end' line"},
+      {"slurm-pin-trace 1\nthreads 1\nend\na 0 0 5 1 1\n", ":4: records after 'end'"},
   };
   for (const auto& c : cases) {
     std::string path = write_trace(c.text);

@@ -12,6 +12,7 @@
 #include <vector>
 
 extern "C" {
+#include "pin_components.h"
 #include "pin_config.h"
 }
 
@@ -138,3 +139,51 @@ TEST(PluginPolicy, DecisionsCannotBeExtendedOrSmuggled) {
   EXPECT_FALSE(p.applies);
 }
 
+
+// A heterogeneous component's options go through the job's environment:
+// every value, including any byte a file name may hold, comes back as given.
+TEST(PluginComponents, OptionsRoundTrip) {
+  pin_request r{};
+  std::strcpy(r.strategy, "file:/home/u/my place\tfile %20=x;y");
+  r.strategy_set = 1;
+  std::strcpy(r.profile, "app@2");
+  std::strcpy(r.mem, "local");
+  std::strcpy(r.threads, "ompt");
+  r.verbose = r.dryrun = r.phases = 1;
+  char text[16384];
+  ASSERT_EQ(pin_request_format(&r, text, sizeof text), 0);
+  EXPECT_EQ(std::strchr(text, '\t'), nullptr);
+  EXPECT_STREQ(text,
+               "strategy=file:/home/u/my%20place%09file%20%2520%3Dx%3By profile=app@2 mem=local threads=ompt "
+               "flags=verbose,dryrun,phases");
+  pin_request back{};
+  ASSERT_EQ(pin_request_parse(text, &back), 0);
+  EXPECT_STREQ(back.strategy, r.strategy);
+  EXPECT_TRUE(back.strategy_set);
+  EXPECT_STREQ(back.profile, "app@2");
+  EXPECT_STREQ(back.mem, "local");
+  EXPECT_STREQ(back.granularity, "");
+  EXPECT_STREQ(back.threads, "ompt");
+  EXPECT_TRUE(back.verbose && back.dryrun && back.phases);
+  EXPECT_FALSE(back.oversubscribe);
+  // No options: an empty text, and back to "nothing chosen".
+  pin_request none{};
+  ASSERT_EQ(pin_request_format(&none, text, sizeof text), 0);
+  EXPECT_STREQ(text, "");
+  ASSERT_EQ(pin_request_parse(text, &back), 0);
+  EXPECT_FALSE(back.strategy_set);
+  char small[8];
+  EXPECT_EQ(pin_request_format(&r, small, sizeof small), -1);
+}
+
+TEST(PluginComponents, MalformedOptionsAreRefused) {
+  pin_request r{};
+  std::string long_value = "strategy=" + std::string(PIN_STRATEGY_MAX + 1, 'a');
+  for (const char* bad : {"strategy", "=x", "strategy=", "strategy=a strategy=b", "colour=red", "flags=loud",
+                          "flags=verbose flags=dryrun", "strategy=a%2", "strategy=a%zz", "strategy=a%00b",
+                          "strategy=a\tb", "strategy=a  mem=local", "mem=" "aaaaaaaaaaaaaaaaaaaa", long_value.c_str()}) {
+    std::strcpy(r.strategy, "x");
+    EXPECT_EQ(pin_request_parse(bad, &r), -1) << bad;
+    EXPECT_STREQ(r.strategy, "") << "a refused text leaves nothing behind: " << bad;
+  }
+}
