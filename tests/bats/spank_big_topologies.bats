@@ -60,3 +60,30 @@ check_dry_run() {
   check_dry_run 3 8 8 lpgp "$FIXTURES/profiles/pairs8.profile" "$TOPO/ccnuma.xml"
   check_dry_run 1 24 8 gp "$FIXTURES/profiles/pairs8.profile" "$TOPO/ccnuma.xml"
 }
+
+@test "one step over two different machines: each node places on its own topology" {
+  # No topology= in plugstack.conf: each slurmstepd discovers its node, here
+  # the XML its slurmd was given.
+  export SLURM_PIN_NODES="n1=$TOPO/nehalem-smt.xml n2=$TOPO/ccnuma.xml"
+  slurm_up task/none
+  unset SLURM_PIN_NODES
+  [ "$(sinfo -h -N -o '%N %c' | tr '\n' ' ')" = "n1 16 n2 96 " ]
+  for s in compact scatter lpgp gplp; do
+    run --separate-stderr as_user env OMP_NUM_THREADS=8 srun -N2 -n2 -c16 --pin-strategy="$s" \
+      --pin-profile="$FIXTURES/profiles/pairs8.profile" --pin-dryrun true
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    local node xml
+    for node in n1:nehalem-smt n2:ccnuma; do
+      xml=$TOPO/${node#*:}.xml node=${node%:*}
+      line=$(grep "^slurm-pin: dry run: $node task 0 " <<<"$stderr")
+      cpus=$(sed -nE 's/.* on CPUs ([0-9,-]+), places .*/\1/p' <<<"$line")
+      got=$(sed -nE 's/.* places ([^ ]+), mem .*/\1/p' <<<"$line")
+      opt=()
+      [ "$s" = compact ] || [ "$s" = scatter ] || opt=(--profile "$FIXTURES/profiles/pairs8.profile")
+      want=$("$SLURM_PIN" place --topology "$xml" --restrict "$cpus" --threads 8 --strategy "$s" "${opt[@]}" --format omp)
+      [ -n "$got" ] && [ "$got" = "$want" ] || { echo "$s on $node: srun $got, engine $want ($stderr)"; false; }
+    done
+  done
+  # The two nodes really differ: Nehalem's places are SMT pairs.
+  [[ "$(grep 'n1 task 0' <<<"$stderr")" == *"{0,8}"* ]]
+}
