@@ -29,6 +29,14 @@ int pin_check_mem(const char *value, char *err, size_t len) { return sp_check_me
 
 int pin_check_threads(const char *value, char *err, size_t len) { return sp_check_thread_mode(value, err, len); }
 
+int pin_check_request(const struct pin_request *r, char *err, size_t len) {
+  if (r->mem[0] && pin_check_mem(r->mem, err, len) != 0) return -1;
+  if (r->granularity[0] && pin_check_granularity(r->granularity, err, len) != 0) return -1;
+  if (r->threads[0] && pin_check_threads(r->threads, err, len) != 0) return -1;
+  if (r->smt[0] && sp_check_smt(r->smt, err, len) != 0) return -1;
+  return 0;
+}
+
 const char *pin_effective_threads(const struct pin_request *r) {
   if (r->threads[0]) return r->threads;
   return r->phases ? "ompt" : "env";
@@ -77,6 +85,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
 #define KEY(k) (key == strlen(k) && strncmp(arg, k, key) == 0)
   if (!v && KEY("enforce")) return c->enforce = 1, 0;
   if (!v && KEY("exclusive_only")) return c->exclusive_only = 1, 0;
+  if (!v && KEY("whole_node")) return c->whole_node = 1, 0;
   if (!v && KEY("verbose")) return c->verbose = 1, 0;
   if (!v && KEY("legacy_omp_env")) return c->legacy_omp_env = 1, 0;
   if (!v && KEY("policy")) return c->policy = 1, 0;
@@ -99,7 +108,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
 #undef KEY
   snprintf(err, len,
            "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, mem=, "
-           "granularity=, threads_lib=, enforce, exclusive_only, verbose, legacy_omp_env, policy)",
+           "granularity=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
            arg);
   return -1;
 }

@@ -13,7 +13,7 @@
 #define PIN_STRATEGY_MAX (PATH_MAX + 8)
 
 /* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
- *   [store=DIR] [enforce] [exclusive_only] [topology=FILE.xml] [verbose]
+ *   [store=DIR] [enforce] [exclusive_only] [whole_node] [topology=FILE.xml] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
  *   [threads_lib=PATH] [legacy_omp_env] [policy] */
 struct pin_config {
@@ -25,6 +25,9 @@ struct pin_config {
   char granularity[16];
   int enforce;             /* users cannot choose another strategy */
   int exclusive_only;      /* act only when the job has the whole node */
+  /* A step of one task on a node its job holds whole uses every CPU of the
+   * node (as mpibind), not only the cores Slurm gave the step. */
+  int whole_node;
   int verbose;
   /* The site runs slurm-pin's job_submit policy: slurmstepd reads the
    * decision from the job record (AdminComment, which users cannot set),
@@ -46,6 +49,7 @@ struct pin_request {
   char mem[16];
   char granularity[16];
   char threads[16]; /* --pin-threads: env|preload|ompt; empty: chosen from --pin-phases */
+  char smt[8];      /* --pin-smt: hardware threads used per core; empty: all, slots by granularity */
   int strategy_set;
   int verbose;
   int dryrun;
@@ -80,6 +84,8 @@ int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t 
 int pin_check_mem(const char *value, char *err, size_t len);
 int pin_check_granularity(const char *value, char *err, size_t len);
 int pin_check_threads(const char *value, char *err, size_t len);
+/* Every value set in r (the strategy aside: pin_check_strategy) is valid. */
+int pin_check_request(const struct pin_request *r, char *err, size_t len);
 /* How threads are bound: the user's --pin-threads, else ompt for
  * --pin-phases (regions need the tool), else env (OpenMP variables). */
 const char *pin_effective_threads(const struct pin_request *r);

@@ -115,6 +115,15 @@ static int opt_threads(int val, const char *arg, int remote) {
   return 0;
 }
 
+static int opt_smt(int val, const char *arg, int remote) {
+  (void)val, (void)remote;
+  char err[ERR_LEN];
+  if (!arg || strlen(arg) >= sizeof request.smt || sp_check_smt(arg, err, sizeof err) != 0)
+    return reject("--pin-smt", arg && strlen(arg) < sizeof request.smt ? err : "a whole number from 1 to 64");
+  snprintf(request.smt, sizeof request.smt, "%s", arg);
+  return 0;
+}
+
 /* The options without a value: `val` says which. */
 enum { FLAG_PHASES, FLAG_OVERSUBSCRIBE, FLAG_VERBOSE, FLAG_DRYRUN };
 
@@ -134,6 +143,7 @@ static struct spank_option options[] = {
     {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, 0, opt_mem},
     {"pin-granularity", "LEVEL", "Bind each thread to its pu, core, l2, l3 or numa domain", 1, 0,
      opt_granularity},
+    {"pin-smt", "K", "Use K hardware threads of each core, one thread on each (mpibind's smt:K)", 1, 0, opt_smt},
     {"pin-threads", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or ompt "
      "(per-region pinning)", 1, 0, opt_threads},
     {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0,
@@ -312,22 +322,33 @@ static int check_topology_file(void) {
   return 0;
 }
 
+/* 1 when the job holds every CPU of this node, 0 when it shares it, -1
+ * (failure set) when Slurm cannot say. */
+static int job_has_node(spank_t sp) {
+  char *job_cores = NULL;
+  static char job_pus[LIST_LEN], all[LIST_LEN];
+  if (spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores) != ESPANK_SUCCESS || !job_cores ||
+      sp_cores_to_pus(placement, job_cores, job_pus, sizeof job_pus) < 0 ||
+      sp_topology_pus(placement, all, sizeof all) < 0)
+    return fail("cannot read the job's allocated cores (S_JOB_ALLOC_CORES)"), -1;
+  return strcmp(all, job_pus) == 0;
+}
+
 /* The step's CPUs on this node: its cores (Slurm numbers them as hwloc's
- * logical cores) as PUs, within what slurmstepd may use. */
-static int step_cpus(spank_t sp, char *cpus, size_t len) {
-  char *cores = NULL, all[LIST_LEN];
+ * logical cores) as PUs, within what slurmstepd may use; with whole_node,
+ * every CPU of a node the job holds whole for a step of one task there. */
+static int step_cpus(spank_t sp, uint32_t ntasks, char *cpus, size_t len) {
+  char *cores = NULL;
   static char pus[LIST_LEN];
   if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
     return fail("cannot read this step's allocated cores (S_STEP_ALLOC_CORES)"), -1;
   if (sp_cores_to_pus(placement, cores, pus, sizeof pus) < 0) return fail(sp_error(placement)), -1;
-  if (config.exclusive_only) {
-    char *job_cores = NULL;
-    static char job_pus[LIST_LEN];
-    if (spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores) != ESPANK_SUCCESS || !job_cores ||
-        sp_cores_to_pus(placement, job_cores, job_pus, sizeof job_pus) < 0 ||
-        sp_topology_pus(placement, all, sizeof all) < 0)
-      return fail("cannot read the job's allocated cores (S_JOB_ALLOC_CORES)"), -1;
-    if (strcmp(all, job_pus) != 0) return -2; /* the job shares the node: stay out of the way */
+  if (config.exclusive_only || (config.whole_node && ntasks == 1)) {
+    int whole = job_has_node(sp);
+    if (whole < 0) return -1;
+    if (!whole && config.exclusive_only) return -2; /* the job shares the node: stay out of the way */
+    if (whole && config.whole_node && ntasks == 1 && sp_topology_pus(placement, pus, sizeof pus) < 0)
+      return fail(sp_error(placement)), -1;
   }
   return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : (fail("too many CPUs in this step"), -1);
 }
@@ -368,9 +389,9 @@ static int compute(spank_t sp, const char *strategy) {
   if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0)
     return fail(sp_error(placement)), -1;
   if (config.topology[0] && !request.dryrun && check_topology_file() != 0) return -1;
-  if ((rc = step_cpus(sp, cpus, sizeof cpus)) != 0) return rc;
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
     return fail("cannot read the number of tasks on this node"), -1;
+  if ((rc = step_cpus(sp, ntasks, cpus, sizeof cpus)) != 0) return rc;
   if (threads_wanted(sp) != 0 || set_binding(strategy) != 0) return -1;
   /* A dry run shows the placement for the topology as configured, even one
    * larger than this machine; a real binding never leaves slurmstepd's CPUs. */
@@ -378,6 +399,7 @@ static int compute(spank_t sp, const char *strategy) {
       sp_set_strategy(placement, strategy) || sp_set_tasks(placement, (int)ntasks) ||
       sp_set_granularity(placement, pin_effective_granularity(&config, &request, &policy)) ||
       sp_set_oversubscribe(placement, request.oversubscribe) || sp_set_phases(placement, request.phases, 0) ||
+      sp_set_smt(placement, request.smt[0] ? atoi(request.smt) : 0) ||
       (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
@@ -488,7 +510,8 @@ static int use_component_options(spank_t sp) {
   int rc = spank_getenv(sp, name, value, sizeof value);
   if (rc == ESPANK_ENV_NOEXIST) return 0;
   struct pin_request mine;
-  if (rc != ESPANK_SUCCESS || pin_request_parse(value, &mine) != 0) {
+  char err[ERR_LEN];
+  if (rc != ESPANK_SUCCESS || pin_request_parse(value, &mine) != 0 || pin_check_request(&mine, err, sizeof err) != 0) {
     char m[ERR_LEN];
     snprintf(m, sizeof m, "%s is malformed: leave it to srun, which sets it for heterogeneous steps", name);
     return fail(m), -1;

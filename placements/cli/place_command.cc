@@ -26,8 +26,8 @@ const char kUsage[] =
     "usage: slurm-pin place [--topology this|FILE.xml|SYNTHETIC] [--restrict CPULIST]\n"
     "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
     "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
-    "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--oversubscribe]\n"
-    "                       [--seed K] [--phases [--phase-merge F]]\n"
+    "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--smt K]\n"
+    "                       [--oversubscribe] [--seed K] [--phases [--phase-merge F]]\n"
     "                       [--format text|json|omp|likwid|placement]\n"
     "strategies (--strategy help):\n";
 
@@ -49,7 +49,7 @@ Options parse(int argc, char** argv) {
       {"oversubscribe", no_argument, nullptr, 'o'},  {"seed", required_argument, nullptr, 'S'},
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
       {"phases", no_argument, nullptr, 'P'},         {"phase-merge", required_argument, nullptr, 'G'},
-      {nullptr, 0, nullptr, 0}};
+      {"smt", required_argument, nullptr, 'k'},      {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
   optind = 1;
@@ -74,6 +74,7 @@ Options parse(int argc, char** argv) {
       case 't': o.request.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case 'g': o.granularity = optarg; break;
       case 'o': o.request.oversubscribe = true; break;
+      case 'k': o.request.topology.smt = parse_smt(optarg); break;
       case 'S': o.request.seed = parse_seed(optarg), o.seed_given = true; break;
       case 'f': o.format = optarg; break;
       case 'P': o.request.phases = true; break;

@@ -28,7 +28,8 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin run [--strategy S] [--profile NAME[@VERSION]|FILE] [--store DIR]\n"
     "                     [--threads N] [--mem none|local|interleave]\n"
-    "                     [--granularity pu|core|l2|l3|numa] [--thread-binding env|preload|ompt]\n"
+    "                     [--granularity pu|core|l2|l3|numa] [--smt K]\n"
+    "                     [--thread-binding env|preload|ompt]\n"
     "                     [--phases] [--oversubscribe] [--seed K] [--verbose] [--dryrun]\n"
     "                     -- PROGRAM [ARGS...]\n"
     "Binds this process within the CPUs it may use now (its cgroup, allocation or\n"
@@ -43,6 +44,7 @@ struct Options {
   std::string granularity = "core", binding;
   bool phases = false, oversubscribe = false, verbose = false, dryrun = false, help = false;
   std::string seed;
+  int smt = 0;
   char** program = nullptr;
 };
 
@@ -55,7 +57,7 @@ Options parse(int argc, char** argv) {
       {"phases", no_argument, nullptr, 'P'},         {"oversubscribe", no_argument, nullptr, 'o'},
       {"seed", required_argument, nullptr, 'k'},     {"verbose", no_argument, nullptr, 'v'},
       {"dryrun", no_argument, nullptr, 'n'},         {"help", no_argument, nullptr, 'h'},
-      {nullptr, 0, nullptr, 0}};
+      {"smt", required_argument, nullptr, 'K'},      {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
   optind = 1;
@@ -73,6 +75,7 @@ Options parse(int argc, char** argv) {
       case 'P': o.phases = true; break;
       case 'o': o.oversubscribe = true; break;
       case 'k': o.seed = optarg; break;
+      case 'K': o.smt = parse_smt(optarg); break;
       case 'v': o.verbose = true; break;
       case 'n': o.dryrun = true; break;
       case 'h': o.help = true; return o;
@@ -122,6 +125,7 @@ void compute(sp_placement_t* p, const Options& o) {
   check(p, sp_set_restrict_to_process(p, 1));
   check(p, sp_set_strategy(p, o.strategy.c_str()));
   check(p, sp_set_granularity(p, o.granularity.c_str()));
+  check(p, sp_set_smt(p, o.smt));
   check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));

@@ -13,6 +13,10 @@ long parse_count(const std::string& option, const std::string& text, long lo, lo
   return std::stol(text);
 }
 
+int parse_smt(const std::string& text) {
+  return static_cast<int>(parse_count("smt (hardware threads per core)", text, 1, kMaxSmt));
+}
+
 uint64_t parse_seed(const std::string& text) {
   if (text.empty() || text.size() > 19 || text.find_first_not_of("0123456789") != std::string::npos)
     throw Error("--seed wants a whole number, not '" + text + "'");

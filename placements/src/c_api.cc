@@ -192,6 +192,13 @@ int sp_set_oversubscribe(sp_placement_t* p, int allow) {
   return guarded(p, [&] { p->request.oversubscribe = allow != 0; });
 }
 
+int sp_set_smt(sp_placement_t* p, int k) {
+  return guarded(p, [&] {
+    require(k >= 0 && k <= kMaxSmt, "smt must be from 1 to " + std::to_string(kMaxSmt) + " hardware threads per core");
+    p->request.topology.smt = k;
+  });
+}
+
 int sp_set_seed(sp_placement_t* p, uint64_t seed) {
   return guarded(p, [&] { p->request.seed = seed; });
 }
@@ -492,6 +499,10 @@ int sp_check_granularity(const char* granularity, char* err, size_t len) {
 
 int sp_check_omp_num_threads(const char* value, char* err, size_t len) {
   return checked(err, len, [&] { parse_omp_num_threads(value ? value : ""); });
+}
+
+int sp_check_smt(const char* k, char* err, size_t len) {
+  return checked(err, len, [&] { parse_smt(k ? k : ""); });
 }
 
 int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len) {

@@ -242,6 +242,7 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
 
 Result compute_placement(const Request& request) {
   Request r = request;
+  if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
   LoadedTopology lt = load_topology(r.topology);
   Result out;
   if (r.strategy == Strategy::kFile) {

@@ -372,6 +372,23 @@ std::vector<unsigned> pus_of_cores(const std::string& source, const std::vector<
   return pus;
 }
 
+namespace {
+
+// The first k of `pus` (sorted) in each core, in hwloc's order within the
+// core: smt:k. PUs outside any core (no core level) are kept.
+std::vector<unsigned> first_pus_per_core(hwloc_topology_t topo, const std::vector<unsigned>& pus, int k) {
+  std::map<const void*, int> used;
+  std::vector<unsigned> out;
+  for (unsigned c : pus) {
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, c);
+    hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : nullptr;
+    if (!core || used[core]++ < k) out.push_back(c);
+  }
+  return out;
+}
+
+}  // namespace
+
 LoadedTopology load_topology(const TopologySpec& spec) {
   TopologyPtr topo = open_topology(spec.source);
   hwloc_topology_t raw = topo.get();
@@ -381,17 +398,19 @@ LoadedTopology load_topology(const TopologySpec& spec) {
   out.fingerprint = whole.summary();
   out.all_pus = whole.nodes[whole.root].pus;
 
-  if (!spec.allowed.empty()) {
-    for (unsigned c : spec.allowed)
-      if (!std::binary_search(out.all_pus.begin(), out.all_pus.end(), c))
-        throw Error("CPU " + std::to_string(c) + " is not in the topology, which has PUs " +
-                    format_cpulist(out.all_pus) + ": restrict to CPUs that exist");
+  std::vector<unsigned> allowed = spec.allowed;
+  for (unsigned c : allowed)
+    if (!std::binary_search(out.all_pus.begin(), out.all_pus.end(), c))
+      throw Error("CPU " + std::to_string(c) + " is not in the topology, which has PUs " +
+                  format_cpulist(out.all_pus) + ": restrict to CPUs that exist");
+  if (spec.smt > 0) allowed = first_pus_per_core(raw, allowed.empty() ? out.all_pus : allowed, spec.smt);
+  if (!allowed.empty()) {
     BitmapPtr set(hwloc_bitmap_alloc());
-    for (unsigned c : spec.allowed) hwloc_bitmap_set(set.get(), c);
+    for (unsigned c : allowed) hwloc_bitmap_set(set.get(), c);
     if (hwloc_topology_restrict(raw, set.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
-      throw Error("hwloc cannot restrict the topology to " + format_cpulist(spec.allowed));
+      throw Error("hwloc cannot restrict the topology to " + format_cpulist(allowed));
   }
-  out.tree = TreeBuilder(raw, spec.granularity).build();
+  out.tree = TreeBuilder(raw, spec.smt > 0 ? Granularity::kPu : spec.granularity).build();
   return out;
 }
 

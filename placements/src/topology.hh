@@ -69,6 +69,9 @@ struct TopologySpec {
   std::string source = "this";
   std::vector<unsigned> allowed;  // empty = every PU
   Granularity granularity = Granularity::kCore;
+  // smt:k (as mpibind): only the first k allowed PUs of each core are used,
+  // each a slot of its own; 0 = every PU, slots by `granularity`.
+  int smt = 0;
 };
 
 struct LoadedTopology {

@@ -87,3 +87,19 @@ check_dry_run() {
   # The two nodes really differ: Nehalem's places are SMT pairs.
   [[ "$(grep 'n1 task 0' <<<"$stderr")" == *"{0,8}"* ]]
 }
+
+@test "--pin-smt=K: K hardware threads of each core, a thread on each (dry run on Nehalem SMT)" {
+  fake_node "$TOPO/nehalem-smt.xml"
+  for k in 1 2; do
+    run --separate-stderr as_user srun -n1 -c16 --pin-strategy=scatter --pin-smt=$k --pin-dryrun true
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    got=$(sed -nE 's/.* places ([^ ]+), mem .*/\1/p' <<<"$stderr")
+    want=$("$SLURM_PIN" place --topology "$TOPO/nehalem-smt.xml" --smt $k --strategy scatter --format omp)
+    [ "$got" = "$want" ] || { echo "smt $k: srun $got, engine $want"; false; }
+    [[ "$stderr" == *"$((8 * k)) threads on CPUs"* ]] || { echo "$stderr"; false; }
+  done
+  [[ "$want" == "{0},{4},{1},{5},{2},{6},{3},{7},{8},{12}"* ]]
+  run --separate-stderr as_user srun -n1 --pin-strategy=compact --pin-smt=0 true
+  [ "$status" -ne 0 ]
+  expect_one_error_line srun "--pin-smt: smt (hardware threads per core) wants a whole number from 1 to 64, not '0'"
+}

@@ -191,6 +191,23 @@ JOB
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
 }
 
+@test "whole_node: a one-task step of a whole-node job uses every CPU, as mpibind" {
+  # Slurm gives `srun --exclusive -n1` one core of the node its job holds.
+  run as_user srun -n1 --exclusive --pin-strategy=compact "$(omp gomp)"
+  [ "$(thread_cpus 0)" = 0 ]
+  set_plugstack whole_node
+  run --separate-stderr as_user srun -n1 --exclusive --pin-strategy=compact --pin-verbose "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = "0 1" ] || { echo "$output"; false; }
+  [ "$(env_of 0 SLURM_PIN_CPUS)" = "0 1" ]
+  [[ "$stderr" == *"strategy compact, 2 threads on CPUs 0-1, places {0},{1}"* ]] || { echo "$stderr"; false; }
+  # Not for a job that shares the node, nor for a step of several tasks.
+  run as_user srun -n1 -c1 --pin-strategy=compact "$(omp gomp)"
+  [ "$(thread_cpus 0)" = 0 ]
+  run as_user srun -n2 --exclusive --pin-strategy=compact "$(omp gomp)"
+  [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 1 ]
+}
+
 # Errors only the node can see: one slurmstepd line per task, the step
 # fails, nothing runs half-bound, the node stays up.
 step_fails() {

@@ -3,7 +3,10 @@
 // derived by hand from the icc/KMP definitions (seed 000 section 3).
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "engine.hh"
+#include "error.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;
@@ -43,6 +46,33 @@ TEST(NehalemSmt, CoresByDefaultPusOnRequest) {
   // Scatter uses every core once before any second hyperthread.
   EXPECT_EQ(place("nehalem-smt.xml", Strategy::kScatter, 10, Granularity::kPu),
             (std::vector<int>{0, 4, 1, 5, 2, 6, 3, 7, 8, 12}));
+}
+
+TEST(NehalemSmt, SmtKeepsTheFirstKHardwareThreadsOfEachCore) {
+  // smt:1: one thread per core, each bound to that core's first PU only.
+  Request r = request(topo("nehalem-smt.xml"), Strategy::kCompact, 0);
+  r.topology.smt = 1;
+  Result one = compute_placement(r);
+  ASSERT_EQ(one.tasks[0].threads.size(), 8u);  // one per core by default
+  for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(one.tasks[0].threads[i].cpus, (std::vector<unsigned>{i}));
+  // smt:2 within cores 0-1: a thread on each of their four PUs.
+  r.topology.smt = 2;
+  r.topology.allowed = {0, 1, 8, 9};
+  EXPECT_EQ(pus_of(compute_placement(r)), (std::vector<int>{0, 8, 1, 9}));
+  // The first k *allowed* PUs: core 0 offers only PU 8 here.
+  r.topology.smt = 1;
+  r.topology.allowed = {1, 8, 9};
+  std::vector<int> kept = pus_of(compute_placement(r));
+  std::sort(kept.begin(), kept.end());
+  EXPECT_EQ(kept, (std::vector<int>{1, 8}));
+  // More threads than kept PUs is the usual error, counted in PUs.
+  r.threads = 3;
+  try {
+    compute_placement(r);
+    ADD_FAILURE() << "3 threads on 2 PUs";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("only 2 PUs"), std::string::npos) << e.what();
+  }
 }
 
 TEST(CcNuma, ScatterVisitsEveryNumaNodeThenEveryPackage) {

@@ -34,14 +34,14 @@ TEST(PluginConfig, ParsesEveryArgument) {
   pin_config c;
   ASSERT_EQ(parse(c, {"default=scatter", "allowed=none,scatter,lpgp,file", "store=/var/lib/p", "enforce",
                       "exclusive_only", "topology=/etc/n.xml", "mem=local", "granularity=l3", "verbose",
-                      "legacy_omp_env"}),
+                      "legacy_omp_env", "whole_node"}),
             0);
   EXPECT_STREQ(c.default_strategy, "scatter");
   EXPECT_STREQ(c.store, "/var/lib/p");
   EXPECT_STREQ(c.topology, "/etc/n.xml");
   EXPECT_STREQ(c.mem, "local");
   EXPECT_STREQ(c.granularity, "l3");
-  EXPECT_TRUE(c.enforce && c.exclusive_only && c.verbose && c.legacy_omp_env);
+  EXPECT_TRUE(c.enforce && c.exclusive_only && c.verbose && c.legacy_omp_env && c.whole_node);
 }
 
 TEST(PluginConfig, RejectsBadArguments) {
@@ -149,13 +149,14 @@ TEST(PluginComponents, OptionsRoundTrip) {
   std::strcpy(r.profile, "app@2");
   std::strcpy(r.mem, "local");
   std::strcpy(r.threads, "ompt");
+  std::strcpy(r.smt, "2");
   r.verbose = r.dryrun = r.phases = 1;
   char text[16384];
   ASSERT_EQ(pin_request_format(&r, text, sizeof text), 0);
   EXPECT_EQ(std::strchr(text, '\t'), nullptr);
   EXPECT_STREQ(text,
                "strategy=file:/home/u/my%20place%09file%20%2520%3Dx%3By profile=app@2 mem=local threads=ompt "
-               "flags=verbose,dryrun,phases");
+               "smt=2 flags=verbose,dryrun,phases");
   pin_request back{};
   ASSERT_EQ(pin_request_parse(text, &back), 0);
   EXPECT_STREQ(back.strategy, r.strategy);
@@ -164,6 +165,14 @@ TEST(PluginComponents, OptionsRoundTrip) {
   EXPECT_STREQ(back.mem, "local");
   EXPECT_STREQ(back.granularity, "");
   EXPECT_STREQ(back.threads, "ompt");
+  EXPECT_STREQ(back.smt, "2");
+  EXPECT_EQ(pin_check_request(&back, text, sizeof text), 0);
+  // Values from the environment are checked like options.
+  std::strcpy(back.smt, "0");
+  EXPECT_EQ(pin_check_request(&back, text, sizeof text), -1);
+  std::strcpy(back.smt, "");
+  std::strcpy(back.mem, "everywhere");
+  EXPECT_EQ(pin_check_request(&back, text, sizeof text), -1);
   EXPECT_TRUE(back.verbose && back.dryrun && back.phases);
   EXPECT_FALSE(back.oversubscribe);
   // No options: an empty text, and back to "nothing chosen".

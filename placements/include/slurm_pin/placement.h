@@ -47,6 +47,9 @@ int sp_set_tasks(sp_placement_t *p, int ntasks);
 int sp_set_task_layout(sp_placement_t *p, const char *layout); /* compact|scatter */
 int sp_set_threads(sp_placement_t *p, int nthreads);         /* 0: from matrix or share */
 int sp_set_oversubscribe(sp_placement_t *p, int allow);
+/* smt:k (as mpibind): use only the first k hardware threads of each core,
+ * one thread per hardware thread; 0: every PU, slots by granularity. */
+int sp_set_smt(sp_placement_t *p, int k);
 int sp_set_seed(sp_placement_t *p, uint64_t seed);
 int sp_set_matrix(sp_placement_t *p, const double *rows, int n); /* n x n, row-major */
 int sp_load_matrix(sp_placement_t *p, const char *path);
@@ -147,6 +150,7 @@ int sp_check_mem_policy(const char *policy, char *err, size_t len);
 int sp_check_thread_mode(const char *mode, char *err, size_t len);
 int sp_check_granularity(const char *granularity, char *err, size_t len);
 int sp_check_omp_num_threads(const char *value, char *err, size_t len);
+int sp_check_smt(const char *k, char *err, size_t len); /* "1".."64" */
 
 /* PUs ("0-3,8") of cores given by logical index ("0-1,4"), as Slurm numbers
  * a node's cores, in the handle's topology. Returns 0 or -1 (sp_error). */
