@@ -32,6 +32,7 @@ int pin_request_format(const struct pin_request *r, char *out, size_t len) {
   if (put(out, len, &at, "strategy", r->strategy_set ? r->strategy : "") || put(out, len, &at, "profile", r->profile) ||
       put(out, len, &at, "mem", r->mem) || put(out, len, &at, "granularity", r->granularity) ||
       put(out, len, &at, "threads", r->threads) || put(out, len, &at, "smt", r->smt) ||
+      put(out, len, &at, "gpu", r->gpu) ||
       put(out, len, &at, "flags", flags))
     return -1;
   return 0;
@@ -85,16 +86,17 @@ static int parse_field(const char *key, size_t key_len, const char *v, size_t n,
     size_t size;
   } fields[] = {{"strategy", r->strategy, sizeof r->strategy}, {"profile", r->profile, sizeof r->profile},
                 {"mem", r->mem, sizeof r->mem},                {"granularity", r->granularity, sizeof r->granularity},
-                {"threads", r->threads, sizeof r->threads},    {"smt", r->smt, sizeof r->smt}};
-  for (int i = 0; i < 6; ++i) {
+                {"threads", r->threads, sizeof r->threads},    {"smt", r->smt, sizeof r->smt},
+                {"gpu", r->gpu, sizeof r->gpu}};
+  for (int i = 0; i < 7; ++i) {
     if (strlen(fields[i].name) != key_len || strncmp(key, fields[i].name, key_len) != 0) continue;
     if (*seen & (1 << i) || decode(fields[i].dst, fields[i].size, v, n) != 0) return -1;
     *seen |= 1 << i;
     if (i == 0) r->strategy_set = 1;
     return 0;
   }
-  if (key_len != 5 || strncmp(key, "flags", 5) != 0 || *seen & (1 << 6)) return -1;
-  *seen |= 1 << 6;
+  if (key_len != 5 || strncmp(key, "flags", 5) != 0 || *seen & (1 << 7)) return -1;
+  *seen |= 1 << 7;
   char flags[64];
   return decode(flags, sizeof flags, v, n) == 0 ? parse_flags(flags, r) : -1;
 }

@@ -17,7 +17,7 @@
 
 #define PIN_COMPONENT_ENV "SLURM_PIN_OPTIONS_HET_GROUP_"
 
-/* "strategy=V profile=V mem=V granularity=V threads=V smt=V flags=F,F": values
+/* "strategy=V profile=V mem=V granularity=V threads=V smt=V gpu=V flags=F,F": values
  * %-encoded (anything outside [A-Za-z0-9._/:@,+-] is %XX), empty ones left
  * out. -1 when len is too small. */
 int pin_request_format(const struct pin_request *r, char *out, size_t len);

@@ -22,6 +22,7 @@ void pin_config_defaults(struct pin_config *c) {
   strcpy(c->default_strategy, "none");
   strcpy(c->mem, "none");
   strcpy(c->granularity, "core");
+  strcpy(c->gpu, "none");
 }
 
 /* The values are the engine's (one list, one message). */
@@ -34,6 +35,7 @@ int pin_check_request(const struct pin_request *r, char *err, size_t len) {
   if (r->granularity[0] && pin_check_granularity(r->granularity, err, len) != 0) return -1;
   if (r->threads[0] && pin_check_threads(r->threads, err, len) != 0) return -1;
   if (r->smt[0] && sp_check_smt(r->smt, err, len) != 0) return -1;
+  if (r->gpu[0] && sp_check_gpu_mode(r->gpu, err, len) != 0) return -1;
   return 0;
 }
 
@@ -101,6 +103,10 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
     if (pin_check_mem(v, err, len) != 0) return -1;
     return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
   }
+  if (v && KEY("gpu")) {
+    if (sp_check_gpu_mode(v, err, len) != 0) return -1;
+    return set_field(c->gpu, sizeof c->gpu, v, "gpu=", err, len);
+  }
   if (v && KEY("granularity")) {
     if (pin_check_granularity(v, err, len) != 0) return -1;
     return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
@@ -108,7 +114,7 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
 #undef KEY
   snprintf(err, len,
            "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, mem=, "
-           "granularity=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
+           "granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
            arg);
   return -1;
 }

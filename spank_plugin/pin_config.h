@@ -13,7 +13,8 @@
 #define PIN_STRATEGY_MAX (PATH_MAX + 8)
 
 /* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
- *   [store=DIR] [enforce] [exclusive_only] [whole_node] [topology=FILE.xml] [verbose]
+ *   [store=DIR] [enforce] [exclusive_only] [whole_node] [gpu=closest|none]
+ *   [topology=FILE.xml] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
  *   [threads_lib=PATH] [legacy_omp_env] [policy] */
 struct pin_config {
@@ -23,6 +24,9 @@ struct pin_config {
   char topology[PATH_MAX]; /* hwloc XML instead of discovery; empty: this machine */
   char mem[16];
   char granularity[16];
+  /* gpu=closest: tasks of jobs Slurm gave GPUs get the nearest ones and
+   * CPUs near them (--pin-gpu). Default none. */
+  char gpu[16];
   int enforce;             /* users cannot choose another strategy */
   int exclusive_only;      /* act only when the job has the whole node */
   /* A step of one task on a node its job holds whole uses every CPU of the
@@ -50,6 +54,7 @@ struct pin_request {
   char granularity[16];
   char threads[16]; /* --pin-threads: env|preload|ompt; empty: chosen from --pin-phases */
   char smt[8];      /* --pin-smt: hardware threads used per core; empty: all, slots by granularity */
+  char gpu[16];     /* --pin-gpu: closest|none; empty: the site's gpu= */
   int strategy_set;
   int verbose;
   int dryrun;

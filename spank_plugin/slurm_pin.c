@@ -124,6 +124,15 @@ static int opt_smt(int val, const char *arg, int remote) {
   return 0;
 }
 
+static int opt_gpu(int val, const char *arg, int remote) {
+  (void)val, (void)remote;
+  char err[ERR_LEN];
+  if (!arg || strlen(arg) >= sizeof request.gpu || sp_check_gpu_mode(arg, err, sizeof err) != 0)
+    return reject("--pin-gpu", arg && strlen(arg) < sizeof request.gpu ? err : "use closest or none");
+  snprintf(request.gpu, sizeof request.gpu, "%s", arg);
+  return 0;
+}
+
 /* The options without a value: `val` says which. */
 enum { FLAG_PHASES, FLAG_OVERSUBSCRIBE, FLAG_VERBOSE, FLAG_DRYRUN };
 
@@ -144,6 +153,8 @@ static struct spank_option options[] = {
     {"pin-granularity", "LEVEL", "Bind each thread to its pu, core, l2, l3 or numa domain", 1, 0,
      opt_granularity},
     {"pin-smt", "K", "Use K hardware threads of each core, one thread on each (mpibind's smt:K)", 1, 0, opt_smt},
+    {"pin-gpu", "closest|none", "Give each task the GPUs nearest its CPUs (and CPUs near them), set "
+     "CUDA_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES/ZE_AFFINITY_MASK per task", 1, 0, opt_gpu},
     {"pin-threads", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or ompt "
      "(per-region pinning)", 1, 0, opt_threads},
     {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0,
@@ -379,6 +390,28 @@ static int set_binding(const char *strategy) {
   return 0;
 }
 
+/* Device locality: the user's --pin-gpu, else the site's gpu= for jobs
+ * Slurm gave GPUs (it set their variables). The job's view of its GPUs goes
+ * to the engine as the job has it. */
+static int set_gpus(spank_t sp) {
+  const char *mode = request.gpu[0] ? request.gpu : config.gpu;
+  if (strcmp(mode, "closest") != 0) return 0;
+  int any = 0;
+  static char value[8192];
+  for (const char *const *name = sp_gpu_env_names(); *name; ++name) {
+    int rc = spank_getenv(sp, *name, value, sizeof value);
+    if (rc == ESPANK_ENV_NOEXIST) continue;
+    if (rc != ESPANK_SUCCESS || sp_set_gpu_env(placement, *name, value) != 0) {
+      char m[ERR_LEN];
+      snprintf(m, sizeof m, "%s is too long to be a list of GPUs", *name);
+      return fail(m), -1;
+    }
+    any = 1;
+  }
+  if (!any && !request.gpu[0]) return 0; /* the site's default, and no GPUs from Slurm */
+  return sp_set_gpu(placement, "closest") == 0 ? 0 : (fail(sp_error(placement)), -1);
+}
+
 static int compute(spank_t sp, const char *strategy) {
   const char *profile = pin_effective_profile(&request, &policy);
   uint32_t ntasks = 0;
@@ -392,7 +425,7 @@ static int compute(spank_t sp, const char *strategy) {
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
     return fail("cannot read the number of tasks on this node"), -1;
   if ((rc = step_cpus(sp, ntasks, cpus, sizeof cpus)) != 0) return rc;
-  if (threads_wanted(sp) != 0 || set_binding(strategy) != 0) return -1;
+  if (threads_wanted(sp) != 0 || set_binding(strategy) != 0 || set_gpus(sp) != 0) return -1;
   /* A dry run shows the placement for the topology as configured, even one
    * larger than this machine; a real binding never leaves slurmstepd's CPUs. */
   if (sp_set_restrict(placement, cpus) || sp_set_restrict_to_process(placement, !request.dryrun) ||

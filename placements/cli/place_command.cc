@@ -27,6 +27,7 @@ const char kUsage[] =
     "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
     "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
     "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--smt K]\n"
+    "                       [--gpu closest|none]\n"
     "                       [--oversubscribe] [--seed K] [--phases [--phase-merge F]]\n"
     "                       [--format text|json|omp|likwid|placement]\n"
     "strategies (--strategy help):\n";
@@ -34,7 +35,7 @@ const char kUsage[] =
 struct Options {
   Request request;
   std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region;
-  std::string granularity = "core";
+  std::string granularity = "core", gpu = "none";
   bool seed_given = false;
 };
 
@@ -49,7 +50,8 @@ Options parse(int argc, char** argv) {
       {"oversubscribe", no_argument, nullptr, 'o'},  {"seed", required_argument, nullptr, 'S'},
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
       {"phases", no_argument, nullptr, 'P'},         {"phase-merge", required_argument, nullptr, 'G'},
-      {"smt", required_argument, nullptr, 'k'},      {nullptr, 0, nullptr, 0}};
+      {"smt", required_argument, nullptr, 'k'},      {"gpu", required_argument, nullptr, 'U'},
+      {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
   optind = 1;
@@ -75,6 +77,7 @@ Options parse(int argc, char** argv) {
       case 'g': o.granularity = optarg; break;
       case 'o': o.request.oversubscribe = true; break;
       case 'k': o.request.topology.smt = parse_smt(optarg); break;
+      case 'U': o.gpu = optarg; break;
       case 'S': o.request.seed = parse_seed(optarg), o.seed_given = true; break;
       case 'f': o.format = optarg; break;
       case 'P': o.request.phases = true; break;
@@ -113,6 +116,9 @@ int place_command(int argc, char** argv) {
   if (r.strategy == Strategy::kRandom && !o.seed_given)
     r.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   set_granularity(r, o.granularity);
+  set_gpu(r, o.gpu);
+  for (const char* const* name = kGpuEnvNames; *name; ++name)  // the job's GPUs, as for srun
+    if (const char* v = std::getenv(*name)) r.gpu_env[*name] = v;
   if (!o.matrix.empty() && !o.profile.empty())
     throw UsageError("give either --matrix or --profile, not both");
   if (o.model != "simple" && o.model != "rw")

@@ -69,6 +69,18 @@ std::string format_text(const OutputContext& c) {
                     th.slot < 0 ? "unbound" : names.path(th.slot).c_str());
       out += line;
     }
+  // Device locality (--gpu closest): each task's GPUs and nearest NIC.
+  if (!r.gpu_variable.empty() || (!r.tasks.empty() && !r.tasks[0].nic.empty())) {
+    out += "\ntask  cpus         " + (r.gpu_variable.empty() ? std::string("-") : r.gpu_variable) + "  nic\n";
+    for (size_t t = 0; t < r.tasks.size(); ++t) {
+      std::string gpus;
+      for (size_t g = 0; g < r.tasks[t].gpus.size(); ++g)
+        gpus += (g ? "," : "") + r.tasks[t].gpus[g] + " (" + r.tasks[t].gpu_names[g] + ")";
+      std::snprintf(line, sizeof line, "%-5zu %-12s %s  %s\n", t, format_cpulist(r.tasks[t].share).c_str(),
+                    gpus.empty() ? "-" : gpus.c_str(), r.tasks[t].nic.empty() ? "-" : r.tasks[t].nic.c_str());
+      out += line;
+    }
+  }
   out += "\nlevel      domains  sharing kept inside one domain\n";
   for (const auto& l : r.levels) {
     char kept[32];
@@ -102,6 +114,7 @@ std::string format_json(const OutputContext& c) {
   json_object_set_new(o, "allowed", json_string(format_cpulist(r.tree.nodes[r.tree.root].pus).c_str()));
   json_object_set_new(o, "strategy", json_string(c.strategy_name.c_str()));
   json_object_set_new(o, "seed", json_integer(static_cast<json_int_t>(c.request.seed)));
+  if (!r.gpu_variable.empty()) json_object_set_new(o, "gpu_variable", json_string(r.gpu_variable.c_str()));
   json_t* tasks = json_array();
   for (size_t t = 0; t < r.tasks.size(); ++t) {
     json_t* task = json_object();
@@ -117,6 +130,12 @@ std::string format_json(const OutputContext& c) {
       json_array_append_new(threads, j);
     }
     json_object_set_new(task, "threads", threads);
+    if (!r.gpu_variable.empty()) {
+      json_t* gpus = json_array();
+      for (const auto& g : r.tasks[t].gpus) json_array_append_new(gpus, json_string(g.c_str()));
+      json_object_set_new(task, "gpus", gpus);
+    }
+    if (!r.tasks[t].nic.empty()) json_object_set_new(task, "nic", json_string(r.tasks[t].nic.c_str()));
     json_array_append_new(tasks, task);
   }
   json_object_set_new(o, "tasks", tasks);

@@ -28,7 +28,7 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin run [--strategy S] [--profile NAME[@VERSION]|FILE] [--store DIR]\n"
     "                     [--threads N] [--mem none|local|interleave]\n"
-    "                     [--granularity pu|core|l2|l3|numa] [--smt K]\n"
+    "                     [--granularity pu|core|l2|l3|numa] [--smt K] [--gpu closest|none]\n"
     "                     [--thread-binding env|preload|ompt]\n"
     "                     [--phases] [--oversubscribe] [--seed K] [--verbose] [--dryrun]\n"
     "                     -- PROGRAM [ARGS...]\n"
@@ -45,6 +45,7 @@ struct Options {
   bool phases = false, oversubscribe = false, verbose = false, dryrun = false, help = false;
   std::string seed;
   int smt = 0;
+  std::string gpu = "none";
   char** program = nullptr;
 };
 
@@ -57,7 +58,8 @@ Options parse(int argc, char** argv) {
       {"phases", no_argument, nullptr, 'P'},         {"oversubscribe", no_argument, nullptr, 'o'},
       {"seed", required_argument, nullptr, 'k'},     {"verbose", no_argument, nullptr, 'v'},
       {"dryrun", no_argument, nullptr, 'n'},         {"help", no_argument, nullptr, 'h'},
-      {"smt", required_argument, nullptr, 'K'},      {nullptr, 0, nullptr, 0}};
+      {"smt", required_argument, nullptr, 'K'},      {"gpu", required_argument, nullptr, 'U'},
+      {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
   optind = 1;
@@ -76,6 +78,7 @@ Options parse(int argc, char** argv) {
       case 'o': o.oversubscribe = true; break;
       case 'k': o.seed = optarg; break;
       case 'K': o.smt = parse_smt(optarg); break;
+      case 'U': o.gpu = optarg; break;
       case 'v': o.verbose = true; break;
       case 'n': o.dryrun = true; break;
       case 'h': o.help = true; return o;
@@ -126,6 +129,9 @@ void compute(sp_placement_t* p, const Options& o) {
   check(p, sp_set_strategy(p, o.strategy.c_str()));
   check(p, sp_set_granularity(p, o.granularity.c_str()));
   check(p, sp_set_smt(p, o.smt));
+  check(p, sp_set_gpu(p, o.gpu.c_str()));
+  for (const char* const* name = sp_gpu_env_names(); *name; ++name)  // the GPUs this job may use
+    check(p, sp_set_gpu_env(p, *name, std::getenv(*name)));
   check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));

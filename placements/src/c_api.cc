@@ -199,6 +199,25 @@ int sp_set_smt(sp_placement_t* p, int k) {
   });
 }
 
+int sp_set_gpu(sp_placement_t* p, const char* mode) {
+  return guarded(p, [&] { set_gpu(p->request, mode ? mode : ""); });
+}
+
+int sp_set_gpu_env(sp_placement_t* p, const char* name, const char* value) {
+  return guarded(p, [&] {
+    std::string n = name ? name : "";
+    bool known = false;
+    for (const char* const* k = kGpuEnvNames; *k; ++k) known = known || n == *k;
+    require(known, "not a GPU variable: " + n.substr(0, 64));
+    // A list of GPUs on one node: bounded by any machine's GPU count.
+    require(!value || std::strlen(value) <= 4096, n + " is longer than 4096 characters");
+    if (value) p->request.gpu_env[n] = value;
+    else p->request.gpu_env.erase(n);
+  });
+}
+
+const char* const* sp_gpu_env_names(void) { return kGpuEnvNames; }
+
 int sp_set_seed(sp_placement_t* p, uint64_t seed) {
   return guarded(p, [&] { p->request.seed = seed; });
 }
@@ -499,6 +518,13 @@ int sp_check_granularity(const char* granularity, char* err, size_t len) {
 
 int sp_check_omp_num_threads(const char* value, char* err, size_t len) {
   return checked(err, len, [&] { parse_omp_num_threads(value ? value : ""); });
+}
+
+int sp_check_gpu_mode(const char* mode, char* err, size_t len) {
+  return checked(err, len, [&] {
+    Request r;
+    set_gpu(r, mode ? mode : "");
+  });
 }
 
 int sp_check_smt(const char* k, char* err, size_t len) {

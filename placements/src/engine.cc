@@ -6,6 +6,7 @@
 #include <set>
 
 #include "cpulist.hh"
+#include "devices.hh"
 #include "error.hh"
 #include "orders.hh"
 #include "placement_file.hh"
@@ -222,6 +223,15 @@ void set_granularity(Request& r, const std::string& g) {
   throw Error("unknown granularity '" + g + "': use pu, core, l2, l3 or numa");
 }
 
+void set_gpu(Request& r, const std::string& mode) {
+  if (mode != "closest" && mode != "none")
+    throw Error("unknown GPU mode '" + mode.substr(0, 64) + "': use closest or none");
+  r.gpu_closest = mode == "closest";
+}
+
+const char* const kGpuEnvNames[] = {"SLURM_STEP_GPUS",      "SLURM_JOB_GPUS",   "CUDA_VISIBLE_DEVICES",
+                                    "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", nullptr};
+
 void use_profile_file(Request& r, const std::string& path, const std::string& name) {
   use_profile(r, read_profile(path), path, name);
 }
@@ -240,8 +250,47 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
   }
 }
 
+namespace {
+
+// Each task's GPUs (by position in `visible`) and nearest NIC into `out`.
+void attach_devices(Result& out, const NodeDevices& devices, const std::vector<VisibleGpu>& visible,
+                    const std::vector<std::vector<int>>& task_gpus) {
+  if (!visible.empty()) out.gpu_variable = visible.front().gpu.variable;
+  std::vector<int> nic_uses;
+  for (size_t t = 0; t < out.tasks.size(); ++t) {
+    for (int g : task_gpus[t]) {
+      out.tasks[t].gpus.push_back(visible[g].token);
+      out.tasks[t].gpu_names.push_back(visible[g].gpu.name);
+    }
+    out.tasks[t].nic = nearest_nic(devices, out.tasks[t].share, nic_uses);
+  }
+}
+
+// The union of the CPUs near each task's GPUs.
+std::vector<std::vector<unsigned>> near_gpus(const std::vector<VisibleGpu>& visible,
+                                             const std::vector<std::vector<int>>& task_gpus) {
+  std::vector<std::vector<unsigned>> near;
+  for (const auto& gpus : task_gpus) {
+    std::vector<unsigned> n;
+    for (int g : gpus) n.insert(n.end(), visible[g].gpu.near.begin(), visible[g].gpu.near.end());
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+    near.push_back(n);
+  }
+  return near;
+}
+
+}  // namespace
+
 Result compute_placement(const Request& request) {
   Request r = request;
+  NodeDevices devices;
+  std::vector<VisibleGpu> visible;
+  std::vector<std::vector<int>> task_gpus;
+  if (r.gpu_closest) {
+    devices = node_devices(r.topology.source);
+    visible = visible_gpus(devices, r.gpu_env);
+  }
   if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
   LoadedTopology lt = load_topology(r.topology);
   Result out;
@@ -272,12 +321,18 @@ Result compute_placement(const Request& request) {
                           plural(slots.size(), word) + " do not split evenly among " +
                           plural(tasks, "task"));
     out.tree = tree;
-    auto shares = split_tasks(tree, tasks, share, r.task_layout);
+    task_gpus = gpus_per_task(visible, tasks);
+    auto shares = visible.empty() ? split_tasks(tree, tasks, share, r.task_layout)
+                                  : split_tasks_near(tree, share, near_gpus(visible, task_gpus));
     out.tasks = place_tasks(tree, shares, r, r.matrix, threads);
     add_regions(tree, shares, r, threads, out);
     if (r.has_matrix && r.matrix.all_zero())
       out.notes.push_back(r.matrix_source + " is all zeros: no thread shares with another, so "
                           "every placement scores the same");
+  }
+  if (r.gpu_closest) {
+    if (task_gpus.size() != out.tasks.size()) task_gpus = gpus_per_task(visible, static_cast<int>(out.tasks.size()));
+    attach_devices(out, devices, visible, task_gpus);
   }
   out.fingerprint = lt.fingerprint;
   std::vector<std::vector<int>> slot_of_thread;

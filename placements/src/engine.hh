@@ -3,6 +3,7 @@
 // sharing matrix, strategy) -> the CPUs of every thread of every task.
 #pragma once
 #include <cstdint>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -41,6 +42,11 @@ struct Request {
   bool phases = false;
   double phase_merge = 0;
   std::vector<std::pair<std::string, Affinity>> region_matrices;  // filled from the profile
+  // Device locality (devices.hh): each task gets the GPUs nearest it among
+  // those the job may use, and its CPUs are taken near them. gpu_env: the
+  // job's SLURM_STEP_GPUS, SLURM_JOB_GPUS and *_VISIBLE_DEVICES as set.
+  bool gpu_closest = false;
+  std::map<std::string, std::string> gpu_env;
 };
 
 struct ThreadPlace {
@@ -52,6 +58,9 @@ struct ThreadPlace {
 struct TaskPlace {
   std::vector<unsigned> share;  // PUs of the task
   std::vector<ThreadPlace> threads;
+  std::vector<std::string> gpus;  // with gpu_closest: the job's names of its GPUs
+  std::vector<std::string> gpu_names;  // and the node's ("cuda3"), for messages
+  std::string nic;                // and the network adapter nearest its CPUs
 };
 
 struct RegionPlace {
@@ -67,6 +76,7 @@ struct Result {
   std::vector<LevelScore> levels;
   std::vector<RegionPlace> regions;
   bool scored = false;          // a matrix was given
+  std::string gpu_variable;     // CUDA_VISIBLE_DEVICES, ...: set when tasks got GPUs
   std::vector<std::string> notes;
 };
 
@@ -74,6 +84,11 @@ Result compute_placement(const Request& r);
 
 // pu, core (binding slots), or l2, l3, numa (cores, widened to that domain).
 void set_granularity(Request& r, const std::string& g);
+
+// closest or none (Request::gpu_closest).
+void set_gpu(Request& r, const std::string& mode);
+// The variables Request::gpu_env holds, NULL-terminated.
+extern const char* const kGpuEnvNames[];
 
 // Takes the matrix (and, with phases, every region's matrix) from the
 // profile file at `path`; `name` (the store name, may be empty) is for messages.

@@ -118,6 +118,16 @@ std::string omp_places(const TaskPlace& t) {
   return out;
 }
 
+namespace {
+
+std::string join(const std::vector<std::string>& words, const char* sep) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : sep) + w;
+  return s;
+}
+
+}  // namespace
+
 std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOptions& o) {
   using A = EnvVar::Action;
   if (task >= r.tasks.size()) throw Error("no task " + std::to_string(task) + " in this placement");
@@ -148,6 +158,10 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
   // the user left in the environment.
   env.push_back({"SLURM_PIN_POLICY", o.decision, o.decision.empty() ? A::kUnset : A::kSet});
   env.push_back({"SLURM_PIN_THREADS", thread_mode_name(o.threads), A::kSet});
+  // Device locality: the task's GPUs, by the names the job gave them, and
+  // the network adapter nearest its CPUs (for UCX_NET_DEVICES and the like).
+  if (!r.gpu_variable.empty()) env.push_back({r.gpu_variable, join(t.gpus, ","), A::kSet});
+  if (!t.nic.empty()) env.push_back({"SLURM_PIN_NIC", t.nic, A::kSet});
   if (o.slurm_cpu_bind) {
     std::string masks = task_masks(r);
     env.push_back({"SLURM_CPU_BIND_VERBOSE", "quiet", A::kSet});
@@ -183,6 +197,9 @@ std::string describe_task(const Result& r, size_t task, const BindOptions& o) {
                   ", places " + omp_places(t) + ", mem " + mem_policy_name(o.mem);
   if (o.threads != ThreadMode::kEnv) s += std::string(", threads by ") + thread_mode_name(o.threads);
   if (!r.regions.empty()) s += ", " + std::to_string(r.regions.size()) + " regions";
+  if (!r.gpu_variable.empty())
+    s += ", " + std::string(t.gpus.size() == 1 ? "gpu " : "gpus ") + join(t.gpus, ",") + " (" + join(t.gpu_names, ",") + ")";
+  if (!t.nic.empty()) s += ", nic " + t.nic;
   return s;
 }
 

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "task_split.hh"
 
+#include <algorithm>
+
 #include "orders.hh"
 
 namespace slurmpin {
@@ -35,6 +37,43 @@ void deal(const Tree& t, int node, const std::vector<int>& tasks, int share,
 }
 
 }  // namespace
+
+std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
+                                               const std::vector<std::vector<unsigned>>& near) {
+  std::vector<int> order = compact_order(t, t.root);
+  std::vector<char> taken(t.nodes.size(), 0);
+  std::vector<size_t> position(t.nodes.size(), 0);
+  for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
+  std::vector<std::vector<int>> out(near.size());
+  for (size_t task = 0; task < near.size(); ++task) {
+    const std::vector<unsigned>& n = near[task];
+    auto inside = [&](int slot) {
+      for (unsigned pu : t.nodes[slot].pus)
+        if (!std::binary_search(n.begin(), n.end(), pu)) return false;
+      return true;
+    };
+    // Domains holding a near slot; a slot's distance is the levels up to one.
+    std::vector<char> holds(t.nodes.size(), 0);
+    for (int s : order)
+      if (inside(s))
+        for (int d = s; d >= 0 && !holds[d]; d = t.nodes[d].parent) holds[d] = 1;
+    std::vector<std::pair<int, size_t>> free;  // (distance, compact position)
+    for (size_t i = 0; i < order.size(); ++i) {
+      if (taken[order[i]]) continue;
+      int distance = 0;
+      for (int d = order[i]; d >= 0 && !holds[d]; d = t.nodes[d].parent) ++distance;
+      free.emplace_back(distance, i);
+    }
+    std::stable_sort(free.begin(), free.end());
+    for (size_t k = 0; k < static_cast<size_t>(share) && k < free.size(); ++k) {
+      out[task].push_back(order[free[k].second]);
+      taken[order[free[k].second]] = 1;
+    }
+    // A share keeps compact order inside, whatever order it was taken in.
+    std::sort(out[task].begin(), out[task].end(), [&](int a, int b) { return position[a] < position[b]; });
+  }
+  return out;
+}
 
 std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, TaskLayout layout) {
   std::vector<std::vector<int>> out(tasks);

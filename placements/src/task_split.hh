@@ -16,4 +16,10 @@ enum class TaskLayout { kCompact, kScatter };
 // slots staying contiguous inside its domain.
 std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, TaskLayout layout);
 
+// Near devices: task t (in order) takes `share` free slots, those whose PUs
+// are all in near[t] first, then the free slots closest to them in the tree
+// (fewest levels up to a domain holding one), each group in compact order.
+std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
+                                               const std::vector<std::vector<unsigned>>& near);
+
 }  // namespace slurmpin

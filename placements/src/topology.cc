@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cctype>
+#include <cstdio>
 #include <map>
 #include <memory>
 
@@ -275,12 +276,19 @@ void select_source(hwloc_topology_t topo, const std::string& source, std::string
                 "nor an existing XML file");
 }
 
-TopologyPtr load_fresh(const std::string& source) {
+// io: also PCI and OS devices (GPUs, NICs), which cost a PCI scan on a real
+// machine: only when device locality is asked for.
+TopologyPtr load_fresh(const std::string& source, bool io) {
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
   TopologyPtr topo(raw);
   std::string xml;  // must outlive the load
   select_source(raw, source, xml);
+  if (io) {
+    hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
+    // "Important" drops GPU OS devices (nvml0, rsmi0): keep every one.
+    hwloc_topology_set_type_filter(raw, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
+  }
   // Some hwloc builds accept any buffer in set_xml and fail only here: the
   // message is the same either way.
   if (hwloc_topology_load(raw) < 0)
@@ -293,10 +301,11 @@ TopologyPtr load_fresh(const std::string& source) {
 // machine (cores to PUs, then the placement): load each source once per
 // process and hand out copies, which restriction may then modify. Not
 // thread-safe; slurmstepd and the CLI are single-threaded here.
-TopologyPtr open_topology(const std::string& source) {
-  static std::map<std::string, TopologyPtr> cache;
-  auto it = cache.find(source);
-  if (it == cache.end()) it = cache.emplace(source, load_fresh(source)).first;
+TopologyPtr open_topology(const std::string& source, bool io = false) {
+  static std::map<std::pair<std::string, bool>, TopologyPtr> cache;
+  auto key = std::make_pair(source, io);
+  auto it = cache.find(key);
+  if (it == cache.end()) it = cache.emplace(key, load_fresh(source, io)).first;
   hwloc_topology_t copy;
   if (hwloc_topology_dup(&copy, it->second.get()) < 0) throw Error("hwloc: cannot copy a topology");
   return TopologyPtr(copy);
@@ -353,6 +362,30 @@ unsigned long long synthetic_pus(const std::string& text, std::string* canonical
     if (pus > kMaxSyntheticPus) return pus;  // enough to refuse it; no overflow
   }
   return any ? pus : 0;
+}
+
+std::vector<PciDevice> pci_devices(const std::string& source) {
+  TopologyPtr topo = open_topology(source, true);
+  std::vector<PciDevice> out;
+  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(topo.get(), o));) {
+    PciDevice d;
+    char busid[32];
+    std::snprintf(busid, sizeof busid, "%04x:%02x:%02x.%01x", o->attr->pcidev.domain, o->attr->pcidev.bus,
+                  o->attr->pcidev.dev, o->attr->pcidev.func);
+    d.busid = busid;
+    d.vendor = o->attr->pcidev.vendor_id;
+    d.class_id = o->attr->pcidev.class_id;
+    for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
+      if (c->type == HWLOC_OBJ_OS_DEVICE && c->name)
+        d.os_devices.push_back({c->name, c->subtype ? c->subtype : ""});
+    hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo.get(), o);
+    if (near && near->cpuset) d.near = pus_of(near->cpuset);
+    for (hwloc_obj_t a = near; a; a = a->parent)
+      if (a->cpuset) d.around.push_back(pus_of(a->cpuset));
+    out.push_back(d);
+  }
+  std::sort(out.begin(), out.end(), [](const PciDevice& a, const PciDevice& b) { return a.busid < b.busid; });
+  return out;
 }
 
 std::vector<unsigned> pus_of_cores(const std::string& source, const std::vector<unsigned>& cores) {

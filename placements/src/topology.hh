@@ -82,6 +82,23 @@ struct LoadedTopology {
 
 LoadedTopology load_topology(const TopologySpec& spec);
 
+// A PCI device of the machine (hwloc's I/O objects), for device locality.
+struct PciDevice {
+  std::string busid;  // "0000:07:00.0"
+  unsigned vendor = 0, class_id = 0;
+  // Its OS devices: name ("cuda0", "rsmi0", "mlx5_0") and hwloc subtype
+  // ("CUDA", "RSMI", "LevelZero", "OpenFabrics"...).
+  std::vector<std::pair<std::string, std::string>> os_devices;
+  std::vector<unsigned> near;  // PUs of its closest CPU-side ancestor
+  // The PUs of each CPU-side ancestor, closest first, up to the machine:
+  // how far any CPU is from the device.
+  std::vector<std::vector<unsigned>> around;
+};
+
+// Every PCI device, in PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID
+// and Slurm's GPU autodetection number GPUs in).
+std::vector<PciDevice> pci_devices(const std::string& source);
+
 // PUs of the cores with these logical indices (hwloc order, which is the
 // order Slurm numbers a node's cores in). Throws Error when the topology has
 // fewer cores than an index asks for: it does not describe this node.

@@ -103,3 +103,54 @@ check_dry_run() {
   [ "$status" -ne 0 ]
   expect_one_error_line srun "--pin-smt: smt (hardware threads per core) wants a whole number from 1 to 64, not '0'"
 }
+
+@test "--pin-gpu=closest: each task gets the GPUs nearest it and CPUs near them (2 sockets x 4 GPUs)" {
+  local xml=$TOPO/gpu-dgx1.xml
+  fake_node "$xml"
+  run --separate-stderr as_user srun -n8 -c10 --pin-strategy=compact --pin-gpu=closest --pin-dryrun true
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  # As the engine's CLI computes it for the same CPUs.
+  want=$("$SLURM_PIN" place --topology "$xml" --tasks 8 --strategy compact --gpu closest | sed -n '/^task  cpus/,/^$/p')
+  for t in $(seq 0 7); do
+    line=$(grep "task $t (rank $t)" <<<"$stderr")
+    [[ "$line" == *", gpu $t (cuda$t), nic mlx5_"* ]] || { echo "$line"; false; }
+    cpus=$(sed -nE 's/.* on CPUs ([0-9,-]+), places .*/\1/p' <<<"$line")
+    grep -qE "^$t +$cpus +$t \\(cuda$t\\)" <<<"$want" || { echo "task $t: srun $cpus; engine: $want"; false; }
+  done
+  # The GPUs Slurm gave the job (CUDA_VISIBLE_DEVICES as Slurm sets it; with
+  # ConstrainDevices the job's names are 0,1 and SLURM_STEP_GPUS the node's).
+  # Whole-node steps (-c40), so that both sockets are the step's.
+  run --separate-stderr as_user env CUDA_VISIBLE_DEVICES=6,1 srun -n2 -c40 --pin-strategy=compact --pin-gpu=closest \
+    --pin-dryrun true
+  [[ "$(grep 'task 0 ' <<<"$stderr")" == *"on CPUs 0-19,40-59"*", gpu 1 (cuda1)"* ]] || { echo "$stderr"; false; }
+  [[ "$(grep 'task 1 ' <<<"$stderr")" == *"on CPUs 20-39,60-79"*", gpu 6 (cuda6)"* ]] || { echo "$stderr"; false; }
+  # The job's names for its GPUs are kept: 0,1 are the node's 7 and 2 here.
+  run --separate-stderr as_user env CUDA_VISIBLE_DEVICES=0,1 SLURM_STEP_GPUS=7,2 srun -n2 -c40 --pin-gpu=closest \
+    --pin-strategy=compact --pin-dryrun true
+  [[ "$(grep 'task 0 ' <<<"$stderr")" == *"on CPUs 0-19,40-59"*", gpu 1 (cuda2)"* ]] || { echo "$stderr"; false; }
+  [[ "$(grep 'task 1 ' <<<"$stderr")" == *"on CPUs 20-39,60-79"*", gpu 0 (cuda7)"* ]] || { echo "$stderr"; false; }
+  # The site's default (gpu=closest) applies to jobs Slurm gave GPUs only.
+  set_plugstack topology="$xml" gpu=closest
+  run --separate-stderr as_user env CUDA_VISIBLE_DEVICES=3 srun -n1 -c10 --pin-strategy=compact --pin-dryrun true
+  [[ "$stderr" == *", gpu 3 (cuda3)"* ]] || { echo "$stderr"; false; }
+  run --separate-stderr as_user srun -n1 -c10 --pin-strategy=compact --pin-dryrun true
+  [[ "$stderr" != *", gpu"* ]] || { echo "$stderr"; false; }
+  run --separate-stderr as_user env CUDA_VISIBLE_DEVICES=3 srun -n1 -c10 --pin-strategy=compact --pin-gpu=none --pin-dryrun true
+  [[ "$stderr" != *", gpu"* ]] || { echo "$stderr"; false; }
+  # A GPU the node does not have: one error per task, nothing runs.
+  run --separate-stderr as_user env CUDA_VISIBLE_DEVICES=9 srun -n1 -c10 --pin-strategy=compact --pin-dryrun true
+  [ "$status" -ne 0 ]
+  grep -q 'slurm-pin: CUDA_VISIBLE_DEVICES names GPU 9 but this node has 8 GPUs' <<<"$stderr" || { echo "$stderr"; false; }
+  run --separate-stderr as_user srun -n1 --pin-strategy=compact --pin-gpu=nearest true
+  [ "$status" -ne 0 ]
+  expect_one_error_line srun "--pin-gpu: unknown GPU mode 'nearest': use closest or none"
+}
+
+@test "--pin-gpu=closest on one NUMA node per GPU: blocks of GPUs, shared GPUs, ROCR_VISIBLE_DEVICES" {
+  fake_node "$TOPO/gpu-nps4.xml"
+  run --separate-stderr as_user srun -n4 -c16 --pin-strategy=scatter --pin-gpu=closest --pin-dryrun true
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [[ "$(grep 'task 2 ' <<<"$stderr")" == *"on CPUs 32-47"*", gpus 4,5 (rsmi4,rsmi5), nic mlx5_1"* ]] || { echo "$stderr"; false; }
+  run --separate-stderr as_user srun -n16 -c4 --pin-strategy=compact --pin-gpu=closest --pin-dryrun true
+  [[ "$(grep 'task 5 ' <<<"$stderr")" == *"on CPUs 20-23"*", gpu 2 (rsmi2)"* ]] || { echo "$stderr"; false; }
+}

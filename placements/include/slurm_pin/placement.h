@@ -50,6 +50,17 @@ int sp_set_oversubscribe(sp_placement_t *p, int allow);
 /* smt:k (as mpibind): use only the first k hardware threads of each core,
  * one thread per hardware thread; 0: every PU, slots by granularity. */
 int sp_set_smt(sp_placement_t *p, int k);
+/* Device locality: "closest" gives each task the GPUs nearest its CPUs
+ * among those the job may use, takes its CPUs near them, and exports
+ * CUDA_VISIBLE_DEVICES (or ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK) and
+ * SLURM_PIN_NIC per task; "none" (default) leaves devices alone. */
+int sp_set_gpu(sp_placement_t *p, const char *mode);
+/* The job's view of its GPUs: SLURM_STEP_GPUS, SLURM_JOB_GPUS,
+ * CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK as the job
+ * has them (value NULL: unset). Other names are refused. */
+int sp_set_gpu_env(sp_placement_t *p, const char *name, const char *value);
+/* The names sp_set_gpu_env takes, NULL-terminated. */
+const char *const *sp_gpu_env_names(void);
 int sp_set_seed(sp_placement_t *p, uint64_t seed);
 int sp_set_matrix(sp_placement_t *p, const double *rows, int n); /* n x n, row-major */
 int sp_load_matrix(sp_placement_t *p, const char *path);
@@ -151,6 +162,7 @@ int sp_check_thread_mode(const char *mode, char *err, size_t len);
 int sp_check_granularity(const char *granularity, char *err, size_t len);
 int sp_check_omp_num_threads(const char *value, char *err, size_t len);
 int sp_check_smt(const char *k, char *err, size_t len); /* "1".."64" */
+int sp_check_gpu_mode(const char *mode, char *err, size_t len); /* closest|none */
 
 /* PUs ("0-3,8") of cores given by logical index ("0-1,4"), as Slurm numbers
  * a node's cores, in the handle's topology. Returns 0 or -1 (sp_error). */

@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "devices.hh"
+
+#include <algorithm>
+#include <tuple>
+
+#include "error.hh"
+#include "topology.hh"
+
+namespace slurmpin {
+
+namespace {
+
+constexpr unsigned kNvidia = 0x10de, kAmd = 0x1002, kIntel = 0x8086;
+
+bool has_subtype(const PciDevice& d, const std::string& subtype) {
+  for (const auto& o : d.os_devices)
+    if (o.second == subtype) return true;
+  return false;
+}
+
+// The variable a GPU runtime reads to choose devices, "" when not a GPU:
+// display (0x03) or processing-accelerator (0x12) class.
+std::string gpu_variable(const PciDevice& d) {
+  unsigned base = d.class_id >> 8;
+  if (base != 0x03 && base != 0x12) return "";
+  if (d.vendor == kNvidia) return "CUDA_VISIBLE_DEVICES";
+  if (d.vendor == kAmd) return "ROCR_VISIBLE_DEVICES";
+  // Intel: only devices Level Zero drives, not a server's integrated graphics.
+  if (d.vendor == kIntel && has_subtype(d, "LevelZero")) return "ZE_AFFINITY_MASK";
+  return "";
+}
+
+std::vector<std::string> split_list(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    size_t end = s.find(',', start);
+    if (end == std::string::npos) end = s.size();
+    out.push_back(s.substr(start, end - start));
+    start = end + 1;
+  }
+  return out;
+}
+
+bool is_index(const std::string& s) {
+  return !s.empty() && s.size() <= 6 && s.find_first_not_of("0123456789") == std::string::npos;
+}
+
+const std::string* find(const std::map<std::string, std::string>& env, const std::string& name) {
+  auto it = env.find(name);
+  return it == env.end() ? nullptr : &it->second;
+}
+
+// How much of `cpus` lies near a device.
+size_t overlap(const std::vector<unsigned>& near, const std::vector<unsigned>& cpus) {
+  size_t n = 0;
+  for (unsigned c : cpus) n += std::binary_search(near.begin(), near.end(), c);
+  return n;
+}
+
+}  // namespace
+
+NodeDevices node_devices(const std::string& topology_source) {
+  NodeDevices out;
+  std::map<std::string, int> per_vendor;
+  for (const PciDevice& d : pci_devices(topology_source)) {
+    std::string var = gpu_variable(d);
+    if (!var.empty()) {
+      Gpu g{d.busid, var, d.os_devices.empty() ? d.busid : d.os_devices.front().first, per_vendor[var]++, d.near};
+      out.gpus.push_back(g);
+      continue;
+    }
+    for (const auto& o : d.os_devices)
+      if (o.second == "OpenFabrics") {
+        out.nics.push_back({o.first, d.around});
+        break;
+      }
+  }
+  return out;
+}
+
+std::vector<VisibleGpu> visible_gpus(const NodeDevices& node, const std::map<std::string, std::string>& env) {
+  std::vector<VisibleGpu> out;
+  if (node.gpus.empty()) return out;
+  // One vendor's GPUs per node: the first one's (mixed nodes use that one).
+  const std::string var = node.gpus.front().variable;
+  std::vector<const Gpu*> mine;
+  for (const Gpu& g : node.gpus)
+    if (g.variable == var) mine.push_back(&g);
+  const std::string* listed = find(env, var);
+  const std::string* slurm = find(env, "SLURM_STEP_GPUS");
+  if (!slurm || slurm->empty()) slurm = find(env, "SLURM_JOB_GPUS");
+  if (!listed && !(slurm && !slurm->empty())) {
+    for (const Gpu* g : mine) out.push_back({*g, std::to_string(g->index)});
+    return out;
+  }
+  std::vector<std::string> tokens = listed ? split_list(*listed) : split_list(*slurm);
+  std::vector<std::string> ids = slurm && !slurm->empty() ? split_list(*slurm) : tokens;
+  if (listed && listed->empty()) return out;  // the job may use no GPU
+  if (ids.size() != tokens.size()) ids = tokens;  // Slurm's list is for another set: trust the entries
+  for (size_t i = 0; i < tokens.size(); ++i) {
+    if (!is_index(ids[i]))
+      throw Error(var + " names GPU '" + tokens[i].substr(0, 64) +
+                  "', which slurm-pin cannot match to this node's GPUs (it knows them by index): use --pin-gpu=none, "
+                  "or let Slurm set " + var);
+    size_t id = std::stoul(ids[i]);
+    if (id >= mine.size())
+      throw Error(var + " names GPU " + ids[i] + " but this node has " + std::to_string(mine.size()) +
+                  " GPU" + (mine.size() == 1 ? "" : "s") + " (0-" + std::to_string(mine.size() - 1) +
+                  "): check the node's gres.conf, or use --pin-gpu=none");
+    out.push_back({*mine[id], tokens[i]});
+  }
+  return out;
+}
+
+std::vector<std::vector<int>> gpus_per_task(const std::vector<VisibleGpu>& gpus, int tasks) {
+  std::vector<int> order(gpus.size());
+  for (size_t i = 0; i < gpus.size(); ++i) order[i] = static_cast<int>(i);
+  // By the first CPU near each, so that blocks of GPUs meet blocks of tasks.
+  std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
+    unsigned fa = gpus[a].gpu.near.empty() ? ~0u : gpus[a].gpu.near.front();
+    unsigned fb = gpus[b].gpu.near.empty() ? ~0u : gpus[b].gpu.near.front();
+    return fa < fb;
+  });
+  std::vector<std::vector<int>> out(tasks);
+  long g = static_cast<long>(gpus.size());
+  if (g == 0) return out;
+  for (long t = 0; t < tasks; ++t) {
+    if (tasks <= g) {
+      for (long i = t * g / tasks; i < (t + 1) * g / tasks; ++i) out[t].push_back(order[i]);
+    } else {
+      out[t].push_back(order[t * g / tasks]);
+    }
+  }
+  return out;
+}
+
+std::string nearest_nic(const NodeDevices& node, const std::vector<unsigned>& cpus, std::vector<int>& uses) {
+  uses.resize(node.nics.size(), 0);
+  int best = -1;
+  std::tuple<size_t, long, int> best_key;  // (level, -overlap, uses): smallest wins
+  for (size_t i = 0; i < node.nics.size(); ++i) {
+    const auto& around = node.nics[i].around;
+    size_t level = 0;
+    long o = 0;
+    for (; level < around.size(); ++level)
+      if ((o = static_cast<long>(overlap(around[level], cpus))) > 0) break;
+    auto key = std::make_tuple(level, -o, uses[i]);
+    if (best < 0 || key < best_key) best = static_cast<int>(i), best_key = key;
+  }
+  if (best < 0) return "";
+  ++uses[best];
+  return node.nics[best].name;
+}
+
+}  // namespace slurmpin

@@ -1,0 +1,141 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Device locality on GPU-node fixtures (tests/fixtures/topologies/
+// make_gpu_nodes.py): which GPUs a job may use, which each task gets, the
+// CPUs taken near them, and the task environment.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+
+#include "devices.hh"
+#include "engine.hh"
+#include "error.hh"
+#include "task_binding.hh"
+#include "test_support.hh"
+
+using namespace slurmpin;
+using namespace slurmpin::test;
+
+namespace {
+
+std::vector<unsigned> range(unsigned from, unsigned to) {  // [from, to]
+  std::vector<unsigned> v;
+  for (unsigned i = from; i <= to; ++i) v.push_back(i);
+  return v;
+}
+
+std::vector<unsigned> both(std::vector<unsigned> a, const std::vector<unsigned>& b) {
+  a.insert(a.end(), b.begin(), b.end());
+  std::sort(a.begin(), a.end());
+  return a;
+}
+
+Result gpu_place(const std::string& xml, int tasks, std::map<std::string, std::string> env = {},
+                 std::vector<unsigned> allowed = {}) {
+  Request r = request(topo(xml), Strategy::kCompact, 0);
+  r.tasks = tasks;
+  r.gpu_closest = true;
+  r.gpu_env = std::move(env);
+  r.topology.allowed = std::move(allowed);
+  return compute_placement(r);
+}
+
+}  // namespace
+
+TEST(Devices, FindsGpusAndNicsWithTheirCpus) {
+  NodeDevices dgx = node_devices(topo("gpu-dgx1.xml"));
+  ASSERT_EQ(dgx.gpus.size(), 8u);
+  ASSERT_EQ(dgx.nics.size(), 4u);
+  for (int i = 0; i < 8; ++i) {
+    EXPECT_EQ(dgx.gpus[i].index, i);
+    EXPECT_EQ(dgx.gpus[i].name, "cuda" + std::to_string(i));
+    EXPECT_EQ(dgx.gpus[i].variable, "CUDA_VISIBLE_DEVICES");
+  }
+  // Socket 0 is cores 0-19 and their second threads 40-59.
+  EXPECT_EQ(dgx.gpus[0].near, both(range(0, 19), range(40, 59)));
+  EXPECT_EQ(dgx.gpus[7].near, both(range(20, 39), range(60, 79)));
+  NodeDevices amd = node_devices(topo("gpu-nps4.xml"));
+  ASSERT_EQ(amd.gpus.size(), 8u);
+  EXPECT_EQ(amd.gpus[3].variable, "ROCR_VISIBLE_DEVICES");
+  EXPECT_EQ(amd.gpus[3].near, range(24, 31));  // one NUMA node each
+  // A machine without GPUs (this test VM's virtio devices are none).
+  EXPECT_TRUE(node_devices(topo("this-vm.xml")).gpus.empty());
+}
+
+TEST(Devices, VisibleGpusFollowTheJobsVariables) {
+  NodeDevices dgx = node_devices(topo("gpu-dgx1.xml"));
+  EXPECT_EQ(visible_gpus(dgx, {}).size(), 8u);  // nothing set: the whole node
+  auto v = visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", "5,2"}});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].token, "5");
+  EXPECT_EQ(v[0].gpu.name, "cuda5");
+  // Slurm with ConstrainDevices: the job sees 0,1; SLURM_STEP_GPUS says which.
+  v = visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", "0,1"}, {"SLURM_STEP_GPUS", "6,7"}});
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[1].token, "1");
+  EXPECT_EQ(v[1].gpu.name, "cuda7");
+  EXPECT_TRUE(visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", ""}}).empty());  // no GPU for this job
+  for (const char* bad : {"9", "GPU-8a1b2c3d", "1,,2", "-1"}) {
+    try {
+      visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", bad}});
+      ADD_FAILURE() << bad;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find("CUDA_VISIBLE_DEVICES names GPU"), std::string::npos) << e.what();
+    }
+  }
+}
+
+TEST(Devices, EachTaskGetsItsNearestGpusAndCpusNearThem) {
+  // 8 tasks, 8 GPUs: task t on GPU t, its 5 cores on the GPU's socket.
+  Result r = gpu_place("gpu-dgx1.xml", 8);
+  ASSERT_EQ(r.gpu_variable, "CUDA_VISIBLE_DEVICES");
+  for (int t = 0; t < 8; ++t) {
+    EXPECT_EQ(r.tasks[t].gpus, (std::vector<std::string>{std::to_string(t)}));
+    unsigned socket_first = t < 4 ? 0 : 20;
+    for (unsigned c : r.tasks[t].share) EXPECT_TRUE(c % 40 >= socket_first && c % 40 < socket_first + 20) << c;
+  }
+  // Visible GPUs 4 and 0 (socket 1, socket 0), the step's cores 0-1 and
+  // 20-21: the task with GPU 0 runs on socket 0, the other on socket 1.
+  std::vector<unsigned> step = both(both(range(0, 1), range(20, 21)), both(range(40, 41), range(60, 61)));
+  r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "4,0"}}, step);
+  EXPECT_EQ(r.tasks[0].gpus, (std::vector<std::string>{"0"}));
+  EXPECT_EQ(r.tasks[0].share, (std::vector<unsigned>{0, 1, 40, 41}));
+  EXPECT_EQ(r.tasks[1].gpus, (std::vector<std::string>{"4"}));
+  EXPECT_EQ(r.tasks[1].share, (std::vector<unsigned>{20, 21, 60, 61}));
+  // Both GPUs on socket 1: the first task takes socket 1's cores, not the
+  // first cores in order (socket 0's, where a plain split would put it).
+  r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "4,5"}}, step);
+  EXPECT_EQ(r.tasks[0].share, (std::vector<unsigned>{20, 21, 60, 61}));
+  // Fewer tasks than GPUs: blocks of neighbours; more: tasks share one.
+  r = gpu_place("gpu-nps4.xml", 4);
+  EXPECT_EQ(r.tasks[1].gpus, (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(r.tasks[1].share, range(16, 31));
+  r = gpu_place("gpu-nps4.xml", 16);
+  EXPECT_EQ(r.tasks[3].gpus, (std::vector<std::string>{"1"}));
+  EXPECT_EQ(r.tasks[3].share, range(12, 15));
+  // The NIC: on the task's own socket, spread over the socket's NICs.
+  r = gpu_place("gpu-dgx1.xml", 4);
+  EXPECT_EQ(r.tasks[0].nic, "mlx5_0");
+  EXPECT_EQ(r.tasks[1].nic, "mlx5_1");
+  EXPECT_EQ(r.tasks[2].nic, "mlx5_2");
+  r = gpu_place("gpu-nps4.xml", 4);
+  EXPECT_EQ(r.tasks[3].nic, "mlx5_1");
+}
+
+TEST(Devices, TaskEnvironmentAndDescriptionNameTheGpus) {
+  Result r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "0,1"}, {"SLURM_STEP_GPUS", "3,4"}});
+  BindOptions o;
+  o.strategy = "compact";
+  auto env = task_environment(r, 1, o);
+  auto find = [&](const std::string& name) {
+    for (const auto& v : env)
+      if (v.name == name) return v.value;
+    return std::string("(unset)");
+  };
+  EXPECT_EQ(find("CUDA_VISIBLE_DEVICES"), "1");  // the job's own name for GPU 4
+  EXPECT_EQ(find("SLURM_PIN_NIC"), "mlx5_2");
+  EXPECT_NE(describe_task(r, 1, o).find(", gpu 1 (cuda4), nic mlx5_2"), std::string::npos) << describe_task(r, 1, o);
+  // Without GPUs (or with gpu none) nothing is added.
+  Request plain = request(topo("gpu-dgx1.xml"), Strategy::kCompact, 0);
+  Result p = compute_placement(plain);
+  for (const auto& v : task_environment(p, 0, o)) EXPECT_TRUE(v.name != "CUDA_VISIBLE_DEVICES" && v.name != "SLURM_PIN_NIC");
+}
