@@ -1,8 +1,24 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "pin_components.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
+
+/* The request's fields, in the order they are written: words, then flags
+ * (one "flags=" field of comma-separated names). */
+#define WORD(f) {#f, offsetof(struct pin_request, f), sizeof(((struct pin_request *)0)->f)}
+static const struct {
+  const char *name;
+  size_t offset, size;
+} words[] = {WORD(strategy), WORD(profile), WORD(mem), WORD(granularity), WORD(threads), WORD(smt), WORD(gpu)};
+#define N_WORDS (sizeof words / sizeof words[0])
+#define FLAG(f) {#f, offsetof(struct pin_request, f)}
+static const struct {
+  const char *name;
+  size_t offset;
+} flags_of[] = {FLAG(verbose), FLAG(dryrun), FLAG(phases), FLAG(oversubscribe)};
+#define N_FLAGS (sizeof flags_of / sizeof flags_of[0])
 
 static const char kept[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._/:@,+-";
 
@@ -22,20 +38,18 @@ static int put(char *out, size_t len, size_t *at, const char *key, const char *v
 
 int pin_request_format(const struct pin_request *r, char *out, size_t len) {
   char flags[64] = "";
-  const char *names[] = {"verbose", "dryrun", "phases", "oversubscribe"};
-  const int set[] = {r->verbose, r->dryrun, r->phases, r->oversubscribe};
-  for (int i = 0; i < 4; ++i)
-    if (set[i]) snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", flags[0] ? "," : "", names[i]);
+  for (size_t i = 0; i < N_FLAGS; ++i)
+    if (*(const int *)((const char *)r + flags_of[i].offset))
+      snprintf(flags + strlen(flags), sizeof flags - strlen(flags), "%s%s", flags[0] ? "," : "", flags_of[i].name);
   size_t at = 0;
   if (len == 0) return -1;
   out[0] = '\0';
-  if (put(out, len, &at, "strategy", r->strategy_set ? r->strategy : "") || put(out, len, &at, "profile", r->profile) ||
-      put(out, len, &at, "mem", r->mem) || put(out, len, &at, "granularity", r->granularity) ||
-      put(out, len, &at, "threads", r->threads) || put(out, len, &at, "smt", r->smt) ||
-      put(out, len, &at, "gpu", r->gpu) ||
-      put(out, len, &at, "flags", flags))
-    return -1;
-  return 0;
+  for (size_t i = 0; i < N_WORDS; ++i) {
+    const char *value = (const char *)r + words[i].offset;
+    if (value == r->strategy && !r->strategy_set) continue;
+    if (put(out, len, &at, words[i].name, value)) return -1;
+  }
+  return put(out, len, &at, "flags", flags);
 }
 
 static int hex(char c) {
@@ -70,33 +84,26 @@ static int parse_flags(const char *v, struct pin_request *r) {
   if (strlen(v) >= sizeof buf) return -1;
   strcpy(buf, v);
   for (char *save = NULL, *f = strtok_r(buf, ",", &save); f; f = strtok_r(NULL, ",", &save)) {
-    if (strcmp(f, "verbose") == 0) r->verbose = 1;
-    else if (strcmp(f, "dryrun") == 0) r->dryrun = 1;
-    else if (strcmp(f, "phases") == 0) r->phases = 1;
-    else if (strcmp(f, "oversubscribe") == 0) r->oversubscribe = 1;
-    else return -1;
+    size_t i = 0;
+    while (i < N_FLAGS && strcmp(f, flags_of[i].name) != 0) ++i;
+    if (i == N_FLAGS) return -1;
+    *(int *)((char *)r + flags_of[i].offset) = 1;
   }
   return 0;
 }
 
+/* One "key=value" field; `seen` has a bit per word, then one for flags. */
 static int parse_field(const char *key, size_t key_len, const char *v, size_t n, struct pin_request *r, int *seen) {
-  struct {
-    const char *name;
-    char *dst;
-    size_t size;
-  } fields[] = {{"strategy", r->strategy, sizeof r->strategy}, {"profile", r->profile, sizeof r->profile},
-                {"mem", r->mem, sizeof r->mem},                {"granularity", r->granularity, sizeof r->granularity},
-                {"threads", r->threads, sizeof r->threads},    {"smt", r->smt, sizeof r->smt},
-                {"gpu", r->gpu, sizeof r->gpu}};
-  for (int i = 0; i < 7; ++i) {
-    if (strlen(fields[i].name) != key_len || strncmp(key, fields[i].name, key_len) != 0) continue;
-    if (*seen & (1 << i) || decode(fields[i].dst, fields[i].size, v, n) != 0) return -1;
+  for (size_t i = 0; i < N_WORDS; ++i) {
+    if (strlen(words[i].name) != key_len || strncmp(key, words[i].name, key_len) != 0) continue;
+    char *dst = (char *)r + words[i].offset;
+    if (*seen & (1 << i) || decode(dst, words[i].size, v, n) != 0) return -1;
     *seen |= 1 << i;
-    if (i == 0) r->strategy_set = 1;
+    if (dst == r->strategy) r->strategy_set = 1;
     return 0;
   }
-  if (key_len != 5 || strncmp(key, "flags", 5) != 0 || *seen & (1 << 7)) return -1;
-  *seen |= 1 << 7;
+  if (key_len != 5 || strncmp(key, "flags", 5) != 0 || *seen & (1 << N_WORDS)) return -1;
+  *seen |= 1 << N_WORDS;
   char flags[64];
   return decode(flags, sizeof flags, v, n) == 0 ? parse_flags(flags, r) : -1;
 }

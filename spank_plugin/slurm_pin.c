@@ -90,46 +90,31 @@ static int opt_profile(int val, const char *arg, int remote) {
   return 0;
 }
 
-static int opt_mem(int val, const char *arg, int remote) {
-  (void)val, (void)remote;
-  char err[ERR_LEN];
-  if (!arg || pin_check_mem(arg, err, sizeof err) != 0) return reject("--pin-mem", arg ? err : "value missing");
-  snprintf(request.mem, sizeof request.mem, "%s", arg);
-  return 0;
-}
+/* The options whose value is one word the engine checks: `val` says which. */
+enum { VALUE_MEM, VALUE_GRANULARITY, VALUE_SMT, VALUE_GPU, VALUE_THREADS };
 
-static int opt_granularity(int val, const char *arg, int remote) {
-  (void)val, (void)remote;
-  char err[ERR_LEN];
-  if (!arg || pin_check_granularity(arg, err, sizeof err) != 0)
-    return reject("--pin-granularity", arg ? err : "value missing");
-  snprintf(request.granularity, sizeof request.granularity, "%s", arg);
-  return 0;
-}
+static const struct {
+  const char *option;
+  char *field; /* in request */
+  size_t size;
+  int (*check)(const char *value, char *err, size_t len);
+} value_options[] = {
+    [VALUE_MEM] = {"--pin-mem", request.mem, sizeof request.mem, pin_check_mem},
+    [VALUE_GRANULARITY] = {"--pin-granularity", request.granularity, sizeof request.granularity,
+                           pin_check_granularity},
+    [VALUE_SMT] = {"--pin-smt", request.smt, sizeof request.smt, sp_check_smt},
+    [VALUE_GPU] = {"--pin-gpu", request.gpu, sizeof request.gpu, sp_check_gpu_mode},
+    [VALUE_THREADS] = {"--pin-threads", request.threads, sizeof request.threads, pin_check_threads},
+};
 
-static int opt_threads(int val, const char *arg, int remote) {
-  (void)val, (void)remote;
+static int opt_value(int val, const char *arg, int remote) {
+  (void)remote;
   char err[ERR_LEN];
-  if (!arg || pin_check_threads(arg, err, sizeof err) != 0) return reject("--pin-threads", arg ? err : "value missing");
-  snprintf(request.threads, sizeof request.threads, "%s", arg);
-  return 0;
-}
-
-static int opt_smt(int val, const char *arg, int remote) {
-  (void)val, (void)remote;
-  char err[ERR_LEN];
-  if (!arg || strlen(arg) >= sizeof request.smt || sp_check_smt(arg, err, sizeof err) != 0)
-    return reject("--pin-smt", arg && strlen(arg) < sizeof request.smt ? err : "a whole number from 1 to 64");
-  snprintf(request.smt, sizeof request.smt, "%s", arg);
-  return 0;
-}
-
-static int opt_gpu(int val, const char *arg, int remote) {
-  (void)val, (void)remote;
-  char err[ERR_LEN];
-  if (!arg || strlen(arg) >= sizeof request.gpu || sp_check_gpu_mode(arg, err, sizeof err) != 0)
-    return reject("--pin-gpu", arg && strlen(arg) < sizeof request.gpu ? err : "use closest or none");
-  snprintf(request.gpu, sizeof request.gpu, "%s", arg);
+  const char *option = value_options[val].option;
+  if (!arg) return reject(option, "value missing");
+  if (value_options[val].check(arg, err, sizeof err) != 0) return reject(option, err);
+  if (strlen(arg) >= value_options[val].size) return reject(option, "value too long");
+  memcpy(value_options[val].field, arg, strlen(arg) + 1);
   return 0;
 }
 
@@ -149,14 +134,15 @@ static struct spank_option options[] = {
     {"pin-strategy", "STRATEGY", strategy_usage, 1, 0, opt_strategy},
     {"pin-profile", "NAME|PATH", "Sharing profile: NAME[@VERSION] from the site's store, or a file", 1, 0,
      opt_profile},
-    {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, 0, opt_mem},
-    {"pin-granularity", "LEVEL", "Bind each thread to its pu, core, l2, l3 or numa domain", 1, 0,
-     opt_granularity},
-    {"pin-smt", "K", "Use K hardware threads of each core, one thread on each (mpibind's smt:K)", 1, 0, opt_smt},
+    {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, VALUE_MEM, opt_value},
+    {"pin-granularity", "LEVEL", "Bind each thread to its pu, core, l2, l3 or numa domain", 1,
+     VALUE_GRANULARITY, opt_value},
+    {"pin-smt", "K", "Use K hardware threads of each core, one thread on each (mpibind's smt:K)", 1, VALUE_SMT,
+     opt_value},
     {"pin-gpu", "closest|none", "Give each task the GPUs nearest its CPUs (and CPUs near them), set "
-     "CUDA_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES/ZE_AFFINITY_MASK per task", 1, 0, opt_gpu},
+     "CUDA_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES/ZE_AFFINITY_MASK per task", 1, VALUE_GPU, opt_value},
     {"pin-threads", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or ompt "
-     "(per-region pinning)", 1, 0, opt_threads},
+     "(per-region pinning)", 1, VALUE_THREADS, opt_value},
     {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0,
      FLAG_PHASES, opt_flag},
     {"pin-oversubscribe", NULL, "Allow more threads than cores (they share cores)", 0, FLAG_OVERSUBSCRIBE,
@@ -333,14 +319,14 @@ static int check_topology_file(void) {
   return 0;
 }
 
-/* 1 when the job holds every CPU of this node, 0 when it shares it, -1
- * (failure set) when Slurm cannot say. */
-static int job_has_node(spank_t sp) {
+/* 1 when the job holds every CPU of this node (`all`, LIST_LEN long, gets
+ * them), 0 when it shares it, -1 (failure set) when Slurm cannot say. */
+static int job_has_node(spank_t sp, char *all) {
   char *job_cores = NULL;
-  static char job_pus[LIST_LEN], all[LIST_LEN];
+  static char job_pus[LIST_LEN];
   if (spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores) != ESPANK_SUCCESS || !job_cores ||
       sp_cores_to_pus(placement, job_cores, job_pus, sizeof job_pus) < 0 ||
-      sp_topology_pus(placement, all, sizeof all) < 0)
+      sp_topology_pus(placement, all, LIST_LEN) < 0)
     return fail("cannot read the job's allocated cores (S_JOB_ALLOC_CORES)"), -1;
   return strcmp(all, job_pus) == 0;
 }
@@ -355,11 +341,11 @@ static int step_cpus(spank_t sp, uint32_t ntasks, char *cpus, size_t len) {
     return fail("cannot read this step's allocated cores (S_STEP_ALLOC_CORES)"), -1;
   if (sp_cores_to_pus(placement, cores, pus, sizeof pus) < 0) return fail(sp_error(placement)), -1;
   if (config.exclusive_only || (config.whole_node && ntasks == 1)) {
-    int whole = job_has_node(sp);
+    static char all[LIST_LEN];
+    int whole = job_has_node(sp, all);
     if (whole < 0) return -1;
     if (!whole && config.exclusive_only) return -2; /* the job shares the node: stay out of the way */
-    if (whole && config.whole_node && ntasks == 1 && sp_topology_pus(placement, pus, sizeof pus) < 0)
-      return fail(sp_error(placement)), -1;
+    if (whole && config.whole_node && ntasks == 1) strcpy(pus, all);
   }
   return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : (fail("too many CPUs in this step"), -1);
 }

@@ -117,14 +117,7 @@ size_t count_cpus(const CpuRanges& r) {
   return n;
 }
 
-std::string format_cpulist(const CpuRanges& r) {
-  Bitmap b = bitmap_of(r);
-  char* text = nullptr;
-  if (hwloc_bitmap_list_asprintf(&text, b.get()) < 0 || !text) throw Error("out of memory");
-  std::string out(text);
-  std::free(text);
-  return out;
-}
+std::string format_cpulist(const CpuRanges& r) { return bitmap_text(bitmap_of(r), hwloc_bitmap_list_asprintf); }
 
 std::string format_cpulist(const std::vector<unsigned>& cpus) { return format_cpulist(ranges_of(cpus)); }
 

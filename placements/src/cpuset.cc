@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "cpuset.hh"
 
+#include <cstdlib>
+
 #include "cpulist.hh"
 #include "error.hh"
 
@@ -15,6 +17,14 @@ Bitmap bitmap_of(const CpuRanges& ranges) {
 }
 
 Bitmap bitmap_of(const std::vector<unsigned>& cpus) { return bitmap_of(ranges_of(cpus)); }
+
+std::string bitmap_text(const Bitmap& b, int (*format)(char**, hwloc_const_bitmap_t)) {
+  char* text = nullptr;
+  if (format(&text, b.get()) < 0 || !text) throw Error("out of memory");
+  std::string out(text);
+  std::free(text);
+  return out;
+}
 
 std::vector<unsigned> cpus_of(hwloc_const_bitmap_t b) {
   std::vector<unsigned> out;

@@ -5,6 +5,7 @@
 #include <hwloc.h>
 
 #include <memory>
+#include <string>
 #include <vector>
 
 namespace slurmpin {
@@ -18,5 +19,8 @@ struct CpuRange;
 Bitmap bitmap_of(const std::vector<CpuRange>& ranges);
 Bitmap bitmap_of(const std::vector<unsigned>& sorted_cpus);
 std::vector<unsigned> cpus_of(hwloc_const_bitmap_t b);
+// A set as one of hwloc's text formats: hwloc_bitmap_list_asprintf ("0-3,8")
+// or hwloc_bitmap_taskset_asprintf ("0x10f").
+std::string bitmap_text(const Bitmap& b, int (*format)(char**, hwloc_const_bitmap_t));
 
 }  // namespace slurmpin

@@ -52,6 +52,15 @@ const std::string* find(const std::map<std::string, std::string>& env, const std
   return it == env.end() ? nullptr : &it->second;
 }
 
+// Slurm's list of the node's GPU indices for this job: the step's, else the job's.
+const std::string* slurm_gpus(const std::map<std::string, std::string>& env) {
+  for (const char* name : {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}) {
+    const std::string* v = find(env, name);
+    if (v && !v->empty()) return v;
+  }
+  return nullptr;
+}
+
 // How much of `cpus` lies near a device.
 size_t overlap(const std::vector<unsigned>& near, const std::vector<unsigned>& cpus) {
   size_t n = 0;
@@ -67,7 +76,8 @@ NodeDevices node_devices(const std::string& topology_source) {
   for (const PciDevice& d : pci_devices(topology_source)) {
     std::string var = gpu_variable(d);
     if (!var.empty()) {
-      Gpu g{d.busid, var, d.os_devices.empty() ? d.busid : d.os_devices.front().first, per_vendor[var]++, d.near};
+      Gpu g{d.busid, var, d.os_devices.empty() ? d.busid : d.os_devices.front().first, per_vendor[var]++,
+            d.around.empty() ? std::vector<unsigned>() : d.around.front()};
       out.gpus.push_back(g);
       continue;
     }
@@ -88,16 +98,14 @@ std::vector<VisibleGpu> visible_gpus(const NodeDevices& node, const std::map<std
   std::vector<const Gpu*> mine;
   for (const Gpu& g : node.gpus)
     if (g.variable == var) mine.push_back(&g);
-  const std::string* listed = find(env, var);
-  const std::string* slurm = find(env, "SLURM_STEP_GPUS");
-  if (!slurm || slurm->empty()) slurm = find(env, "SLURM_JOB_GPUS");
-  if (!listed && !(slurm && !slurm->empty())) {
+  const std::string *listed = find(env, var), *slurm = slurm_gpus(env);
+  if (!listed && !slurm) {
     for (const Gpu* g : mine) out.push_back({*g, std::to_string(g->index)});
     return out;
   }
-  std::vector<std::string> tokens = listed ? split_list(*listed) : split_list(*slurm);
-  std::vector<std::string> ids = slurm && !slurm->empty() ? split_list(*slurm) : tokens;
   if (listed && listed->empty()) return out;  // the job may use no GPU
+  std::vector<std::string> tokens = split_list(listed ? *listed : *slurm);
+  std::vector<std::string> ids = slurm ? split_list(*slurm) : tokens;
   if (ids.size() != tokens.size()) ids = tokens;  // Slurm's list is for another set: trust the entries
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (!is_index(ids[i]))

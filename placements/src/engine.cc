@@ -331,7 +331,8 @@ Result compute_placement(const Request& request) {
                           "every placement scores the same");
   }
   if (r.gpu_closest) {
-    if (task_gpus.size() != out.tasks.size()) task_gpus = gpus_per_task(visible, static_cast<int>(out.tasks.size()));
+    // A placement file chose the CPUs: its tasks get GPUs in the same blocks.
+    if (r.strategy == Strategy::kFile) task_gpus = gpus_per_task(visible, static_cast<int>(out.tasks.size()));
     attach_devices(out, devices, visible, task_gpus);
   }
   out.fingerprint = lt.fingerprint;

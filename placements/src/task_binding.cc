@@ -60,12 +60,7 @@ std::string region_places(const Result& r, size_t task) {
 
 // A CPU set as Slurm writes masks: "0x3" (hwloc's taskset format).
 std::string hex_mask(const std::vector<unsigned>& cpus) {
-  Bitmap b = bitmap_of(cpus);
-  char* text = nullptr;
-  if (hwloc_bitmap_taskset_asprintf(&text, b.get()) < 0 || !text) throw Error("out of memory");
-  std::string out(text);
-  std::free(text);
-  return out;
+  return bitmap_text(bitmap_of(cpus), hwloc_bitmap_taskset_asprintf);
 }
 
 // SLURM_CPU_BIND_LIST: one mask per task on this node, in task order.

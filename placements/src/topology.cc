@@ -378,9 +378,7 @@ std::vector<PciDevice> pci_devices(const std::string& source) {
     for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
       if (c->type == HWLOC_OBJ_OS_DEVICE && c->name)
         d.os_devices.push_back({c->name, c->subtype ? c->subtype : ""});
-    hwloc_obj_t near = hwloc_get_non_io_ancestor_obj(topo.get(), o);
-    if (near && near->cpuset) d.near = pus_of(near->cpuset);
-    for (hwloc_obj_t a = near; a; a = a->parent)
+    for (hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(topo.get(), o); a; a = a->parent)
       if (a->cpuset) d.around.push_back(pus_of(a->cpuset));
     out.push_back(d);
   }

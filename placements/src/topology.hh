@@ -89,9 +89,8 @@ struct PciDevice {
   // Its OS devices: name ("cuda0", "rsmi0", "mlx5_0") and hwloc subtype
   // ("CUDA", "RSMI", "LevelZero", "OpenFabrics"...).
   std::vector<std::pair<std::string, std::string>> os_devices;
-  std::vector<unsigned> near;  // PUs of its closest CPU-side ancestor
-  // The PUs of each CPU-side ancestor, closest first, up to the machine:
-  // how far any CPU is from the device.
+  // The PUs of each CPU-side ancestor, closest first (the CPUs near it), up
+  // to the machine: how far any CPU is from the device.
   std::vector<std::vector<unsigned>> around;
 };
 
