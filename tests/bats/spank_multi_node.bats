@@ -141,6 +141,31 @@ check_ranks() {
   [ "$(env_of 1 SLURM_PIN_STRATEGY)" = "" ] || { echo "$output"; false; }
 }
 
+@test "a component's options the user set (srun --het-group inside an allocation) are checked on the node" {
+  # One srun for one component exports nothing, so a variable the user set
+  # reaches slurmstepd: it is parsed, checked and held to the site's rules.
+  set_plugstack allowed=none,compact
+  run --separate-stderr as_user env SLURM_PIN_OPTIONS_HET_GROUP_0='strategy=%zz' \
+    salloc -Q -n1 -c2 : -n1 -c2 srun --het-group=0 "$(omp)"
+  [ "$status" -ne 0 ]
+  ! grep -q '^rank .* thread' <<<"$output" || false
+  grep -q "slurm-pin: SLURM_PIN_OPTIONS_HET_GROUP_0 is malformed" <<<"$stderr" || { echo "$stderr"; false; }
+  run --separate-stderr as_user env SLURM_PIN_OPTIONS_HET_GROUP_0='strategy=scatter' \
+    salloc -Q -n1 -c2 : -n1 -c2 srun --het-group=0 "$(omp)"
+  [ "$status" -ne 0 ]
+  ! grep -q '^rank .* thread' <<<"$output" || false
+  grep -q "strategy 'scatter' is not allowed on this cluster" <<<"$stderr" || { echo "$stderr"; false; }
+  run --separate-stderr as_user env SLURM_PIN_OPTIONS_HET_GROUP_0='strategy=compact smt=0' \
+    salloc -Q -n1 -c2 : -n1 -c2 srun --het-group=0 "$(omp)"
+  [ "$status" -ne 0 ]
+  grep -q "SLURM_PIN_OPTIONS_HET_GROUP_0 is malformed" <<<"$stderr" || { echo "$stderr"; false; }
+  # A well-formed, allowed value is the user's own choice, as --pin-strategy.
+  run --separate-stderr as_user env SLURM_PIN_OPTIONS_HET_GROUP_0='strategy=compact' \
+    salloc -Q -n1 -c2 : -n1 -c2 srun --het-group=0 "$(omp)"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+}
+
 # A long two-thread program to profile.
 build_spinner() {
   cat >"$WORK/spin.c" <<'C'
