@@ -12,6 +12,7 @@
 #include "engine.hh"
 #include "error.hh"
 #include "matrix_file.hh"
+#include "node_topology.hh"
 #include "placement_file.hh"
 #include "process_binding.hh"
 #include "profile.hh"
@@ -146,6 +147,10 @@ const char* sp_error(const sp_placement_t* p) { return p ? p->error.c_str() : "n
 
 int sp_set_topology(sp_placement_t* p, const char* source) {
   return guarded(p, [&] { p->request.topology.source = source ? source : "this"; });
+}
+
+int sp_set_topology_cache(sp_placement_t* p, const char* path) {
+  return guarded(p, [&] { p->request.topology.cache = path ? path : ""; });
 }
 
 int sp_set_restrict(sp_placement_t* p, const char* cpulist) {
@@ -535,7 +540,7 @@ int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len)
   int rc = -1;
   guarded(p, [&] {
     std::vector<unsigned> pus =
-        pus_of_cores(p->request.topology.source, parse_cpulist(cores ? cores : "", "allocated cores"));
+        pus_of_cores(p->request.topology, parse_cpulist(cores ? cores : "", "allocated cores"));
     rc = copy_out(format_cpulist(pus), buf, len);
   });
   return rc;
@@ -546,9 +551,15 @@ int sp_topology_pus(sp_placement_t* p, char* buf, size_t len) {
   guarded(p, [&] {
     TopologySpec spec;
     spec.source = p->request.topology.source;
+    spec.cache = p->request.topology.cache;
     rc = copy_out(format_cpulist(load_topology(spec).all_pus), buf, len);
   });
   return rc;
+}
+
+int sp_save_topology(const char* path, char* err, size_t len) {
+  if (hwloc_source_overridden()) return 1;
+  return checked(err, len, [&] { save_node_topology(path ? path : ""); });
 }
 
 int sp_strategy_count(void) { return static_cast<int>(all_strategies().size()); }

@@ -70,10 +70,10 @@ size_t overlap(const std::vector<unsigned>& near, const std::vector<unsigned>& c
 
 }  // namespace
 
-NodeDevices node_devices(const std::string& topology_source) {
+NodeDevices node_devices(const TopologySpec& topology) {
   NodeDevices out;
   std::map<std::string, int> per_vendor;
-  for (const PciDevice& d : pci_devices(topology_source)) {
+  for (const PciDevice& d : pci_devices(topology)) {
     std::string var = gpu_variable(d);
     if (!var.empty()) {
       Gpu g{d.busid, var, d.os_devices.empty() ? d.busid : d.os_devices.front().first, per_vendor[var]++,

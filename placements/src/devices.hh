@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "topology.hh"
+
 namespace slurmpin {
 
 struct Gpu {
@@ -30,7 +32,7 @@ struct NodeDevices {
 
 // The node's GPUs (NVIDIA, AMD; Intel with a Level Zero device) and
 // high-speed NICs (those with an OpenFabrics device), from the topology.
-NodeDevices node_devices(const std::string& topology_source);
+NodeDevices node_devices(const TopologySpec& topology);
 
 // A GPU the job may use, and how the job names it.
 struct VisibleGpu {

@@ -288,7 +288,7 @@ Result compute_placement(const Request& request) {
   std::vector<VisibleGpu> visible;
   std::vector<std::vector<int>> task_gpus;
   if (r.gpu_closest) {
-    devices = node_devices(r.topology.source);
+    devices = node_devices(r.topology);
     visible = visible_gpus(devices, r.gpu_env);
   }
   if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot

@@ -8,9 +8,11 @@
 #include <cstdio>
 #include <map>
 #include <memory>
+#include <tuple>
 
 #include "cpulist.hh"
 #include "error.hh"
+#include "node_topology.hh"
 #include "user_file.hh"
 
 namespace slurmpin {
@@ -278,7 +280,11 @@ void select_source(hwloc_topology_t topo, const std::string& source, std::string
 
 // io: also PCI and OS devices (GPUs, NICs), which cost a PCI scan on a real
 // machine: only when device locality is asked for.
-TopologyPtr load_fresh(const std::string& source, bool io) {
+TopologyPtr load_fresh(const std::string& source, bool io, const std::string& cache) {
+  if ((source == "this" || source.empty()) && !cache.empty()) {
+    std::string why;  // any reason not to use it: discover, as without a cache
+    if (hwloc_topology_t saved = load_node_topology(cache, io, why)) return TopologyPtr(saved);
+  }
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
   TopologyPtr topo(raw);
@@ -301,11 +307,11 @@ TopologyPtr load_fresh(const std::string& source, bool io) {
 // machine (cores to PUs, then the placement): load each source once per
 // process and hand out copies, which restriction may then modify. Not
 // thread-safe; slurmstepd and the CLI are single-threaded here.
-TopologyPtr open_topology(const std::string& source, bool io = false) {
-  static std::map<std::pair<std::string, bool>, TopologyPtr> cache;
-  auto key = std::make_pair(source, io);
-  auto it = cache.find(key);
-  if (it == cache.end()) it = cache.emplace(key, load_fresh(source, io)).first;
+TopologyPtr open_topology(const TopologySpec& spec, bool io = false) {
+  static std::map<std::tuple<std::string, std::string, bool>, TopologyPtr> loaded;
+  auto key = std::make_tuple(spec.source, spec.cache, io);
+  auto it = loaded.find(key);
+  if (it == loaded.end()) it = loaded.emplace(key, load_fresh(spec.source, io, spec.cache)).first;
   hwloc_topology_t copy;
   if (hwloc_topology_dup(&copy, it->second.get()) < 0) throw Error("hwloc: cannot copy a topology");
   return TopologyPtr(copy);
@@ -364,8 +370,8 @@ unsigned long long synthetic_pus(const std::string& text, std::string* canonical
   return any ? pus : 0;
 }
 
-std::vector<PciDevice> pci_devices(const std::string& source) {
-  TopologyPtr topo = open_topology(source, true);
+std::vector<PciDevice> pci_devices(const TopologySpec& spec) {
+  TopologyPtr topo = open_topology(spec, true);
   std::vector<PciDevice> out;
   for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(topo.get(), o));) {
     PciDevice d;
@@ -386,8 +392,8 @@ std::vector<PciDevice> pci_devices(const std::string& source) {
   return out;
 }
 
-std::vector<unsigned> pus_of_cores(const std::string& source, const std::vector<unsigned>& cores) {
-  TopologyPtr topo = open_topology(source);
+std::vector<unsigned> pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores) {
+  TopologyPtr topo = open_topology(spec);
   hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(topo.get(), HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
   unsigned count = static_cast<unsigned>(hwloc_get_nbobjs_by_type(topo.get(), type));
   std::vector<unsigned> pus;
@@ -421,7 +427,7 @@ std::vector<unsigned> first_pus_per_core(hwloc_topology_t topo, const std::vecto
 }  // namespace
 
 LoadedTopology load_topology(const TopologySpec& spec) {
-  TopologyPtr topo = open_topology(spec.source);
+  TopologyPtr topo = open_topology(spec);
   hwloc_topology_t raw = topo.get();
 
   LoadedTopology out;

@@ -67,6 +67,9 @@ class Tree {
 // file, or an hwloc synthetic description ("pack:2 l3:1 core:4 pu:1").
 struct TopologySpec {
   std::string source = "this";
+  // For "this": where slurmd saved the node's topology (node_topology.hh),
+  // read instead of discovering when it can be trusted; empty: discover.
+  std::string cache;
   std::vector<unsigned> allowed;  // empty = every PU
   Granularity granularity = Granularity::kCore;
   // smt:k (as mpibind): only the first k allowed PUs of each core are used,
@@ -96,11 +99,11 @@ struct PciDevice {
 
 // Every PCI device, in PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID
 // and Slurm's GPU autodetection number GPUs in).
-std::vector<PciDevice> pci_devices(const std::string& source);
+std::vector<PciDevice> pci_devices(const TopologySpec& spec);
 
 // PUs of the cores with these logical indices (hwloc order, which is the
 // order Slurm numbers a node's cores in). Throws Error when the topology has
 // fewer cores than an index asks for: it does not describe this node.
-std::vector<unsigned> pus_of_cores(const std::string& source, const std::vector<unsigned>& cores);
+std::vector<unsigned> pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores);
 
 }  // namespace slurmpin

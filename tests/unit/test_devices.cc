@@ -29,6 +29,12 @@ std::vector<unsigned> both(std::vector<unsigned> a, const std::vector<unsigned>&
   return a;
 }
 
+NodeDevices devices_of(const std::string& xml) {
+  TopologySpec spec;
+  spec.source = xml;
+  return node_devices(spec);
+}
+
 Result gpu_place(const std::string& xml, int tasks, std::map<std::string, std::string> env = {},
                  std::vector<unsigned> allowed = {}) {
   Request r = request(topo(xml), Strategy::kCompact, 0);
@@ -42,7 +48,7 @@ Result gpu_place(const std::string& xml, int tasks, std::map<std::string, std::s
 }  // namespace
 
 TEST(Devices, FindsGpusAndNicsWithTheirCpus) {
-  NodeDevices dgx = node_devices(topo("gpu-dgx1.xml"));
+  NodeDevices dgx = devices_of(topo("gpu-dgx1.xml"));
   ASSERT_EQ(dgx.gpus.size(), 8u);
   ASSERT_EQ(dgx.nics.size(), 4u);
   for (int i = 0; i < 8; ++i) {
@@ -53,16 +59,16 @@ TEST(Devices, FindsGpusAndNicsWithTheirCpus) {
   // Socket 0 is cores 0-19 and their second threads 40-59.
   EXPECT_EQ(dgx.gpus[0].near, both(range(0, 19), range(40, 59)));
   EXPECT_EQ(dgx.gpus[7].near, both(range(20, 39), range(60, 79)));
-  NodeDevices amd = node_devices(topo("gpu-nps4.xml"));
+  NodeDevices amd = devices_of(topo("gpu-nps4.xml"));
   ASSERT_EQ(amd.gpus.size(), 8u);
   EXPECT_EQ(amd.gpus[3].variable, "ROCR_VISIBLE_DEVICES");
   EXPECT_EQ(amd.gpus[3].near, range(24, 31));  // one NUMA node each
   // A machine without GPUs (this test VM's virtio devices are none).
-  EXPECT_TRUE(node_devices(topo("this-vm.xml")).gpus.empty());
+  EXPECT_TRUE(devices_of(topo("this-vm.xml")).gpus.empty());
 }
 
 TEST(Devices, VisibleGpusFollowTheJobsVariables) {
-  NodeDevices dgx = node_devices(topo("gpu-dgx1.xml"));
+  NodeDevices dgx = devices_of(topo("gpu-dgx1.xml"));
   EXPECT_EQ(visible_gpus(dgx, {}).size(), 8u);  // nothing set: the whole node
   auto v = visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", "5,2"}});
   ASSERT_EQ(v.size(), 2u);

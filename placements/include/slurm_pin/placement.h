@@ -40,6 +40,11 @@ const char *sp_error(const sp_placement_t *p);
 
 /* Inputs. */
 int sp_set_topology(sp_placement_t *p, const char *source); /* "this", XML file, synthetic */
+/* For "this": the node's topology as sp_save_topology wrote it, read
+ * instead of discovered (milliseconds saved per step) when it is root's,
+ * writable by nobody else and describes the CPUs online now; otherwise, or
+ * with NULL, the machine is discovered. */
+int sp_set_topology_cache(sp_placement_t *p, const char *path);
 int sp_set_restrict(sp_placement_t *p, const char *cpulist); /* "0-3,8", NULL: all */
 int sp_set_granularity(sp_placement_t *p, const char *g);    /* pu|core|l2|l3|numa */
 int sp_set_strategy(sp_placement_t *p, const char *name);    /* none..gplp, file:PATH */
@@ -169,6 +174,11 @@ int sp_check_gpu_mode(const char *mode, char *err, size_t len); /* closest|none 
 int sp_cores_to_pus(sp_placement_t *p, const char *cores, char *buf, size_t len);
 /* Every PU of the handle's topology; returns the length needed, or -1. */
 int sp_topology_pus(sp_placement_t *p, char *buf, size_t len);
+/* Discovers this machine (every PU, PCI and OS devices) and writes it to
+ * `path` (mode 0644, replaced atomically, its directory made if missing),
+ * for sp_set_topology_cache. Returns 0, or -1 with `err` filled. Does
+ * nothing (returns 1) when HWLOC_* variables choose the topology. */
+int sp_save_topology(const char *path, char *err, size_t len);
 
 /* One line per strategy, for --pin-strategy=help and `slurm-pin place --strategy help`. */
 const char *sp_strategies_help(void);
