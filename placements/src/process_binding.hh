@@ -2,8 +2,7 @@
 // Applying a task's binding to the calling process: its CPU affinity
 // (checked by reading it back, so CPUs the kernel refuses are caught, never
 // silently dropped) and its NUMA memory policy. Both survive execve, so a
-// launcher applies them and then executes the task. CPU sets go to and come
-// from the kernel through hwloc bitmaps.
+// launcher applies them and then executes the task.
 #pragma once
 #include <vector>
 
