@@ -23,6 +23,7 @@ void pin_config_defaults(struct pin_config *c) {
   strcpy(c->mem, "none");
   strcpy(c->granularity, "core");
   strcpy(c->gpu, "none");
+  strcpy(c->topology_cache, PIN_TOPOLOGY_CACHE);
 }
 
 /* The values are the engine's (one list, one message). */
@@ -68,6 +69,10 @@ static int in_allowed(const char *allowed, const char *value) {
 
 int pin_check_strategy(const struct pin_config *c, const char *value, char *err, size_t len) {
   if (sp_check_strategy(value, err, len) != 0) return -1;
+  return pin_check_site_rules(c, value, err, len);
+}
+
+int pin_check_site_rules(const struct pin_config *c, const char *value, char *err, size_t len) {
   if (c->allowed[0] && !in_allowed(c->allowed, value)) {
     snprintf(err, len, "strategy '%s' is not allowed on this cluster: use one of %s", value, c->allowed);
     return -1;
@@ -91,30 +96,25 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   if (!v && KEY("verbose")) return c->verbose = 1, 0;
   if (!v && KEY("legacy_omp_env")) return c->legacy_omp_env = 1, 0;
   if (!v && KEY("policy")) return c->policy = 1, 0;
-  if (v && KEY("default")) {
-    if (sp_check_strategy(v, err, len) != 0) return -1;
-    return set_field(c->default_strategy, sizeof c->default_strategy, v, "default=", err, len);
-  }
+  if (v && KEY("default")) return set_field(c->default_strategy, sizeof c->default_strategy, v, "default=", err, len);
   if (v && KEY("allowed")) return set_field(c->allowed, sizeof c->allowed, v, "allowed=", err, len);
   if (v && KEY("store")) return set_field(c->store, sizeof c->store, v, "store=", err, len);
   if (v && KEY("topology")) return set_field(c->topology, sizeof c->topology, v, "topology=", err, len);
+  if (v && KEY("topology_cache")) {
+    if (strcmp(v, "none") != 0 && v[0] != '/') {
+      snprintf(err, len, "topology_cache=%s: give an absolute path, or none", v);
+      return -1;
+    }
+    return set_field(c->topology_cache, sizeof c->topology_cache, v, "topology_cache=", err, len);
+  }
   if (v && KEY("threads_lib")) return set_field(c->threads_lib, sizeof c->threads_lib, v, "threads_lib=", err, len);
-  if (v && KEY("mem")) {
-    if (pin_check_mem(v, err, len) != 0) return -1;
-    return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
-  }
-  if (v && KEY("gpu")) {
-    if (sp_check_gpu_mode(v, err, len) != 0) return -1;
-    return set_field(c->gpu, sizeof c->gpu, v, "gpu=", err, len);
-  }
-  if (v && KEY("granularity")) {
-    if (pin_check_granularity(v, err, len) != 0) return -1;
-    return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
-  }
+  if (v && KEY("mem")) return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
+  if (v && KEY("gpu")) return set_field(c->gpu, sizeof c->gpu, v, "gpu=", err, len);
+  if (v && KEY("granularity")) return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
 #undef KEY
   snprintf(err, len,
-           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, mem=, "
-           "granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
+           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, "
+           "mem=, granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
            arg);
   return -1;
 }
@@ -126,6 +126,24 @@ int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t 
     snprintf(err, len, "default=%s is not in allowed=%s", c->default_strategy, c->allowed);
     return -1;
   }
+  return 0;
+}
+
+/* The values only the engine knows, each named as plugstack.conf has it. */
+int pin_config_check(const struct pin_config *c, char *err, size_t len) {
+  const struct {
+    const char *key, *value;
+    int (*check)(const char *value, char *err, size_t len);
+  } values[] = {{"default=", c->default_strategy, sp_check_strategy},
+                {"mem=", c->mem, sp_check_mem_policy},
+                {"gpu=", c->gpu, sp_check_gpu_mode},
+                {"granularity=", c->granularity, sp_check_granularity}};
+  char why[512];
+  for (size_t i = 0; i < sizeof values / sizeof values[0]; ++i)
+    if (values[i].check(values[i].value, why, sizeof why) != 0) {
+      snprintf(err, len, "%s%s: %s", values[i].key, values[i].value, why);
+      return -1;
+    }
   return 0;
 }
 

@@ -14,7 +14,7 @@
 
 /* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
  *   [store=DIR] [enforce] [exclusive_only] [whole_node] [gpu=closest|none]
- *   [topology=FILE.xml] [verbose]
+ *   [topology=FILE.xml] [topology_cache=PATH|none] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
  *   [threads_lib=PATH] [legacy_omp_env] [policy] */
 struct pin_config {
@@ -22,6 +22,9 @@ struct pin_config {
   char allowed[1024];      /* comma-separated; empty: all */
   char store[PATH_MAX];    /* profile store directory */
   char topology[PATH_MAX]; /* hwloc XML instead of discovery; empty: this machine */
+  /* Where slurmd saves this node's topology when it starts, for every step
+   * to read instead of discovering the machine again; "none": discover. */
+  char topology_cache[PATH_MAX];
   char mem[16];
   char granularity[16];
   /* gpu=closest: tasks of jobs Slurm gave GPUs get the nearest ones and
@@ -81,9 +84,16 @@ struct pin_policy {
  * is a store name, never a path), so no field can be smuggled in. */
 int pin_policy_parse(const char *text, struct pin_policy *p);
 
+#define PIN_TOPOLOGY_CACHE "/run/slurm-pin/topology.xml"
+
 void pin_config_defaults(struct pin_config *c);
-/* Parses plugstack arguments; -1 with a message naming the argument. */
+/* Parses plugstack arguments; -1 with a message naming the argument. The
+ * syntax only: no engine needed (srun checks no more for jobs that give no
+ * --pin-* option, engine_link.h). */
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);
+/* The values the engine checks (default=, mem=, gpu=, granularity=); -1
+ * with a message naming the argument. */
+int pin_config_check(const struct pin_config *c, char *err, size_t len);
 
 /* Option values; -1 with a message naming the value and the valid ones. */
 int pin_check_mem(const char *value, char *err, size_t len);
@@ -96,6 +106,9 @@ int pin_check_request(const struct pin_request *r, char *err, size_t len);
 const char *pin_effective_threads(const struct pin_request *r);
 /* A strategy the site allows (name only; files are checked separately). */
 int pin_check_strategy(const struct pin_config *c, const char *value, char *err, size_t len);
+/* Only the site's rules (allowed=, enforce), for a value known to be a
+ * strategy ("none"): no engine needed. */
+int pin_check_site_rules(const struct pin_config *c, const char *value, char *err, size_t len);
 
 /* What is in force, setting by setting, strongest first: plugstack.conf
  * `enforce` (strategy only), a policy rule with mode enforce, the user's own

@@ -24,6 +24,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "engine_link.h"
 #include "pin_components.h"
 #include "pin_config.h"
 #include "slurm_pin/placement.h"
@@ -48,6 +49,28 @@ static int component_count;
 
 /* ---- options ---------------------------------------------------------- */
 
+/* srun, sbatch, salloc: the user gave a --pin-* option (or its
+ * environment twin), so the engine is loaded and every value checked; jobs
+ * without one leave the engine unloaded (engine_link.h). */
+static int options_given;
+
+/* In srun, sbatch, salloc: plugstack.conf's values, checked by the engine
+ * once the user asks something of slurm-pin; a mistake ends the command. */
+static void check_site_values(void) {
+  static int checked;
+  char err[ERR_LEN];
+  options_given = 1;
+  if (checked++) return;
+  if (pin_engine_load(err, sizeof err) != 0) {
+    slurm_error("slurm-pin: %s", err);
+    exit(1);
+  }
+  if (pin_config_check(&config, err, sizeof err) != 0) {
+    slurm_error("slurm-pin: plugstack.conf: %s", err);
+    exit(1);
+  }
+}
+
 /* A bad value in srun, sbatch or salloc: one error line, then stop before
  * anything is submitted (returning -1 would add Slurm's own second line). In
  * slurmstepd, values were checked already; refuse without exiting. */
@@ -60,6 +83,7 @@ static int reject(const char *option, const char *message) {
 static int opt_strategy(int val, const char *arg, int remote) {
   (void)val;
   char err[ERR_LEN];
+  if (!remote) check_site_values();
   if (!arg || strlen(arg) >= sizeof request.strategy) return reject("--pin-strategy", "value missing or too long");
   /* --cpu-bind style modifiers: --pin-strategy=verbose,lpgp or quiet,lpgp. */
   for (;;) {
@@ -84,6 +108,7 @@ static int opt_strategy(int val, const char *arg, int remote) {
 static int opt_profile(int val, const char *arg, int remote) {
   (void)val;
   char err[ERR_LEN];
+  if (!remote) check_site_values();
   if (!arg || strlen(arg) >= sizeof request.profile) return reject("--pin-profile", "value missing or too long");
   strcpy(request.profile, arg);
   if (!remote && sp_check_profile(arg, config.store, err, sizeof err) != 0) return reject("--pin-profile", err);
@@ -108,8 +133,8 @@ static const struct {
 };
 
 static int opt_value(int val, const char *arg, int remote) {
-  (void)remote;
   char err[ERR_LEN];
+  if (!remote) check_site_values();
   const char *option = value_options[val].option;
   if (!arg) return reject(option, "value missing");
   if (value_options[val].check(arg, err, sizeof err) != 0) return reject(option, err);
@@ -122,16 +147,17 @@ static int opt_value(int val, const char *arg, int remote) {
 enum { FLAG_PHASES, FLAG_OVERSUBSCRIBE, FLAG_VERBOSE, FLAG_DRYRUN };
 
 static int opt_flag(int val, const char *arg, int remote) {
-  (void)arg, (void)remote;
+  (void)arg;
+  if (!remote) check_site_values();
   int *const flags[] = {&request.phases, &request.oversubscribe, &request.verbose, &request.dryrun};
   *flags[val] = 1;
   return 0;
 }
 
-static char strategy_usage[512] = "Thread placement: [verbose,]"; /* + the engine's list */
 
 static struct spank_option options[] = {
-    {"pin-strategy", "STRATEGY", strategy_usage, 1, 0, opt_strategy},
+    {"pin-strategy", "STRATEGY", "Thread placement: [verbose,]STRATEGY (see \"--pin-strategy=help\" for them)", 1,
+     0, opt_strategy},
     {"pin-profile", "NAME|PATH", "Sharing profile: NAME[@VERSION] from the site's store, or a file", 1, 0,
      opt_profile},
     {"pin-mem", "POLICY", "NUMA memory policy: none|local|interleave", 1, VALUE_MEM, opt_value},
@@ -153,8 +179,33 @@ static struct spank_option options[] = {
 
 /* ---- srun/sbatch/salloc and slurmstepd start ------------------------- */
 
+/* Where slurmd saved this node's topology, or NULL (topology= or none). */
+static const char *cache_path(void) {
+  return config.topology[0] || strcmp(config.topology_cache, "none") == 0 ? NULL : config.topology_cache;
+}
+
+/* slurmd, as root, when it starts: discover this node once and save it for
+ * every step (sp_set_topology_cache). A failure costs only speed: log it.
+ * Slurm 22.05 calls slurm_spank_init there, not slurm_spank_slurmd_init. */
+static int slurmd_start(int ac, char **av) {
+  char err[ERR_LEN];
+  struct pin_config site;
+  pin_config_defaults(&site);
+  /* srun and slurmstepd refuse steps over it; the admin sees it here first. */
+  if (pin_config_parse(&site, ac, av, err, sizeof err) != 0 || pin_config_check(&site, err, sizeof err) != 0) {
+    slurm_error("slurm-pin: plugstack.conf: %s", err);
+    return 0;
+  }
+  config = site;
+  const char *path = cache_path();
+  if (path && sp_save_topology(path, err, sizeof err) < 0)
+    slurm_error("slurm-pin: cannot save this node's topology (steps will discover it): %s", err);
+  return 0;
+}
+
 int slurm_spank_init(spank_t sp, int ac, char **av) {
   spank_context_t ctx = spank_context();
+  if (ctx == S_CTX_SLURMD) return slurmd_start(ac, av);
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR) return 0;
   char err[ERR_LEN];
   pin_config_defaults(&config);
@@ -166,12 +217,6 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
     if (ctx != S_CTX_REMOTE) return -1;
     active = -1;
     return 0;
-  }
-  if (!strchr(strategy_usage, '|')) {
-    for (int i = 0; i < sp_strategy_count(); ++i)
-      snprintf(strategy_usage + strlen(strategy_usage), sizeof strategy_usage - strlen(strategy_usage), "%s|",
-               sp_strategy_name(i));
-    snprintf(strategy_usage + strlen(strategy_usage), sizeof strategy_usage - strlen(strategy_usage), "help");
   }
   for (struct spank_option *o = options; o->name; ++o)
     if (spank_option_register(sp, o) != ESPANK_SUCCESS) {
@@ -244,6 +289,7 @@ static int check_request(int component) {
                 "regions (--pin-strategy=file:PATH)");
     exit(1);
   }
+  if (!options_given) return 0; /* the site's own default: slurmstepd checks it */
   if (sp_strategy_needs_profile(s) == 1 && !request.profile[0]) {
     slurm_error("--pin-strategy=%s needs a sharing profile: add --pin-profile=NAME or --pin-profile=FILE", s);
     exit(1); /* one line, nothing submitted (see reject) */
@@ -405,7 +451,8 @@ static int compute(spank_t sp, const char *strategy) {
   static char cpus[LIST_LEN];
   placement = sp_init();
   if (!placement) return fail("out of memory"), -1;
-  if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0)
+  if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0 ||
+      sp_set_topology_cache(placement, cache_path()) != 0)
     return fail(sp_error(placement)), -1;
   if (config.topology[0] && !request.dryrun && check_topology_file() != 0) return -1;
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
@@ -462,7 +509,17 @@ static int read_policy(spank_t sp) {
  * policy's decision), slurmstepd refuses what plugstack.conf forbids. */
 static int site_allows(const char *strategy) {
   char err[ERR_LEN], m[ERR_LEN];
-  if (pin_check_strategy(&config, strategy, err, sizeof err) != 0) return fail(err), -1;
+  /* "none" needs no engine: a step slurm-pin leaves alone does not load it. */
+  if (strcmp(strategy, "none") == 0) {
+    if (pin_check_site_rules(&config, strategy, err, sizeof err) != 0) return fail(err), -1;
+  } else if (pin_engine_load(err, sizeof err) != 0) {
+    return fail(err), -1;
+  } else if (pin_config_check(&config, err, sizeof err) != 0) {
+    snprintf(m, sizeof m, "plugstack.conf: %.900s", err);
+    return fail(m), -1;
+  } else if (pin_check_strategy(&config, strategy, err, sizeof err) != 0) {
+    return fail(err), -1;
+  }
   if (request.dryrun && (config.enforce || (policy.present && policy.applies && policy.enforce))) {
     snprintf(m, sizeof m, "--pin-dryrun: %s binds every step of this job: remove --pin-dryrun",
              config.enforce ? "this cluster (enforce in plugstack.conf)" : "the site policy (an enforced rule)");

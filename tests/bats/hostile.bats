@@ -220,9 +220,10 @@ POLICY
   [[ "$output" != *ran* ]]
   [[ "$stderr" == *"slurm-pin: threads_lib= in plugstack.conf cannot be used: $WORK/nowhere.so: No such file or directory"* ]]
   [[ "$stderr" != *"places"* ]]  # nothing claims a binding
-  # A plugin installed without its library beside it.
+  # A plugin installed without its library beside it (its engine is there).
   mkdir -p "$CLUSTER/lonely"
   cp "$PLUGIN" "$CLUSTER/lonely/slurm_pin.so"
+  cp -L "$BUILD/lib/libslurmpin.so.0" "$CLUSTER/lonely/"
   printf 'required %s\n' "$CLUSTER/lonely/slurm_pin.so" >"$CLUSTER/plugstack.conf"
   run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=ompt echo ran
   [ "$status" -ne 0 ]

@@ -32,7 +32,9 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-wlm/slurm_pin.so'
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_threads.so'
   contents slurm-pin-spank | grep -qx './usr/share/doc/slurm-pin-spank/examples/plugstack.conf'
-  dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
+  # The plugin loads the engine of its own version (dlopen: no shlibs entry).
+  dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libslurmpin0 (= 0.1.0-1)'
+  dpkg -I "$DEBS/libslurmpin0_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
   # Tied to the Slurm major.minor it was built against (Slurm refuses others).
   mm=$(dpkg-query -W -f='${Version}' libslurm-dev | sed -E 's/^([0-9]+:)?([0-9]+\.[0-9]+).*/\2/')
   dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" |

@@ -67,7 +67,7 @@ slurm_up() {
   fi
   build_programs
   "$LOCAL_CLUSTER" up "$CLUSTER" "$task" \
-    "required $PLUGIN store=$STORE $THREADS_ARG $*" >&2
+    "required $PLUGIN store=$STORE topology_cache=$CLUSTER/node-topology.xml $THREADS_ARG $*" >&2
 }
 
 # Puts a profile file into the store as APP at THREADS threads, version V.
@@ -96,10 +96,11 @@ build_programs() {
   chmod -R a+rX "$WORK/bin"
 }
 
-# Rewrites plugstack.conf: srun and slurmstepd read it at every step.
+# Rewrites plugstack.conf: srun and slurmstepd read it at every step. Each
+# cluster has its own saved node topology (slurmd wrote it when it started).
 set_plugstack() {
-  printf 'required %s store=%s %s %s\n' "$PLUGIN" "$STORE" "$THREADS_ARG" "$*" \
-    >"$CLUSTER/plugstack.conf"
+  printf 'required %s store=%s topology_cache=%s %s %s\n' "$PLUGIN" "$STORE" "$CLUSTER/node-topology.xml" \
+    "$THREADS_ARG" "$*" >"$CLUSTER/plugstack.conf"
 }
 
 # Runs a command as the unprivileged test user, in $WORK.

@@ -247,3 +247,41 @@ step_fails() {
   step_fails srun --pin-strategy=compact
   [[ "$stderr" == *"topology $TOPO/ccnuma.xml describes CPUs 0-95 but this node has CPUs 0-1"* ]]
 }
+
+# This machine as one core holding every online CPU, as hwloc XML.
+one_core_xml() {
+  local n
+  n=$(getconf _NPROCESSORS_ONLN)
+  [ "$(cat /sys/devices/system/cpu/online)" = "0-$((n - 1))" ] || skip "needs CPUs 0-N online"
+  lstopo-no-graphics --input "pack:1 core:1 pu:$n" --of xml "$1"
+}
+
+@test "slurmd saves the node topology once; steps read it instead of discovering, if root's and right" {
+  cache=$CLUSTER/node-topology.xml
+  [ "$(stat -c '%u %a' "$cache")" = "0 644" ]  # written by slurmd as it started
+  cp "$cache" "$CLUSTER/saved.xml"
+  # What the steps see is the cache: one core of 2 PUs makes Slurm's core 0
+  # both CPUs, where the machine (one PU per core) makes it CPU 0.
+  one_core_xml "$cache.new" && mv "$cache.new" "$cache"
+  run --separate-stderr as_user srun -n1 -c1 --pin-strategy=compact --pin-verbose true
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"1 thread on CPUs 0-1,"* ]] || { echo "$stderr"; cp "$CLUSTER/saved.xml" "$cache"; false; }
+  # Someone else's file, or one others may write, is not trusted: discovered.
+  chown "$TEST_USER" "$cache"
+  run --separate-stderr as_user srun -n1 -c1 --pin-strategy=compact --pin-verbose true
+  [[ "$stderr" == *"1 thread on CPUs 0,"* ]] || { echo "$stderr"; cp "$CLUSTER/saved.xml" "$cache"; false; }
+  chown root "$cache" && chmod 666 "$cache"
+  run --separate-stderr as_user srun -n1 -c1 --pin-strategy=compact --pin-verbose true
+  cp "$CLUSTER/saved.xml" "$cache" && chmod 644 "$cache"
+  [[ "$stderr" == *"1 thread on CPUs 0,"* ]] || { echo "$stderr"; false; }
+}
+
+@test "a job without --pin options loads no placement engine in srun; one with them does" {
+  run --separate-stderr as_user env LD_DEBUG=libs srun -n1 true
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"slurm_pin.so"* ]]  # the plugin is loaded...
+  [[ "$stderr" != *"libslurmpin.so"* ]] || false  # ...its engine is not
+  run --separate-stderr as_user env LD_DEBUG=libs srun -n1 --pin-strategy=compact true
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"libslurmpin.so.0"* ]]
+}

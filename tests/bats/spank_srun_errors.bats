@@ -95,3 +95,32 @@ submit_fails() {
   [ "$status" -ne 0 ]
   [[ "$stderr" == *"slurm-pin: plugstack.conf: unknown plugstack.conf argument 'colour=blue'"* ]]
 }
+
+@test "a bad plugstack.conf value: srun refuses jobs that ask slurm-pin anything, slurmstepd every step it would pin" {
+  set_plugstack default=packed
+  submit_fails "slurm-pin: plugstack.conf: default=packed: unknown strategy 'packed'" srun --pin-verbose true
+  # A job without options loads no engine in srun (engine_link.h); the node
+  # refuses to run it unpinned.
+  run --separate-stderr as_user srun true
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"error: slurm-pin: plugstack.conf: default=packed: unknown strategy 'packed'"* ]]
+  [ "$(grep -c 'slurmstepd' <<<"$stderr")" -eq 1 ]
+}
+
+@test "a plugin without its engine: jobs that ask nothing run; others get one error naming the fix" {
+  ! ldconfig -p | grep -q 'libslurmpin\.so\.0' || skip "libslurmpin.so.0 is installed system-wide"
+  mkdir -p "$CLUSTER/lonely/plugins"
+  cp "$PLUGIN" "$CLUSTER/lonely/plugins/"
+  chmod -R a+rX "$CLUSTER/lonely"
+  echo "required $CLUSTER/lonely/plugins/slurm_pin.so" >"$CLUSTER/plugstack.conf"
+  run as_user srun -n1 true
+  [ "$status" -eq 0 ]
+  submit_fails "slurm-pin: cannot load the placement engine libslurmpin.so.0" srun --pin-strategy=compact true
+  [[ "$stderr" == *"install the libslurmpin0 package"* ]]
+  # The site's default needs the engine on the node: the step fails there.
+  echo "required $CLUSTER/lonely/plugins/slurm_pin.so default=compact" >"$CLUSTER/plugstack.conf"
+  run --separate-stderr as_user srun -n1 true
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"error: slurm-pin: cannot load the placement engine libslurmpin.so.0"* ]]
+  [ "$(grep -c 'slurmstepd' <<<"$stderr")" -eq 1 ]
+}

@@ -24,6 +24,7 @@ int parse(pin_config& c, std::vector<std::string> args, std::string* error = nul
   char err[1024] = "";
   pin_config_defaults(&c);
   int rc = pin_config_parse(&c, static_cast<int>(av.size()), av.data(), err, sizeof err);
+  if (rc == 0) rc = pin_config_check(&c, err, sizeof err);
   if (error) *error = err;
   return rc;
 }

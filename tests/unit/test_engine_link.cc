@@ -1,0 +1,48 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The plugin's forwarders when the engine cannot be loaded (built here with
+// an engine name that exists nowhere): every call fails the way its C API
+// documents, and says which library is missing and how to fix it, so a
+// broken installation is one clear error, never a crash in slurmstepd.
+#include <gtest/gtest.h>
+
+#include <string>
+
+extern "C" {
+#include "engine_link.h"
+#include "slurm_pin/placement.h"
+}
+
+namespace {
+
+bool names_fix(const std::string& text) {
+  return text.find("cannot load the placement engine libslurmpin-absent.so.0") != std::string::npos &&
+         text.find("install the libslurmpin0 package") != std::string::npos;
+}
+
+}  // namespace
+
+TEST(EngineLink, NothingIsLoadedUntilAsked) { EXPECT_STREQ(pin_engine_error(), ""); }
+
+TEST(EngineLink, AMissingEngineIsOneClearError) {
+  char err[1024] = "";
+  EXPECT_EQ(pin_engine_load(err, sizeof err), -1);
+  EXPECT_TRUE(names_fix(err)) << err;
+  EXPECT_TRUE(names_fix(pin_engine_error()));
+}
+
+TEST(EngineLink, EveryCallFailsAsItsApiSays) {
+  char err[1024] = "";
+  EXPECT_EQ(sp_init(), nullptr);
+  EXPECT_TRUE(names_fix(sp_error(nullptr)));
+  sp_finalize(nullptr);  // nothing to free, nothing loaded
+  EXPECT_EQ(sp_check_strategy("compact", err, sizeof err), -1);
+  EXPECT_TRUE(names_fix(err)) << err;
+  err[0] = '\0';
+  EXPECT_EQ(sp_check_profile("app", "/store", err, sizeof err), -1);
+  EXPECT_TRUE(names_fix(err)) << err;
+  EXPECT_EQ(sp_save_topology("/tmp/x.xml", err, sizeof err), -1);
+  EXPECT_EQ(sp_strategy_needs_profile("lpgp"), -1);
+  EXPECT_EQ(sp_is_profile_name("app"), 0);
+  EXPECT_EQ(sp_gpu_env_names()[0], nullptr);
+  EXPECT_TRUE(names_fix(sp_strategies_help()));
+}
