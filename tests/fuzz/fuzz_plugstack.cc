@@ -24,7 +24,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   pin_config c;
   char err[1024];
   pin_config_defaults(&c);
-  if (pin_config_parse(&c, static_cast<int>(av.size()), av.data(), err, sizeof err) != 0) {
+  if (pin_config_parse(&c, static_cast<int>(av.size()), av.data(), err, sizeof err) != 0 ||
+      pin_config_check(&c, err, sizeof err) != 0) {
     if (!err[0] || std::strchr(err, '\n')) __builtin_trap();  // one line, never empty
     return 0;
   }
