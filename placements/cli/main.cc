@@ -23,6 +23,7 @@ const char kUsage[] =
     "  profile   profile an application's sharing as a Slurm job (slurm-pin profile --help)\n"
     "  profiles  list, show, export, import and remove stored profiles\n"
     "  policy    check a site policy file, explain what a job would get\n"
+    "  evaluate  measure which strategy pays for an application (slurm-pin evaluate --help)\n"
     "  version   print the version\n"
     "exit status: 0 success, 1 error, 2 the command line is wrong\n";
 
