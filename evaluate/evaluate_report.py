@@ -1,4 +1,3 @@
-#!/usr/bin/python3
 # SPDX-License-Identifier: GPL-2.0-or-later
 """slurm-pin evaluate's analysis: from the runs slurm-pin-evaluate recorded,
 the statistics of every strategy against the baseline (speedup_test.py), as
