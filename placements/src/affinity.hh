@@ -2,35 +2,72 @@
 // The thread x thread sharing matrix (seed 001 eq. 5.1): symmetric, zero
 // diagonal, non-negative. A file may hold an asymmetric matrix (the
 // read/write model weighs directions differently); w(i,j) = a(i,j) + a(j,i).
+//
+// Stored as a floor shared by every pair plus a sparse remainder (CSR, each
+// pair in both rows): memory O(threads + pairs above the floor). Real sharing
+// matrices are sparse (threads share with neighbours) or nearly uniform
+// (everybody reads the same data); both are small this way. The floor never
+// changes which balanced placement is best: every placement with the same
+// number of threads per domain keeps the same amount of it, so the
+// algorithms work on the remainder and only scores add the floor back.
 #pragma once
 #include <cstddef>
 #include <vector>
 
 namespace slurmpin {
 
+// Largest entry accepted from a user: sums over any number of pairs stay finite.
+constexpr double kMaxWeight = 1e100;
+
+struct Edge {
+  int i, j;
+  double w;
+};
+
 class Affinity {
  public:
-  Affinity() = default;
-  explicit Affinity(int n) : n_(n), w_(static_cast<size_t>(n) * n, 0.0) {}
-  // From a square matrix (rows); symmetrises and drops the diagonal.
+  struct Row {
+    const int* to;
+    const double* w;
+    size_t size;
+  };
+
+  Affinity() : offset_(1, 0) {}
+  explicit Affinity(int n) : n_(n), offset_(static_cast<size_t>(n) + 1, 0) {}
+  // Entries (i, j, w) summed per unordered pair; the diagonal and zeros are
+  // dropped. O(E log E).
+  static Affinity from_edges(int n, std::vector<Edge> edges);
+  // A dense square matrix, row-major; symmetrised, diagonal dropped, floor
+  // taken out. O(n^2) time, O(n + remainder) memory.
+  static Affinity from_dense(const double* rows, int n);
   static Affinity from_rows(const std::vector<std::vector<double>>& rows);
 
   int size() const { return n_; }
-  double operator()(int i, int j) const { return w_[static_cast<size_t>(i) * n_ + j]; }
-  void set(int i, int j, double v) {
-    w_[static_cast<size_t>(i) * n_ + j] = v;
-    w_[static_cast<size_t>(j) * n_ + i] = v;
-  }
-  // Sum over unordered pairs i<j.
+  double floor() const { return floor_; }
+  // Pairs stored above the floor.
+  size_t pairs() const { return to_.size() / 2; }
+  Row row(int i) const { return {to_.data() + offset_[i], w_.data() + offset_[i], offset_[i + 1] - offset_[i]}; }
+  // w(i,j) including the floor; O(log degree).
+  double operator()(int i, int j) const;
+  double remainder(int i, int j) const;
+  // Sum over unordered pairs i<j, floor included.
   double total() const;
   bool all_zero() const { return total() <= 0.0; }
-  // The matrix between groups: W'(A,B) = sum of w(a,b), a in A, b in B.
+  // The remainder between groups: W'(A,B) = sum of remainder(a,b). The floor
+  // is dropped: it adds |A||B| floor, the same for every balanced cut.
   Affinity between(const std::vector<std::vector<int>>& groups) const;
-  // The matrix restricted to `items`, renumbered 0..k-1.
+  // The matrix restricted to `items` (distinct), renumbered 0..k-1; keeps the floor.
   Affinity subset(const std::vector<int>& items) const;
+  // Every pair as (i < j, remainder), in row order.
+  std::vector<Edge> edges() const;
 
  private:
+  static Affinity from_pairs(int n, const std::vector<Edge>& pairs, double floor);
+
   int n_ = 0;
+  double floor_ = 0;
+  std::vector<size_t> offset_;
+  std::vector<int> to_;
   std::vector<double> w_;
 };
 

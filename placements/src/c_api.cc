@@ -230,14 +230,9 @@ int sp_set_seed(sp_placement_t* p, uint64_t seed) {
 int sp_set_matrix(sp_placement_t* p, const double* rows, int n) {
   return guarded(p, [&] {
     require(rows && n > 0, "empty matrix");
-    std::vector<std::vector<double>> m(n, std::vector<double>(n));
-    for (int i = 0; i < n; ++i)
-      for (int j = 0; j < n; ++j) {
-        double v = rows[static_cast<size_t>(i) * n + j];
-        require(v >= 0 && v == v, "matrix entries must be non-negative numbers");
-        m[i][j] = v;
-      }
-    p->request.matrix = Affinity::from_rows(m);
+    for (size_t k = 0; k < static_cast<size_t>(n) * n; ++k)
+      require(rows[k] >= 0 && rows[k] <= kMaxWeight, "matrix entries must be non-negative finite numbers");
+    p->request.matrix = Affinity::from_dense(rows, n);
     p->request.has_matrix = true;
     p->request.matrix_source = "the matrix";
   });

@@ -18,61 +18,67 @@ using Matcher = lemon::MaxWeightedMatching<Graph, Graph::EdgeMap<Weight>>;
 
 constexpr double kScaleLimit = 1099511627776.0;  // 2^40
 
-// Integer weights: as given when they already are integers in range, else
-// scaled so the largest is 2^40.
-std::vector<Weight> integer_weights(const Affinity& w) {
-  int n = w.size();
+// Integer weights per pair of w's remainder (the floor adds the same to
+// every near-perfect pairing): as given when they already are integers in
+// range, else scaled so the largest is 2^40.
+struct IntEdge {
+  int u, v;
+  Weight w;
+};
+
+std::vector<IntEdge> integer_edges(const Affinity& w) {
+  std::vector<Edge> edges = w.edges();
   double max = 0;
   bool integral = true;
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) {
-      max = std::max(max, w(i, j));
-      if (w(i, j) != std::floor(w(i, j))) integral = false;
-    }
+  for (const Edge& e : edges) {
+    max = std::max(max, e.w);
+    if (e.w != std::floor(e.w)) integral = false;
+  }
   double scale = (integral && max <= kScaleLimit) || max == 0 ? 1.0 : kScaleLimit / max;
-  std::vector<Weight> out(static_cast<size_t>(n) * n);
-  for (int i = 0; i < n; ++i)
-    for (int j = 0; j < n; ++j) out[static_cast<size_t>(i) * n + j] = std::llround(w(i, j) * scale);
+  std::vector<IntEdge> out;
+  out.reserve(edges.size());
+  for (const Edge& e : edges) {
+    Weight x = std::llround(e.w * scale);
+    if (x > 0) out.push_back({e.i, e.j, x});
+  }
   return out;
 }
 
-// The heaviest few edges of every item: the optimum almost always lies here.
-std::vector<std::pair<int, int>> candidate_edges(const std::vector<Weight>& iw, int n, int per_item) {
-  std::vector<std::pair<int, int>> edges;
-  std::vector<int> order(n);
-  for (int i = 0; i < n; ++i) {
-    order.clear();
-    for (int j = 0; j < n; ++j)
-      if (j != i && iw[static_cast<size_t>(i) * n + j] > 0) order.push_back(j);
-    size_t k = std::min<size_t>(static_cast<size_t>(per_item), order.size());
-    std::partial_sort(order.begin(), order.begin() + k, order.end(), [&](int a, int b) {
-      return iw[static_cast<size_t>(i) * n + a] > iw[static_cast<size_t>(i) * n + b];
-    });
-    for (size_t t = 0; t < k; ++t) edges.emplace_back(std::min(i, order[t]), std::max(i, order[t]));
+// The heaviest few edges of every item (indices into `all`): the optimum
+// almost always lies here.
+std::vector<size_t> candidate_edges(const std::vector<IntEdge>& all, int n, int per_item) {
+  std::vector<std::vector<size_t>> of(n);
+  for (size_t e = 0; e < all.size(); ++e) of[all[e].u].push_back(e), of[all[e].v].push_back(e);
+  std::vector<size_t> chosen;
+  for (auto& list : of) {
+    size_t k = std::min<size_t>(static_cast<size_t>(per_item), list.size());
+    std::partial_sort(list.begin(), list.begin() + k, list.end(),
+                      [&](size_t a, size_t b) { return all[a].w != all[b].w ? all[a].w > all[b].w : a < b; });
+    chosen.insert(chosen.end(), list.begin(), list.begin() + k);
   }
-  std::sort(edges.begin(), edges.end());
-  edges.erase(std::unique(edges.begin(), edges.end()), edges.end());
-  return edges;
+  std::sort(chosen.begin(), chosen.end());
+  chosen.erase(std::unique(chosen.begin(), chosen.end()), chosen.end());
+  return chosen;
 }
 
 struct Solution {
-  std::vector<int> mate;                 // -1 when unmatched
-  std::vector<std::pair<int, int>> violated;  // edges whose dual constraint fails
+  std::vector<int> mate;          // -1 when unmatched
+  std::vector<size_t> violated;   // edges whose dual constraint fails
 };
 
-// Runs the blossom algorithm on `edges`, then checks the dual constraint
-// y_u + y_v + sum_{B containing u,v} z_B >= 4 w(u,v) of every other edge of
-// the complete graph. When none fails, the dual is feasible for the complete
-// graph and the matching is optimal there too (LP duality).
-Solution solve(const std::vector<Weight>& iw, int n, const std::vector<std::pair<int, int>>& edges) {
+// Runs the blossom algorithm on the `used` edges, then checks the dual
+// constraint y_u + y_v + sum_{B containing u,v} z_B >= 4 w(u,v) of every
+// other edge. When none fails, the dual is feasible for the whole graph (and
+// the complete graph: missing pairs weigh 0) and the matching is optimal
+// there too (LP duality). O(E) beyond the matching itself.
+Solution solve(const std::vector<IntEdge>& all, int n, const std::vector<size_t>& used) {
   Graph g;
   g.reserveNode(n);
-  g.reserveEdge(static_cast<int>(edges.size()));
+  g.reserveEdge(static_cast<int>(used.size()));
   std::vector<Graph::Node> node(n);
   for (int i = 0; i < n; ++i) node[i] = g.addNode();
   Graph::EdgeMap<Weight> weight(g);
-  for (const auto& e : edges)
-    weight[g.addEdge(node[e.first], node[e.second])] = iw[static_cast<size_t>(e.first) * n + e.second];
+  for (size_t e : used) weight[g.addEdge(node[all[e].u], node[all[e].v])] = all[e].w;
   Matcher m(g, weight);
   m.run();
 
@@ -82,23 +88,21 @@ Solution solve(const std::vector<Weight>& iw, int n, const std::vector<std::pair
     Graph::Node other = m.mate(node[i]);
     if (other != lemon::INVALID) s.mate[i] = g.id(other);
   }
-  // Blossoms containing each item, as indices into the dual solution.
-  std::vector<std::vector<int>> blossoms_of(n);
+  std::vector<std::vector<int>> blossoms_of(n);  // blossoms holding each item
   for (int b = 0; b < m.blossomNum(); ++b)
     for (Matcher::BlossomIt it(m, b); it != lemon::INVALID; ++it) blossoms_of[g.id(it)].push_back(b);
-  std::vector<char> in_graph(static_cast<size_t>(n) * n, 0);
-  for (const auto& e : edges) in_graph[static_cast<size_t>(e.first) * n + e.second] = 1;
-  for (int u = 0; u < n; ++u)
-    for (int v = u + 1; v < n; ++v) {
-      Weight w = iw[static_cast<size_t>(u) * n + v];
-      if (w <= 0 || in_graph[static_cast<size_t>(u) * n + v]) continue;
-      Weight slack = m.nodeValue(node[u]) + m.nodeValue(node[v]) - Matcher::dualScale * w;
-      if (slack >= 0) continue;
-      for (int b : blossoms_of[u])
-        if (std::find(blossoms_of[v].begin(), blossoms_of[v].end(), b) != blossoms_of[v].end())
-          slack += m.blossomValue(b);
-      if (slack < 0) s.violated.emplace_back(u, v);
-    }
+  std::vector<char> in_graph(all.size(), 0);
+  for (size_t e : used) in_graph[e] = 1;
+  for (size_t e = 0; e < all.size(); ++e) {
+    if (in_graph[e]) continue;
+    int u = all[e].u, v = all[e].v;
+    Weight slack = m.nodeValue(node[u]) + m.nodeValue(node[v]) - Matcher::dualScale * all[e].w;
+    if (slack >= 0) continue;
+    for (int b : blossoms_of[u])
+      if (std::find(blossoms_of[v].begin(), blossoms_of[v].end(), b) != blossoms_of[v].end())
+        slack += m.blossomValue(b);
+    if (slack < 0) s.violated.push_back(e);
+  }
   return s;
 }
 
@@ -107,11 +111,11 @@ Solution solve(const std::vector<Weight>& iw, int n, const std::vector<std::pair
 Pairing max_weight_pairing(const Affinity& w, int candidates) {
   int n = w.size();
   Pairing p;
-  std::vector<Weight> iw = integer_weights(w);
-  std::vector<std::pair<int, int>> edges = candidate_edges(iw, n, candidates);
+  std::vector<IntEdge> all = integer_edges(w);
+  std::vector<size_t> edges = candidate_edges(all, n, candidates);
   Solution s;
   do {
-    s = solve(iw, n, edges);
+    s = solve(all, n, edges);
     ++p.rounds;
     edges.insert(edges.end(), s.violated.begin(), s.violated.end());
     std::sort(edges.begin(), edges.end());

@@ -17,7 +17,8 @@ namespace slurmpin {
 std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weight,
                                  const std::vector<int>& target, uint64_t seed);
 
-// Sharing kept inside parts.
+// Sharing kept inside parts, of w's remainder (cuts of the same sizes keep the
+// same share of the floor).
 double kept_weight(const Affinity& w, const std::vector<int>& part);
 
 }  // namespace slurmpin

@@ -44,7 +44,7 @@ class ProfileParser {
       std::vector<std::string> f = split_fields_blank(l.text);
       std::string at = where(path_, l.number);
       ++pos_;
-      if (f[0] == "matrix") matrix(f, at);
+      if (f[0] == "matrix" || f[0] == "edges") matrix(f, at);
       else if (f[0] == "region") region(f, at);
       else if (!region_.empty())
         throw Error(at + "'" + f[0] + "' inside region " + region_ +
@@ -52,7 +52,7 @@ class ProfileParser {
       else key(f, l, at);
     }
     if (p_.threads == 0) throw Error(path_ + ": no 'threads N' line (every profile states its thread count)");
-    if (!p_.matrices.count("simple"))
+    if (!p_.matrices.count("simple") && !p_.edges.count("simple"))
       throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix)");
     if (!p_.thread_working_set_lines.empty() &&
         static_cast<int>(p_.thread_working_set_lines.size()) != p_.threads)
@@ -80,14 +80,17 @@ class ProfileParser {
                   " is not supported by this slurm-pin (it reads version 1): re-profile or upgrade");
   }
 
+  // 'matrix MODEL' then dense rows, or 'edges MODEL' then 'I J W' lines.
   void matrix(const std::vector<std::string>& f, const std::string& at) {
     if (f.size() != 2 || std::find(std::begin(kModels), std::end(kModels), f[1]) == std::end(kModels))
-      throw Error(at + "expected 'matrix simple' or 'matrix rw'");
+      throw Error(at + "expected '" + f[0] + " simple' or '" + f[0] + " rw'");
     if (p_.threads == 0) throw Error(at + "'threads N' must come before the first matrix");
-    auto& target = region_.empty() ? p_.matrices : p_.regions.back().matrices;
-    if (target.count(f[1]))
+    auto& rows = region_.empty() ? p_.matrices : p_.regions.back().matrices;
+    auto& edges = region_.empty() ? p_.edges : p_.regions.back().edges;
+    if (rows.count(f[1]) || edges.count(f[1]))
       throw Error(at + "matrix " + f[1] + " given twice" + (region_.empty() ? "" : " in region " + region_));
-    target[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
+    if (f[0] == "edges") edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
+    else rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
   }
 
   void region(const std::vector<std::string>& f, const std::string& at) {
@@ -137,6 +140,10 @@ class ProfileParser {
   std::set<std::string> region_names_;  // a set: checking stays linear in the file
 };
 
+void format_edges(const EdgeList& edges, std::ostringstream& out) {
+  for (const Edge& e : edges) out << e.i << " " << e.j << " " << e.w << "\n";
+}
+
 void format_rows(const Rows& rows, std::ostringstream& out) {
   for (const auto& r : rows) {
     for (size_t j = 0; j < r.size(); ++j) out << (j ? " " : "") << r[j];
@@ -149,6 +156,7 @@ void format_rows(const Rows& rows, std::ostringstream& out) {
 Affinity Profile::affinity(const std::string& model, const std::string& region,
                            const std::string& path) const {
   const std::map<std::string, Rows>* m = &matrices;
+  const std::map<std::string, EdgeList>* e = &edges;
   if (!region.empty()) {
     auto it = std::find_if(regions.begin(), regions.end(), [&](const auto& r) { return r.name == region; });
     if (it == regions.end()) {
@@ -157,7 +165,10 @@ Affinity Profile::affinity(const std::string& model, const std::string& region,
       throw Error(path + ": no region '" + region + "' (regions: " + (names.empty() ? "none" : names) + ")");
     }
     m = &it->matrices;
+    e = &it->edges;
   }
+  auto sparse = e->find(model);
+  if (sparse != e->end()) return Affinity::from_edges(threads, sparse->second);
   auto it = m->find(model);
   if (it == m->end())
     throw Error(path + ": no '" + model + "' matrix" + (region.empty() ? "" : " in region " + region) +
@@ -186,16 +197,20 @@ std::string format_profile(const Profile& p) {
     out << "\n";
   }
   if (p.drr >= 0) out << "drr " << p.drr << " " << p.drr_class << "\n";
-  for (const auto& m : p.matrices) {
-    out << "matrix " << m.first << "\n";
-    format_rows(m.second, out);
-  }
-  for (const auto& r : p.regions) {
-    out << "region " << r.name << "\n";
-    for (const auto& m : r.matrices) {
+  auto sections = [&](const std::map<std::string, Rows>& rows, const std::map<std::string, EdgeList>& edges) {
+    for (const auto& m : rows) {
       out << "matrix " << m.first << "\n";
       format_rows(m.second, out);
     }
+    for (const auto& m : edges) {
+      out << "edges " << m.first << "\n";
+      format_edges(m.second, out);
+    }
+  };
+  sections(p.matrices, p.edges);
+  for (const auto& r : p.regions) {
+    out << "region " << r.name << "\n";
+    sections(r.matrices, r.edges);
   }
   return out.str();
 }

@@ -14,9 +14,12 @@ namespace slurmpin {
 
 using Rows = std::vector<std::vector<double>>;
 
+using EdgeList = std::vector<Edge>;
+
 struct ProfileRegion {
   std::string name;
-  std::map<std::string, Rows> matrices;  // model ("simple", "rw") -> rows
+  std::map<std::string, Rows> matrices;   // model ("simple", "rw") -> rows
+  std::map<std::string, EdgeList> edges;  // or -> sparse pairs (i, j, w)
 };
 
 struct Profile {
@@ -28,6 +31,7 @@ struct Profile {
   std::vector<double> thread_working_set_lines;
   double drr = -1;
   std::map<std::string, Rows> matrices;  // whole run
+  std::map<std::string, EdgeList> edges;  // whole run, sparse
   std::vector<ProfileRegion> regions;
 
   // The matrix for `model` ("simple" or "rw") of the whole run, or of
@@ -36,7 +40,7 @@ struct Profile {
                     const std::string& path) const;
 };
 
-// Profiles hold dense matrices: 2048 threads fit in the limit.
+// Dense matrices of 2048 threads fit in the limit; edge lists, millions of pairs.
 constexpr size_t kMaxProfileBytes = 64u << 20;
 
 Profile read_profile(const std::string& path);

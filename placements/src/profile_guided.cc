@@ -8,6 +8,7 @@
 #include "matching.hh"
 #include "orders.hh"
 #include "partition.hh"
+#include "refine_placement.hh"
 
 namespace slurmpin {
 
@@ -68,7 +69,10 @@ std::vector<std::vector<int>> scatter_groups(const Tree& t, int node, size_t siz
 class Hierarchy {
  public:
   Hierarchy(const Tree& t, const Affinity& w, uint64_t seed, bool pair_at_bottom)
-      : t_(t), w_(w), seed_(seed), pair_at_bottom_(pair_at_bottom), slot_(w.size(), -1) {}
+      : t_(t), w_(w), seed_(seed), pair_at_bottom_(pair_at_bottom), slot_(w.size(), -1),
+        pair_below_(t.nodes.size(), 0) {
+    mark_pairs(t.root);
+  }
 
   std::vector<int> run(std::vector<Unit> units) {
     descend(t_.root, std::move(units));
@@ -88,6 +92,14 @@ class Hierarchy {
   }
 
  private:
+  // pair_below_[n]: n or a domain under it holds exactly two slots.
+  bool mark_pairs(int node) {
+    const Domain& d = t_.nodes[node];
+    bool any = !d.is_slot() && d.slots == 2;
+    for (int c : d.children) any |= mark_pairs(c);
+    return pair_below_[node] = any;
+  }
+
   void lay_out(const std::vector<int>& slots, const std::vector<int>& threads) {
     for (size_t i = 0; i < threads.size(); ++i) slot_[threads[i]] = slots[i];
   }
@@ -116,7 +128,11 @@ class Hierarchy {
     for (int c : domains) capacity.push_back(t_.nodes[c].slots);
     int n = static_cast<int>(flatten(units).size());
     bool pairs = std::any_of(units.begin(), units.end(), [](const Unit& u) { return u.size() > 1; });
-    std::vector<int> target = proportional_targets(n, capacity, pairs ? 2 : 1);
+    // With room to spare, even counts go where a cache below holds a pair of
+    // slots, so that no pair of threads is torn by an odd share.
+    int room = std::accumulate(capacity.begin(), capacity.end(), 0);
+    bool even = pairs || (n < room && std::any_of(domains.begin(), domains.end(), [&](int c) { return pair_below_[c]; }));
+    std::vector<int> target = proportional_targets(n, capacity, even ? 2 : 1);
     std::vector<int> part;
     try {
       part = cut(units, target);
@@ -141,6 +157,7 @@ class Hierarchy {
   uint64_t seed_;
   bool pair_at_bottom_;
   std::vector<int> slot_;
+  std::vector<char> pair_below_;
 };
 
 // GP's level: the outermost cache shared by several cores, else NUMA nodes,
@@ -234,8 +251,19 @@ std::vector<int> place_profile_guided(const Tree& t, const Affinity& w, Strategy
     case Strategy::kLpCompact: return place_pairs(t, w, false);
     case Strategy::kLpScatter: return place_pairs(t, w, true);
     case Strategy::kGp: return Hierarchy(t, w, seed, false).run_flat(gp_domains(t), singletons(all));
-    case Strategy::kLpgp: return Hierarchy(t, w, seed, false).run(pair_units(w, all));
-    case Strategy::kGplp: return Hierarchy(t, w, seed, true).run(singletons(all));
+    case Strategy::kLpgp: {
+      // Pairs first only pay where a cache holds exactly a pair of slots.
+      bool pair_level = std::any_of(t.nodes.begin(), t.nodes.end(),
+                                    [](const Domain& d) { return !d.is_slot() && d.slots == 2; });
+      std::vector<int> slot = Hierarchy(t, w, seed, false).run(pair_level ? pair_units(w, all) : singletons(all));
+      refine_placement(t, w, slot, true);
+      return slot;
+    }
+    case Strategy::kGplp: {
+      std::vector<int> slot = Hierarchy(t, w, seed, true).run(singletons(all));
+      refine_placement(t, w, slot, false);
+      return slot;
+    }
     default: throw Error("internal: not a profile-guided strategy");
   }
 }

@@ -6,6 +6,7 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "affinity.hh"
 #include "error.hh"
 #include "user_file.hh"
 
@@ -84,6 +85,8 @@ double parse_weight(const std::string& field, const std::string& path, int line)
   if (v < 0)
     throw Error(where(path, line) + "negative entry " + field +
                 " (sharing counts are >= 0: fix the file)");
+  if (v > kMaxWeight)
+    throw Error(where(path, line) + "entry " + field + " is too large (at most 1e100: scale the counts down)");
   return v;
 }
 

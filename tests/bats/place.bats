@@ -161,3 +161,31 @@ pus_of_task() {
     [[ "$output" == *"  $s "* ]]
   done
 }
+
+@test "a sparse edge list: a 3-D stencil of 4096 threads placed on a deep machine, every pair on one L2" {
+  # 16x16x16 grid, x neighbours share most: lpgp must keep each x-pair (2k, 2k+1) on one L2.
+  f=$BATS_TEST_TMPDIR/stencil.edges
+  awk 'BEGIN { print "slurm-pin-edges 1"; print "threads 4096"
+    for (z = 0; z < 16; z++) for (y = 0; y < 16; y++) for (x = 0; x < 16; x++) {
+      t = (z * 16 + y) * 16 + x
+      if (x < 15) print t, t + 1, (x % 2 == 0 ? 1000 : 10)
+      if (y < 15) print t, t + 16, 10
+      if (z < 15) print t, t + 256, 10 } }' > "$f"
+  place_json --topology "pack:8 l3:2 l2:128 core:2 pu:1" --strategy lpgp --matrix "$f"
+  jq -e '.tasks[0].threads | length == 4096' <<<"$output"
+  # every even thread and its x neighbour share an L2 (PUs 2k and 2k+1)
+  jq -e '[.tasks[0].threads | range(0; 4096; 2) as $i | (.[$i].pu / 2 | floor) == (.[$i + 1].pu / 2 | floor)] | all' <<<"$output"
+  # the same list as a dense matrix would be 4096 rows of 4096 values: over the 64 MiB limit
+  run "$SLURM_PIN" place --topology "pack:2 core:2 pu:1" --strategy lpgp --matrix "$f"
+  expect_status 1
+  [[ $output == *"more threads than"* || $output == *"4096"* ]]
+}
+
+@test "a malformed edge list is one line naming the line and the fix" {
+  f=$BATS_TEST_TMPDIR/bad.edges
+  printf 'slurm-pin-edges 1\nthreads 4\n0 1 5\n2 9 1\n' > "$f"
+  run "$SLURM_PIN" place --topology "pack:2 core:2 pu:1" --strategy lpgp --matrix "$f"
+  expect_status 1
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $output == *"bad.edges:4: thread 9 is out of range"* ]]
+}

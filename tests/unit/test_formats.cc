@@ -163,3 +163,53 @@ TEST(PlacementFile, StrictErrors) {
     EXPECT_NE(e.find(c.expect), std::string::npos) << "got: " << e;
   }
 }
+
+TEST(EdgeList, ReadsPairsSummingRepeatsInBothDirections) {
+  std::string p = write_temp("slurm-pin-edges 1\n# a chain\nthreads 5\n0 1 10\n1 0 5\n3, 4, 2.5\n\n");
+  Affinity a = read_matrix_file(p);
+  EXPECT_EQ(a.size(), 5);
+  EXPECT_EQ(a(0, 1), 15);
+  EXPECT_EQ(a(4, 3), 2.5);
+  EXPECT_EQ(a(0, 2), 0);
+  EXPECT_EQ(a.pairs(), 2u);  // memory follows the pairs, not threads^2
+}
+
+TEST(EdgeList, StrictErrorsNameLineAndFix) {
+  auto err = [&](const std::string& text) {
+    std::string p = write_temp(text);
+    std::string e = error_of([&] { read_matrix_file(p); });
+    return e.substr(0, p.size()) == p ? e.substr(p.size()) : e;
+  };
+  EXPECT_EQ(err("slurm-pin-edges 2\nthreads 2\n"),
+            ":1: edge list version '2' is not supported (the first line must be 'slurm-pin-edges 1')");
+  EXPECT_EQ(err("slurm-pin-edges 1\n0 1 3\n"), ":2: expected 'threads N' (N from 1 to 65536) after the header");
+  EXPECT_EQ(err("slurm-pin-edges 1\nthreads 99999999\n"),
+            ":2: expected 'threads N' (N from 1 to 65536) after the header");
+  EXPECT_EQ(err("slurm-pin-edges 1\nthreads 4\n0 4 1\n"),
+            ":3: thread 4 is out of range: the list declares 4 threads (ids 0 to 3)");
+  EXPECT_EQ(err("slurm-pin-edges 1\nthreads 4\n2 2 1\n"),
+            ":3: thread 2 shares with itself (only pairs of different threads count: drop the line)");
+  EXPECT_EQ(err("slurm-pin-edges 1\nthreads 4\n0 1\n"),
+            ":3: edge has 2 fields (write 'I J WEIGHT': two thread ids and how much they share)");
+  EXPECT_EQ(err("slurm-pin-edges 1\nthreads 4\n0 1 -3\n"), ":3: negative entry -3 (sharing counts are >= 0: fix the file)");
+  EXPECT_EQ(err("slurm-pin-edges 1\nthreads 4\n0 1 3\nmatrix simple\n"),
+            ":4: unexpected text 'matrix simple' (edge lines are 'I J WEIGHT')");
+  EXPECT_EQ(err("slurm-pin-edges 1\nthreads 4\n0 1 1e200\n"),
+            ":3: entry 1e200 is too large (at most 1e100: scale the counts down)");
+}
+
+TEST(Profile, EdgeSectionsRoundTripAndMixWithRows) {
+  std::string text =
+      "slurm-pin-profile 1\nthreads 4\nedges simple\n0 1 7\n2 3 9\nmatrix rw\n0 1 0 0\n1 0 0 0\n0 0 0 2\n0 0 2 0\n"
+      "region r1\nedges simple\n1 2 4\n";
+  Profile p = parse_profile(text, "p");
+  EXPECT_EQ(p.affinity("simple", "", "p")(2, 3), 9);
+  EXPECT_EQ(p.affinity("simple", "r1", "p")(1, 2), 4);
+  EXPECT_EQ(p.affinity("rw", "", "p")(0, 1), 2);
+  Profile again = parse_profile(format_profile(p), "p2");
+  EXPECT_EQ(again.affinity("simple", "", "p2").edges().size(), 2u);
+  EXPECT_EQ(again.affinity("simple", "r1", "p2")(2, 1), 4);
+  EXPECT_NE(error_of([&] { parse_profile("slurm-pin-profile 1\nthreads 2\nedges simple\n0 1 1\nmatrix simple\n0 1\n1 0\n", "p"); })
+                .find("matrix simple given twice"),
+            std::string::npos);
+}

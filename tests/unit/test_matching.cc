@@ -12,6 +12,7 @@
 
 using namespace slurmpin;
 using slurmpin::test::brute_force_pairing;
+using slurmpin::test::DenseMatrix;
 using slurmpin::test::random_affinity;
 
 namespace {
@@ -44,8 +45,7 @@ TEST(Matching, EqualsBruteForceOnRandomMatrices) {
 }
 
 TEST(Matching, OddCountLeavesTheRightThreadAlone) {
-  Affinity w(5);
-  w.set(0, 1, 10), w.set(2, 3, 10), w.set(4, 0, 1);
+  Affinity w = Affinity::from_edges(5, {{0, 1, 10}, {2, 3, 10}, {4, 0, 1}});
   Pairing p = max_weight_pairing(w);
   EXPECT_EQ(p.single, 4);
   EXPECT_EQ(p.pairs, (std::vector<std::pair<int, int>>{{0, 1}, {2, 3}}));
@@ -62,10 +62,10 @@ TEST(Matching, SeedFigure54) {
                     {923177138, 0, 926145460, 914237540},
                     {909675518, 926145460, 0, 940029712},
                     {916697725, 914237540, 940029712, 0}};
-  Affinity w(4);
+  DenseMatrix w(4);
   for (int i = 0; i < 4; ++i)
     for (int j = i + 1; j < 4; ++j) w.set(i, j, a[i][j]);
-  EXPECT_EQ(max_weight_pairing(w).pairs, (std::vector<std::pair<int, int>>{{0, 1}, {2, 3}}));
+  EXPECT_EQ(max_weight_pairing(w.affinity()).pairs, (std::vector<std::pair<int, int>>{{0, 1}, {2, 3}}));
 }
 
 TEST(Matching, CertificateAddsTheEdgesTheOptimumNeeds) {

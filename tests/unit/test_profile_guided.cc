@@ -11,6 +11,7 @@
 #include "error.hh"
 #include "partition.hh"
 #include "profile_guided.hh"
+#include "score.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;
@@ -26,13 +27,13 @@ Affinity designed(std::vector<int>& perm) {
   std::iota(perm.begin(), perm.end(), 0);
   std::mt19937_64 rng(5);
   std::shuffle(perm.begin(), perm.end(), rng);
-  Affinity w(16);
+  DenseMatrix w(16);
   for (int i = 0; i < 16; ++i)
     for (int j = i + 1; j < 16; ++j) {
       double v = i / 2 == j / 2 ? 1000 : i / 4 == j / 4 ? 100 : 1;
       w.set(perm[i], perm[j], v);
     }
-  return w;
+  return w.affinity();
 }
 
 Result run(const std::string& topology, Strategy s, const Affinity& w) {
@@ -78,8 +79,7 @@ TEST(ProfileGuided, LpCompactPutsEveryPairOnOneL2) {
 
 TEST(ProfileGuided, LpScatterPutsOnePairPerPackageFirst) {
   // Pairs (0,1), (2,3): one pair per package on Core2.
-  Affinity w(4);
-  w.set(0, 1, 10), w.set(2, 3, 10);
+  Affinity w = Affinity::from_edges(4, {{0, 1, 10}, {2, 3, 10}});
   std::vector<int> p = pus_of(run(topo("core2.xml"), Strategy::kLpScatter, w));
   EXPECT_EQ(p, (std::vector<int>{0, 1, 4, 5}));
 }
@@ -172,11 +172,11 @@ TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
   // Region a pairs (0,2)(1,3); region b pairs (0,1)(2,3); region c is b again
   // with a little noise; whole-run matrix: a + b.
   auto pairs = [](std::vector<std::pair<int, int>> ps, double noise) {
-    Affinity w(4);
+    DenseMatrix w(4);
     for (int i = 0; i < 4; ++i)
       for (int j = i + 1; j < 4; ++j) w.set(i, j, noise);
     for (auto p : ps) w.set(p.first, p.second, 100);
-    return w;
+    return w.affinity();
   };
   Request r = request(topo("core2.xml"), Strategy::kLpCompact, 4);
   r.matrix = pairs({{0, 2}, {1, 3}, {0, 1}, {2, 3}}, 0);
@@ -197,4 +197,104 @@ TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
   EXPECT_EQ(l2(res.regions[2], 0), l2(res.regions[2], 2));
   r.strategy = Strategy::kCompact;
   EXPECT_THROW(compute_placement(r), Error);  // phases need a profile-guided strategy
+}
+
+namespace {
+
+double kept_in(const Tree& t, const std::vector<int>& slot, const Affinity& w, const std::string& kind) {
+  for (const auto& l : score_levels(t, {slot}, &w))
+    if (l.kind == kind) return l.kept;
+  return -1;
+}
+
+Affinity random_pairs(int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  return random_affinity(n, rng, 1000);
+}
+
+}  // namespace
+
+TEST(ProfileGuided, FewerThreadsThanCoresKeepLpCompactsPairs) {
+  // Each L2 holds two cores: lp-compact keeps the optimal pairing inside L2s.
+  // lpgp pairs first, so it must keep the same at every count, odd or even.
+  Tree t = tree_of("pack:2 l3:1 l2:4 core:2 pu:1");
+  for (int n : {2, 3, 5, 6, 7, 9, 11, 13, 15})
+    for (uint64_t seed = 0; seed < 5; ++seed) {
+      Affinity w = random_pairs(n, 100 * n + seed);
+      double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
+      EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, Strategy::kLpgp, 1), w, "L2"), optimal)
+          << n << " threads, seed " << seed;
+    }
+  // gplp cuts first; with an even count it must not tear pairs by odd shares
+  // (6 threads used to go 3+3 and keep no pair).
+  for (int n : {2, 4, 6}) {
+    std::vector<int> first(n);
+    std::iota(first.begin(), first.end(), 0);
+    Affinity w = Affinity::from_edges(6, {{0, 1, 900}, {2, 3, 800}, {4, 5, 700}, {1, 2, 50}}).subset(first);
+    double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
+    EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, Strategy::kGplp, 1), w, "L2"), optimal) << n;
+  }
+}
+
+TEST(ProfileGuided, RestrictedSetsKeepThePairsThatStillShareACache) {
+  // Cores 0-5 of 'pack:2 l3:1 l2:4 core:2': three whole L2s in package 0.
+  Tree t = tree_of("pack:2 l3:1 l2:4 core:2 pu:1", {0, 1, 2, 3, 4, 5});
+  for (uint64_t seed = 0; seed < 8; ++seed) {
+    Affinity w = random_pairs(5, seed);
+    double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
+    EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, Strategy::kLpgp, 1), w, "L2"), optimal) << seed;
+  }
+}
+
+TEST(ProfileGuided, WithoutAPairLevelLpgpCutsAsWellAsGp) {
+  // No cache holds exactly two cores: pairing first buys nothing, and lpgp
+  // must reach the best balanced cut into packages, as gp does.
+  Tree t = tree_of("pack:2 core:4 pu:1");
+  for (uint64_t seed = 0; seed < 20; ++seed) {
+    Affinity w = random_pairs(8, 700 + seed);
+    double best = 0;
+    for (int a = 0; a < 256; ++a) {
+      if (__builtin_popcount(a) != 4) continue;
+      std::vector<int> part(8);
+      for (int i = 0; i < 8; ++i) part[i] = a >> i & 1;
+      best = std::max(best, kept_weight(w, part));
+    }
+    best += w.floor() * 12;  // two packages of four: 12 pairs share the floor
+    for (Strategy s : {Strategy::kGp, Strategy::kLpgp, Strategy::kGplp})
+      EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, s, 1), w, "Package"), best)
+          << strategy_info(s).name << " seed " << seed;
+  }
+}
+
+TEST(ProfileGuided, TiesAreBrokenTheSameWayEveryTime) {
+  // A uniform matrix and a stencil are all ties: the same seed, the same placement.
+  Tree t = tree_of("pack:4 l3:1 l2:8 core:2 pu:1");
+  std::vector<Edge> grid;
+  for (int r = 0; r < 8; ++r)
+    for (int c = 0; c < 8; ++c) {
+      if (c + 1 < 8) grid.push_back({r * 8 + c, r * 8 + c + 1, 1});
+      if (r + 1 < 8) grid.push_back({r * 8 + c, r * 8 + c + 8, 1});
+    }
+  std::vector<double> flat(64 * 64, 3.0);
+  for (const Affinity& w : {Affinity::from_edges(64, grid), Affinity::from_dense(flat.data(), 64)})
+    for (Strategy s : {Strategy::kLpCompact, Strategy::kGp, Strategy::kLpgp, Strategy::kGplp}) {
+      std::vector<int> first = place_profile_guided(t, w, s, 42);
+      for (int k = 0; k < 3; ++k) EXPECT_EQ(place_profile_guided(t, w, s, 42), first) << strategy_info(s).name;
+    }
+}
+
+TEST(Affinity, UniformPartIsAFloorNotPairs) {
+  // A dense matrix with a constant part keeps only what rises above it.
+  std::vector<double> m(100 * 100, 2.0);
+  m[3 * 100 + 7] = 12;
+  Affinity w = Affinity::from_dense(m.data(), 100);
+  EXPECT_EQ(w.pairs(), 1u);
+  EXPECT_EQ(w.floor(), 4);   // symmetrised: a(i,j) + a(j,i)
+  EXPECT_EQ(w(3, 7), 14);
+  EXPECT_EQ(w(1, 2), 4);
+  EXPECT_DOUBLE_EQ(w.total(), 4.0 * 100 * 99 / 2 + 10);
+  // Scores add the floor back for every pair sharing a domain.
+  Tree t = tree_of("pack:2 core:2 pu:1");
+  Affinity four = w.subset({0, 1, 2, 3});
+  EXPECT_DOUBLE_EQ(kept_in(t, t.slots(), four, "Package"), 2 * 4.0);  // (0,1) and (2,3)
 }

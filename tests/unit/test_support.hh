@@ -17,17 +17,29 @@ inline std::string fixture(const std::string& name) {
 
 inline std::string topo(const std::string& name) { return fixture("topologies/" + name); }
 
+// A symmetric matrix built entry by entry (set overwrites), then frozen.
+class DenseMatrix {
+ public:
+  explicit DenseMatrix(int n) : n_(n), v_(static_cast<size_t>(n) * n, 0.0) {}
+  void set(int i, int j, double x) { v_[static_cast<size_t>(i) * n_ + j] = x; }
+  Affinity affinity() const { return Affinity::from_dense(v_.data(), n_); }
+
+ private:
+  int n_;
+  std::vector<double> v_;
+};
+
 // Symmetric matrix with entries drawn from [0, max); a share `zeros` of them 0.
 inline Affinity random_affinity(int n, std::mt19937_64& rng, double max = 1000, double zeros = 0,
                                 bool integral = true) {
   std::uniform_real_distribution<double> u(0, 1);
-  Affinity a(n);
+  DenseMatrix a(n);
   for (int i = 0; i < n; ++i)
     for (int j = i + 1; j < n; ++j) {
       double v = u(rng) < zeros ? 0 : u(rng) * max;
       a.set(i, j, integral ? std::floor(v) : v);
     }
-  return a;
+  return a.affinity();
 }
 
 inline Tree tree_of(const std::string& source, const std::vector<unsigned>& allowed = {},
