@@ -1,10 +1,27 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// bench/placement: time of every strategy at 16..1024 threads on 4-level
-// synthetic machines, and, at 16 threads, quality against the exhaustive
-// optimum. All numbers are measured in this run.
+// bench/placement: in-algorithm time and hop cost of the profile-guided
+// strategies at 16..16384 threads on 4- and 5-level synthetic machines, with
+// block, 2-D stencil (natural and shuffled), uniform and master-worker
+// sharing; quality against the exhaustive optimum at 16 threads; the quality
+// cases of fewer threads than cores and trees without a pair level; 16384
+// threads with a sparse 3-D stencil. Every number is measured in this run.
+//
+//   bench_placement [--eagermap PATH] [--max THREADS] [--runs K]
+//
+// With --eagermap (a build of EagerMap's public maptool, which is not
+// shipped here), every matrix is also written as EagerMap's CSV, EagerMap is
+// run on the equivalent tree, and its own timer and mapping are read back,
+// so both columns come from the same matrices in the same run.
+#include <sys/resource.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdio>
+#include <cstdlib>
+#include <cstring>
 #include <functional>
 #include <map>
 #include <numeric>
@@ -13,8 +30,6 @@
 #include <vector>
 
 #include "affinity.hh"
-#include "brute_pairing.hh"
-#include "matching.hh"
 #include "orders.hh"
 #include "profile_guided.hh"
 #include "score.hh"
@@ -25,82 +40,278 @@ using namespace slurmpin;
 
 namespace {
 
+struct Options {
+  std::string eagermap;
+  int max_threads = 16384;
+  int runs = 5;
+};
+
+// A regular machine: hwloc synthetic text and EagerMap's arities (root first).
 struct Machine {
   int threads;
   const char* synthetic;
+  const char* arities;
 };
 
-const Machine kMachines[] = {
-    {16, "pack:2 l3:2 l2:2 core:2 pu:1"},
-    {64, "pack:2 l3:2 l2:8 core:2 pu:1"},
-    {256, "pack:4 l3:2 l2:16 core:2 pu:1"},
-    {1024, "pack:8 l3:4 l2:16 core:2 pu:1"},
+const Machine kFourLevel[] = {
+    {16, "pack:2 l3:1 l2:4 core:2 pu:1", "1,2,4,2"},
+    {64, "pack:4 l3:1 l2:8 core:2 pu:1", "1,4,8,2"},
+    {256, "pack:8 l3:1 l2:16 core:2 pu:1", "1,8,16,2"},
+    {1024, "pack:16 l3:1 l2:32 core:2 pu:1", "1,16,32,2"},
+    {4096, "pack:32 l3:1 l2:64 core:2 pu:1", "1,32,64,2"},
+};
+const Machine kFiveLevel[] = {
+    {16, "group:2 pack:2 l3:1 l2:2 core:2 pu:1", "1,2,2,2,2"},
+    {64, "group:2 pack:2 l3:1 l2:8 core:2 pu:1", "1,2,2,8,2"},
+    {256, "group:4 pack:4 l3:1 l2:8 core:2 pu:1", "1,4,4,8,2"},
+    {1024, "group:4 pack:8 l3:1 l2:16 core:2 pu:1", "1,4,8,16,2"},
+    {4096, "group:8 pack:8 l3:1 l2:32 core:2 pu:1", "1,8,8,32,2"},
 };
 
-const Strategy kStrategies[] = {Strategy::kCompact, Strategy::kScatter, Strategy::kRandom,
-                                Strategy::kLpCompact, Strategy::kLpScatter, Strategy::kGp,
-                                Strategy::kLpgp, Strategy::kGplp};
+const Strategy kGuided[] = {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp};
 
-// Sharing with a hidden structure (pairs, groups of 4 and 8, shuffled thread
-// ids) plus uniform noise: what profiles of structured codes look like.
-Affinity structured(int n, std::mt19937_64& rng) {
-  std::vector<int> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::shuffle(perm.begin(), perm.end(), rng);
-  std::uniform_real_distribution<double> noise(0, 20);
-  Affinity w(n);
+// ---- matrices -------------------------------------------------------------
+
+std::vector<int> permutation(int n, uint64_t seed) {
+  std::vector<int> p(n);
+  std::iota(p.begin(), p.end(), 0);
+  std::mt19937_64 rng(seed);
+  std::shuffle(p.begin(), p.end(), rng);
+  return p;
+}
+
+// Blocks of 8 threads share 100 with each other, 0 outside (halo exchange
+// between groups of ranks, data blocks read by a team).
+std::vector<Edge> block_matrix(int n) {
+  std::vector<Edge> e;
   for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) {
-      double v = i / 2 == j / 2 ? 400 : i / 4 == j / 4 ? 100 : i / 8 == j / 8 ? 30 : 0;
-      w.set(perm[i], perm[j], std::floor(v + noise(rng)));
+    for (int j = i + 1; j < n && j / 8 == i / 8; ++j) e.push_back({i, j, 100});
+  return e;
+}
+
+// A 2-D grid of threads, each sharing 100 with its 4 neighbours; the rows
+// as long as the columns or twice as long.
+std::vector<Edge> stencil2d(int n) {
+  int rows = 1 << static_cast<int>(std::log2(n) / 2), cols = n / rows;
+  std::vector<Edge> e;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      int t = r * cols + c;
+      if (c + 1 < cols) e.push_back({t, t + 1, 100});
+      if (r + 1 < rows) e.push_back({t, t + cols, 100});
     }
-  return w;
+  return e;
 }
 
-// No structure at all: the hardest case for every heuristic.
-Affinity uniform(int n, std::mt19937_64& rng) {
-  Affinity w(n);
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) w.set(i, j, static_cast<double>(rng() % 1000));
-  return w;
+std::vector<Edge> shuffled(std::vector<Edge> e, int n, uint64_t seed) {
+  std::vector<int> p = permutation(n, seed);
+  for (Edge& x : e) x.i = p[x.i], x.j = p[x.j];
+  return e;
 }
 
-std::vector<int> run(const Tree& t, Strategy s, const Affinity& w) {
-  switch (s) {
-    case Strategy::kCompact: return compact_order(t, t.root);
-    case Strategy::kScatter: return scatter_order(t, t.root);
-    case Strategy::kRandom: return random_order(compact_order(t, t.root), 7);
-    default: return place_profile_guided(t, w, s, 1);
+std::vector<Edge> master_worker(int n) {
+  std::vector<Edge> e;
+  for (int j = 1; j < n; ++j) e.push_back({0, j, 100});
+  return e;
+}
+
+// A 3-D grid (x fastest), 6 neighbours each.
+std::vector<Edge> stencil3d(int n) {
+  int side = static_cast<int>(std::lround(std::cbrt(n)));
+  while (side * side * side > n) --side;
+  int nx = side, ny = side, nz = n / (side * side);
+  std::vector<Edge> e;
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        int t = (z * ny + y) * nx + x;
+        if (x + 1 < nx) e.push_back({t, t + 1, 100});
+        if (y + 1 < ny) e.push_back({t, t + nx, 100});
+        if (z + 1 < nz) e.push_back({t, t + nx * ny, 100});
+      }
+  return e;
+}
+
+struct Kind {
+  const char* name;
+  std::function<Affinity(int)> make;
+};
+
+const Kind kKinds[] = {
+    {"block", [](int n) { return Affinity::from_edges(n, block_matrix(n)); }},
+    {"stencil", [](int n) { return Affinity::from_edges(n, stencil2d(n)); }},
+    {"shuffled", [](int n) { return Affinity::from_edges(n, shuffled(stencil2d(n), n, 11)); }},
+    {"uniform", [](int n) {
+       std::vector<double> d(static_cast<size_t>(n) * n, 50.0);
+       return Affinity::from_dense(d.data(), n);
+     }},
+    {"master", [](int n) { return Affinity::from_edges(n, master_worker(n)); }},
+};
+
+// ---- measures -------------------------------------------------------------
+
+Tree load(const char* synthetic, Granularity g = Granularity::kCore) {
+  TopologySpec spec;
+  spec.source = synthetic;
+  spec.granularity = g;
+  return load_topology(spec).tree;
+}
+
+// Per slot, its ancestors from the slot up (the slot first).
+std::vector<std::vector<int>> ancestors(const Tree& t) {
+  std::vector<std::vector<int>> up(t.nodes.size());
+  for (int s : t.slots())
+    for (int n = s; n >= 0; n = t.nodes[n].parent) up[s].push_back(n);
+  return up;
+}
+
+// Sum over pairs of sharing x levels from the slot up to the lowest common
+// ancestor (EagerMap's and the literature's hop cost; lower is better).
+double hop_cost(const Tree& t, const std::vector<int>& slot, const Affinity& w) {
+  std::vector<std::vector<int>> up = ancestors(t);
+  auto dist = [&](int a, int b) {
+    const auto &x = up[a], &y = up[b];
+    size_t k = 0;  // same depth on a regular tree: compare from the top
+    while (k < x.size() && x[x.size() - 1 - k] == y[y.size() - 1 - k]) ++k;
+    return static_cast<double>(x.size() - k);
+  };
+  double h = 0;
+  for (int i = 0; i < w.size(); ++i) {
+    Affinity::Row r = w.row(i);
+    for (size_t e = 0; e < r.size; ++e)
+      if (r.to[e] > i) h += r.w[e] * dist(slot[i], slot[r.to[e]]);
   }
+  if (w.floor() > 0)
+    for (int i = 0; i < w.size(); ++i)
+      for (int j = i + 1; j < w.size(); ++j) h += w.floor() * dist(slot[i], slot[j]);
+  return h;
 }
 
-// Sharing kept in the domains below the root (the root keeps everything).
-double quality(const Tree& t, const std::vector<int>& slots, const Affinity& w) {
-  double q = 0;
-  for (const auto& l : score_levels(t, {std::vector<int>(slots.begin(), slots.begin() + w.size())}, &w))
-    if (l.domains > 1) q += l.kept;
-  return q;
-}
-
-double median_ms(const std::function<void()>& f) {
+double median_ms(const std::function<void()>& f, int runs) {
   std::vector<double> ms;
   auto start = std::chrono::steady_clock::now();
   do {
     auto a = std::chrono::steady_clock::now();
     f();
     ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
-  } while (ms.size() < 5 || (ms.size() < 50 &&
-                              std::chrono::steady_clock::now() - start < std::chrono::milliseconds(300)));
+  } while (static_cast<int>(ms.size()) < runs ||
+           (ms.size() < 50 && std::chrono::steady_clock::now() - start < std::chrono::milliseconds(200)));
   std::sort(ms.begin(), ms.end());
   return ms[ms.size() / 2];
 }
 
-// Exhaustive optimum of the quality on a regular binary tree of 16 slots:
-// best(S) over every way of halving S at every level (memoised on subsets).
+// ---- EagerMap -------------------------------------------------------------
+
+struct Outside {
+  bool ran = false;
+  double ms = 0;
+  std::vector<int> pu;  // per thread
+};
+
+// EagerMap's CSV lists the last task first.
+void write_csv(const Affinity& w, const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::string line;
+  for (int i = w.size() - 1; i >= 0; --i) {
+    line.clear();
+    for (int j = 0; j < w.size(); ++j) {
+      if (j) line += ',';
+      line += std::to_string(static_cast<long long>(std::llround(w(i, j))));
+    }
+    line += '\n';
+    std::fwrite(line.data(), 1, line.size(), f);
+  }
+  std::fclose(f);
+}
+
+Outside run_eagermap(const Options& o, const Affinity& w, const char* arities) {
+  Outside out;
+  if (o.eagermap.empty()) return out;
+  char dir[] = "/tmp/bench-placement.XXXXXX";
+  if (!mkdtemp(dir)) return out;
+  std::string csv = std::string(dir) + "/m.csv";
+  write_csv(w, csv);
+  std::vector<double> times;
+  for (int r = 0; r < std::max(3, o.runs); ++r) {
+    std::string cmd = "'" + o.eagermap + "' " + csv + " " + arities + " 2>&1";
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) break;
+    char buf[1 << 16];
+    std::string text;
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, got);
+    if (pclose(p) != 0) break;
+    const char* t = std::strstr(text.c_str(), "Execution time of the algorithm: ");
+    const char* m = std::strstr(text.c_str(), "Mapping: ");
+    if (!t || !m) break;
+    times.push_back(std::atof(t + std::strlen("Execution time of the algorithm: ")));
+    out.pu.clear();
+    for (const char* s = m + std::strlen("Mapping: "); *s && *s != '\n';) {
+      out.pu.push_back(static_cast<int>(std::strtol(s, const_cast<char**>(&s), 10)));
+      if (*s == ',') ++s;
+    }
+  }
+  std::remove(csv.c_str());
+  rmdir(dir);
+  if (times.empty() || static_cast<int>(out.pu.size()) != w.size()) return out;
+  std::sort(times.begin(), times.end());
+  out.ms = times[times.size() / 2];
+  out.ran = true;
+  return out;
+}
+
+// ---- sections -------------------------------------------------------------
+
+void scaling(const Options& o, const char* title, const Machine* machines, size_t count) {
+  std::printf("\n%s: in-algorithm time (median ms) and hop cost (sum of sharing x levels to the\n"
+              "lowest common ancestor, lower is better)%s\n",
+              title, o.eagermap.empty() ? "" : "; ratios are slurm-pin / EagerMap (time <= 1 and hop <= 1: as fast, as good)");
+  std::printf("%-6s %-9s", "thr", "matrix");
+  if (!o.eagermap.empty()) std::printf(" %10s %12s", "eager ms", "eager hop");
+  for (Strategy s : kGuided)
+    std::printf(" | %-5s %9s %12s%s", strategy_info(s).name, "ms", "hop", o.eagermap.empty() ? "" : "  t/E   h/E");
+  std::printf("\n");
+  for (size_t m = 0; m < count; ++m) {
+    const Machine& mc = machines[m];
+    if (mc.threads > o.max_threads) continue;
+    Tree t = load(mc.synthetic);
+    std::vector<int> order = compact_order(t, t.root);
+    for (const Kind& k : kKinds) {
+      Affinity w = k.make(mc.threads);
+      Outside e = run_eagermap(o, w, mc.arities);
+      std::printf("%-6d %-9s", mc.threads, k.name);
+      double ehop = 0;
+      if (!o.eagermap.empty()) {
+        if (e.ran) {
+          std::vector<int> slot(w.size());
+          for (int i = 0; i < w.size(); ++i) slot[i] = order[e.pu[i]];
+          ehop = hop_cost(t, slot, w);
+          std::printf(" %10.3f %12.0f", e.ms, ehop);
+        } else {
+          std::printf(" %10s %12s", "failed", "-");
+        }
+      }
+      for (Strategy s : kGuided) {
+        std::vector<int> slot;
+        double ms = median_ms([&] { slot = place_profile_guided(t, w, s, 1); }, o.runs);
+        double hop = hop_cost(t, slot, w);
+        std::printf(" | %-5s %9.3f %12.0f", "", ms, hop);
+        if (e.ran) std::printf("  %4.2f %5.3f", ms / e.ms, ehop > 0 ? hop / ehop : (hop > 0 ? INFINITY : 1.0));
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+  }
+}
+
+// Exhaustive optimum of the hop cost of 16 threads on a regular tree: at
+// each level, every way to cut a set into `arity` equal groups (memoised on
+// subsets), the sharing between groups paying the levels above.
 class Exhaustive {
  public:
-  explicit Exhaustive(const Affinity& w) : w_(w) {}
-  double best() { return solve((1u << w_.size()) - 1, true); }
+  Exhaustive(const Affinity& w, std::vector<int> arities) : w_(w), arity_(std::move(arities)) {}
+  // Sharing kept below the root, summed over levels (maximal <=> minimal hop).
+  double best_kept() { return solve((1u << w_.size()) - 1, 0); }
 
  private:
   double inside(unsigned set) const {
@@ -112,130 +323,181 @@ class Exhaustive {
     return s;
   }
 
-  double solve(unsigned set, bool root) {
-    int size = __builtin_popcount(set);
-    if (size == 1) return 0;
-    auto it = memo_.find(set);
+  // Best kept sharing inside the groups of `set` at levels below `level`.
+  double solve(unsigned set, size_t level) {
+    if (level == arity_.size() || __builtin_popcount(set) <= 1) return 0;
+    auto key = std::make_pair(set, level);
+    auto it = memo_.find(key);
     if (it != memo_.end()) return it->second;
-    unsigned low = set & -set, rest = set & ~low;
-    double best = 0;
-    // Halves containing the lowest member, so each split is seen once.
-    for (unsigned sub = rest;; sub = (sub - 1) & rest) {
-      unsigned half = sub | low;
-      if (__builtin_popcount(half) == size / 2)
-        best = std::max(best, solve(half, false) + solve(set & ~half, false));
-      if (sub == 0) break;
-    }
-    double value = best + (root ? 0 : inside(set));
-    memo_[set] = value;
-    return value;
+    int size = __builtin_popcount(set) / arity_[level];
+    double best = split(set, size, level);
+    return memo_[key] = best;
   }
 
-  const Affinity& w_;
-  std::map<unsigned, double> memo_;
-};
-
-// The best cut of 16 threads into four groups of four (GP's own objective
-// at the L3 level of the 16-thread machine), by DP over subsets.
-class BestGroups {
- public:
-  explicit BestGroups(const Affinity& w) : w_(w) {}
-  double best() { return solve((1u << w_.size()) - 1); }
-
- private:
-  double solve(unsigned set) {
+  // Cuts `set` into groups of `size`, the group holding the lowest member first.
+  double split(unsigned set, int size, size_t level) {
     if (!set) return 0;
-    auto it = memo_.find(set);
-    if (it != memo_.end()) return it->second;
     unsigned low = set & -set, rest = set & ~low;
-    double best = 0;
+    double best = -1;
     for (unsigned sub = rest;; sub = (sub - 1) & rest) {
-      if (__builtin_popcount(sub) == 3) {
+      if (__builtin_popcount(sub) == size - 1) {
         unsigned g = sub | low;
-        double in = 0;
-        for (int i = 0; i < w_.size(); ++i)
-          if (g >> i & 1)
-            for (int j = i + 1; j < w_.size(); ++j)
-              if (g >> j & 1) in += w_(i, j);
-        best = std::max(best, in + solve(set & ~g));
+        double v = (level + 1 < arity_.size() ? inside(g) : 0) + solve(g, level + 1) + split(set & ~g, size, level);
+        best = std::max(best, v);
       }
       if (sub == 0) break;
     }
-    return memo_[set] = best;
+    return best;
   }
 
   const Affinity& w_;
-  std::map<unsigned, double> memo_;
+  std::vector<int> arity_;  // children per level, below the root
+  std::map<std::pair<unsigned, size_t>, double> memo_;
 };
 
-double kept_at(const Tree& t, const std::vector<int>& slots, const Affinity& w, const std::string& kind) {
-  for (const auto& l : score_levels(t, {std::vector<int>(slots.begin(), slots.begin() + w.size())}, &w))
-    if (l.kind == kind) return l.kept;
-  return 0;
-}
 
-Tree load(const char* synthetic) {
-  TopologySpec spec;
-  spec.source = synthetic;
-  return load_topology(spec).tree;
-}
-
-void timing() {
-  std::printf("time per placement (median ms; matrix: hidden pairs/groups + noise)\n%-8s", "threads");
-  for (Strategy s : kStrategies) std::printf(" %10s", strategy_info(s).name);
+void optimality(const Options& o) {
+  const int kInstances = 6;
+  const Machine& m = kFourLevel[0];
+  Tree t = load(m.synthetic);
+  std::printf("\noptimal hop cost / hop cost, 16 threads on '%s' (1 = optimal, found by\n"
+              "exhaustive search); %d matrices of each kind, mean and worst\n",
+              m.synthetic, kInstances);
+  std::printf("%-10s", "matrix");
+  for (Strategy s : kGuided) std::printf("   %-13s", strategy_info(s).name);
+  if (!o.eagermap.empty()) std::printf("   %-13s", "EagerMap");
   std::printf("\n");
-  std::mt19937_64 rng(1);
-  for (const Machine& m : kMachines) {
-    Tree t = load(m.synthetic);
-    Affinity w = structured(m.threads, rng);
-    std::printf("%-8d", m.threads);
-    for (Strategy s : kStrategies) std::printf(" %10.3f", median_ms([&] { run(t, s, w); }));
-    std::printf("\n");
-  }
-}
-
-void optimality() {
-  const int kInstances = 10;
-  Tree t = load(kMachines[0].synthetic);
-  std::printf("\nquality / exhaustive optimum at 16 threads on '%s', %d matrices each\n"
-              "(quality: sharing kept inside Package, L3 and L2 domains, summed)\n",
-              kMachines[0].synthetic, kInstances);
-  std::mt19937_64 rng(2);
-  std::map<std::string, std::map<Strategy, std::vector<double>>> ratio;
-  std::map<std::string, std::vector<double>> pairs, cuts;
-  const char* kinds[] = {"structured", "uniform"};
-  for (const char* kind : kinds)
+  std::vector<int> order = compact_order(t, t.root);
+  for (const char* kind : {"shuffled", "block", "noisy", "random"}) {
+    std::map<std::string, std::vector<double>> ratio;
     for (int k = 0; k < kInstances; ++k) {
-      Affinity w = kind[0] == 's' ? structured(16, rng) : uniform(16, rng);
-      double opt = Exhaustive(w).best();
-      for (Strategy s : kStrategies) ratio[kind][s].push_back(quality(t, run(t, s, w), w) / opt);
-      pairs[kind].push_back(pairing_weight(w, max_weight_pairing(w)) / test::brute_force_pairing(w));
-      cuts[kind].push_back(kept_at(t, run(t, Strategy::kGp, w), w, "L3") / BestGroups(w).best());
+      std::mt19937_64 rng(100 + k);
+      Affinity w;
+      if (!std::strcmp(kind, "shuffled")) w = Affinity::from_edges(16, shuffled(stencil2d(16), 16, 200 + k));
+      else if (!std::strcmp(kind, "block")) w = Affinity::from_edges(16, shuffled(block_matrix(16), 16, 300 + k));
+      else {
+        // noisy: hidden pairs and quads under noise; random: noise only.
+        std::vector<int> p = permutation(16, 400 + k);
+        std::vector<Edge> e;
+        for (int i = 0; i < 16; ++i)
+          for (int j = i + 1; j < 16; ++j) {
+            double v = kind[0] == 'n' ? (i / 2 == j / 2 ? 400 : i / 4 == j / 4 ? 100 : 0) : 0;
+            e.push_back({p[i], p[j], std::floor(v + static_cast<double>(rng() % 50))});
+          }
+        w = Affinity::from_edges(16, e);
+      }
+      // Every pair pays 3 levels (core, L2, package) less one per level it shares.
+      double opt = 3 * w.total() - Exhaustive(w, {2, 4, 2}).best_kept();
+      for (Strategy s : kGuided)
+        ratio[strategy_info(s).name].push_back(opt / hop_cost(t, place_profile_guided(t, w, s, 1), w));
+      Outside e = run_eagermap(o, w, m.arities);
+      if (e.ran) {
+        std::vector<int> slot(16);
+        for (int i = 0; i < 16; ++i) slot[i] = order[e.pu[i]];
+        ratio["EagerMap"].push_back(opt / hop_cost(t, slot, w));
+      }
     }
-  auto row = [&](const std::string& name, const std::map<std::string, std::vector<double>>& by_kind) {
-    std::printf("%-34s", name.c_str());
-    for (const char* kind : kinds) {
-      const auto& r = by_kind.at(kind);
+    std::printf("%-10s", kind);
+    for (const char* name : {"lpgp", "gplp", "gp", "EagerMap"}) {
+      const auto& r = ratio[name];
+      if (r.empty()) continue;
       std::printf("   %6.3f %6.3f", std::accumulate(r.begin(), r.end(), 0.0) / r.size(),
                   *std::min_element(r.begin(), r.end()));
     }
     std::printf("\n");
-  };
-  std::printf("%-34s   %-13s   %-13s\n%-34s   %6s %6s   %6s %6s\n", "", "structured", "uniform", "",
-              "mean", "min", "mean", "min");
-  for (Strategy s : kStrategies) {
-    std::map<std::string, std::vector<double>> by_kind;
-    for (const char* kind : kinds) by_kind[kind] = ratio[kind][s];
-    row(strategy_info(s).name, by_kind);
   }
-  row("LP pairing / brute-force pairing", pairs);
-  row("GP kept in L3s / best 4x4 cut", cuts);
+}
+
+double pair_level_kept(const Tree& t, const std::vector<int>& slot, const Affinity& w, const char* kind) {
+  for (const auto& l : score_levels(t, {slot}, &w))
+    if (l.kind == kind) return l.kept;
+  return 0;
+}
+
+void holes() {
+  std::printf("\nfewer threads than cores on 'pack:2 l3:1 l2:4 core:2 pu:1': sharing kept inside L2s\n"
+              "(each L2 holds a pair of cores) against lp-compact's optimal pairs\n%-8s", "threads");
+  for (Strategy s : {Strategy::kLpCompact, Strategy::kLpgp, Strategy::kGplp, Strategy::kGp})
+    std::printf(" %10s", strategy_info(s).name);
+  std::printf("\n");
+  Tree t = load("pack:2 l3:1 l2:4 core:2 pu:1");
+  for (int n : {3, 5, 6, 7, 9, 11}) {
+    std::mt19937_64 rng(n);
+    std::vector<Edge> e;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) e.push_back({i, j, static_cast<double>(rng() % 1000)});
+    Affinity w = Affinity::from_edges(n, e);
+    std::printf("%-8d", n);
+    for (Strategy s : {Strategy::kLpCompact, Strategy::kLpgp, Strategy::kGplp, Strategy::kGp})
+      std::printf(" %10.0f", pair_level_kept(t, place_profile_guided(t, w, s, 1), w, "L2"));
+    std::printf("\n");
+  }
+  std::printf("\nno level shared by two cores ('pack:2 core:4 pu:1', 8 threads): sharing kept inside\n"
+              "packages, mean of 20 random matrices / best balanced cut\n");
+  Tree flat = load("pack:2 core:4 pu:1");
+  std::map<Strategy, double> sum;
+  for (int k = 0; k < 20; ++k) {
+    std::mt19937_64 rng(500 + k);
+    std::vector<Edge> e;
+    for (int i = 0; i < 8; ++i)
+      for (int j = i + 1; j < 8; ++j) e.push_back({i, j, static_cast<double>(rng() % 1000)});
+    Affinity w = Affinity::from_edges(8, e);
+    double best = Exhaustive(w, {2, 4}).best_kept();
+    for (Strategy s : {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp})
+      sum[s] += pair_level_kept(flat, place_profile_guided(flat, w, s, 1), w, "Package") / best / 20;
+  }
+  for (const auto& s : sum) std::printf("  %-5s %.3f\n", strategy_info(s.first).name, s.second);
+}
+
+long max_rss_kb() {
+  struct rusage u;
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+// In a child, so that its peak memory is its own.
+void sparse_16k() {
+  const char* machine = "group:8 pack:4 l3:2 l2:32 core:4 pu:2";
+  std::printf("\n16384 threads, sparse 3-D stencil (6 neighbours), '%s', --granularity pu\n", machine);
+  std::fflush(stdout);
+  for (Strategy s : kGuided) {
+    pid_t pid = fork();
+    if (pid == 0) {
+      Tree t = load(machine, Granularity::kPu);
+      long before = max_rss_kb();
+      auto a = std::chrono::steady_clock::now();
+      Affinity w = Affinity::from_edges(16384, stencil3d(16384));
+      std::vector<int> slot = place_profile_guided(t, w, s, 1);
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
+      std::printf("  %-5s %8.1f ms  peak memory +%.1f MB (topology loaded first: %.1f MB)  hop %.0f\n",
+                  strategy_info(s).name, ms, (max_rss_kb() - before) / 1024.0, before / 1024.0,
+                  hop_cost(t, slot, w));
+      std::fflush(stdout);
+      _exit(0);
+    }
+    int status;
+    waitpid(pid, &status, 0);
+  }
 }
 
 }  // namespace
 
-int main() {
-  timing();
-  optimality();
+int main(int argc, char** argv) {
+  Options o;
+  for (int i = 1; i < argc; ++i) {
+    std::string a = argv[i];
+    if (a == "--eagermap" && i + 1 < argc) o.eagermap = argv[++i];
+    else if (a == "--max" && i + 1 < argc) o.max_threads = std::atoi(argv[++i]);
+    else if (a == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
+    else {
+      std::fprintf(stderr, "usage: bench_placement [--eagermap PATH] [--max THREADS] [--runs K]\n");
+      return 2;
+    }
+  }
+  scaling(o, "4-level trees (pack:P l3:1 l2:L core:2)", kFourLevel, std::size(kFourLevel));
+  scaling(o, "5-level trees (group:G pack:P l3:1 l2:L core:2)", kFiveLevel, std::size(kFiveLevel));
+  optimality(o);
+  holes();
+  if (o.max_threads >= 16384) sparse_16k();
   return 0;
 }
