@@ -10,6 +10,7 @@
 #include <cstring>
 #include <memory>
 
+#include "cpuset.hh"
 #include "error.hh"
 #include "topology.hh"
 #include "user_file.hh"
@@ -17,15 +18,6 @@
 namespace slurmpin {
 
 namespace {
-
-struct TopologyFree {
-  void operator()(hwloc_topology* t) const { hwloc_topology_destroy(t); }
-};
-using Topology = std::unique_ptr<hwloc_topology, TopologyFree>;
-
-struct BitmapFree {
-  void operator()(hwloc_bitmap_s* b) const { hwloc_bitmap_free(b); }
-};
 
 // Every PU, allowed or not: slurmd may run confined (CpuSpecList) and Slurm
 // numbers cores over the whole node; each step restricts to its own CPUs.
@@ -89,7 +81,7 @@ void save_node_topology(const std::string& path) {
   if (path.empty() || path.back() == '/') throw Error("topology cache '" + path + "': not a file path");
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
-  Topology topo(raw);
+  TopologyPtr topo(raw);
   hwloc_topology_set_flags(raw, kFlags);
   keep_devices(raw);
   if (hwloc_topology_load(raw) < 0) throw Error("hwloc cannot discover this machine");
@@ -127,13 +119,13 @@ hwloc_topology_t load_node_topology(const std::string& path, bool io, std::strin
   if (!trusted(st, why)) return why = path + ": " + why, nullptr;
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) return why = "hwloc: cannot initialise a topology", nullptr;
-  Topology topo(raw);
+  TopologyPtr topo(raw);
   hwloc_topology_set_flags(raw, kFlags);
   if (io) keep_devices(raw);
   if (hwloc_topology_set_xmlbuffer(raw, xml.data(), static_cast<int>(xml.size()) + 1) < 0 ||
       hwloc_topology_load(raw) < 0)
     return why = path + ": not a topology hwloc can read", nullptr;
-  std::unique_ptr<hwloc_bitmap_s, BitmapFree> online(online_cpus());
+  Bitmap online(online_cpus());
   if (!online || !hwloc_bitmap_isequal(online.get(), hwloc_topology_get_topology_cpuset(raw)))
     return why = path + ": does not describe the CPUs online now", nullptr;
   return topo.release();

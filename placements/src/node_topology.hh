@@ -9,9 +9,16 @@
 #pragma once
 #include <hwloc.h>
 
+#include <memory>
 #include <string>
 
 namespace slurmpin {
+
+struct TopologyFree {
+  void operator()(hwloc_topology* t) const { hwloc_topology_destroy(t); }
+};
+// An hwloc topology this code owns.
+using TopologyPtr = std::unique_ptr<hwloc_topology, TopologyFree>;
 
 // Discovers this machine (every PU, allowed or not, with PCI and OS
 // devices) and writes it to `path` as XML, mode 0644, replacing the file

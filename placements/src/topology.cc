@@ -11,6 +11,7 @@
 #include <tuple>
 
 #include "cpulist.hh"
+#include "cpuset.hh"
 #include "error.hh"
 #include "node_topology.hh"
 #include "user_file.hh"
@@ -140,15 +141,6 @@ int Tree::ancestor_of_kind(int node, const std::string& kind) const {
 
 namespace {
 
-struct TopologyDeleter {
-  void operator()(hwloc_topology* t) const { hwloc_topology_destroy(t); }
-};
-using TopologyPtr = std::unique_ptr<hwloc_topology, TopologyDeleter>;
-
-struct BitmapDeleter {
-  void operator()(hwloc_bitmap_s* b) const { hwloc_bitmap_free(b); }
-};
-using BitmapPtr = std::unique_ptr<hwloc_bitmap_s, BitmapDeleter>;
 
 std::string kind_of(hwloc_obj_t o) {
   switch (o->type) {
@@ -442,7 +434,7 @@ LoadedTopology load_topology(const TopologySpec& spec) {
                   format_cpulist(out.all_pus) + ": restrict to CPUs that exist");
   if (spec.smt > 0) allowed = first_pus_per_core(raw, allowed.empty() ? out.all_pus : allowed, spec.smt);
   if (!allowed.empty()) {
-    BitmapPtr set(hwloc_bitmap_alloc());
+    Bitmap set(hwloc_bitmap_alloc());
     for (unsigned c : allowed) hwloc_bitmap_set(set.get(), c);
     if (hwloc_topology_restrict(raw, set.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
       throw Error("hwloc cannot restrict the topology to " + format_cpulist(allowed));
