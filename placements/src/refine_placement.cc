@@ -37,18 +37,16 @@ class SwapSearch {
   }
 
  private:
-  // Levels below the root that two distinct slots share, and whether their
-  // lowest common domain holds a pair of slots only.
+  // Levels below the root that two distinct slots share.
   int shared(int x, int y) const {
     const auto &cx = chain_[x], &cy = chain_[y];
     size_t k = 0;
     while (k < cx.size() && k < cy.size() && cx[k] == cy[k]) ++k;
     return static_cast<int>(k);
   }
-  bool paired(int x, int y) const {
-    int k = shared(x, y);
-    return k > 0 && t_.nodes[chain_[x][k - 1]].slots <= 2;
-  }
+  // Whether slot x's domain `k` levels below the root, shared with another
+  // slot, holds a pair of slots only.
+  bool paired(int x, int k) const { return k > 0 && t_.nodes[chain_[x][k - 1]].slots <= 2; }
 
   // Change of the objective (and of pair sharing) when a moves from its slot
   // to `to`, b (or nobody) from `to` to a's slot.
@@ -58,9 +56,9 @@ class SwapSearch {
     for (size_t e = 0; e < r.size; ++e) {
       int k = r.to[e];
       if (k == b) continue;
-      int sk = slot_of_[k];
-      gain += r.w[e] * (shared(to, sk) - shared(from, sk));
-      if (keep_pairs_) pair_gain += r.w[e] * (paired(to, sk) - paired(from, sk));
+      int sk = slot_of_[k], now = shared(from, sk), then = shared(to, sk);
+      gain += r.w[e] * (then - now);
+      if (keep_pairs_) pair_gain += r.w[e] * (paired(to, then) - paired(from, now));
     }
     visits_ += r.size;
   }
@@ -82,7 +80,8 @@ class SwapSearch {
   // neighbours; applied at once.
   bool improve(int a) {
     Affinity::Row r = w_.row(a);
-    std::vector<size_t> order(r.size);
+    std::vector<size_t>& order = order_;  // reused: this runs for every thread, every pass
+    order.resize(r.size);
     for (size_t e = 0; e < r.size; ++e) order[e] = e;
     size_t tried = std::min(kNeighboursTried, order.size());
     std::partial_sort(order.begin(), order.begin() + tried, order.end(),
@@ -117,6 +116,7 @@ class SwapSearch {
   std::vector<std::vector<int>> chain_;  // per slot: its domains from below the root down to it
   std::vector<int> occupant_;
   std::vector<std::vector<int>> below_;  // slots of a domain, filled on first use
+  std::vector<size_t> order_;
   size_t visits_ = 0;
 };
 
