@@ -110,16 +110,14 @@ int list(const Options& o) {
   return bad ? 1 : 0;
 }
 
-// A matrix printed or drawn is read by a person: beyond this it is a wall of numbers.
+// An edge list expanded to print or draw is read by a person: beyond this it
+// is a wall of numbers (and threads^2 of memory).
 constexpr int kMaxShownThreads = 2048;
 
 int show(const Options& o) {
   StoredProfile e = resolve(o);
   Profile p = parse_profile(e.text, e.path);
   Affinity w = p.affinity(o.model, o.region, e.path);  // names a missing model or region
-  if (w.size() > kMaxShownThreads)
-    throw Error(e.path + ": " + std::to_string(w.size()) + " threads are too many to show as a matrix (at most " +
-                std::to_string(kMaxShownThreads) + "; `slurm-pin profiles export` gives the file)");
   // Dense matrices are shown as stored (the rw model is asymmetric); edge
   // lists as the symmetric sharing they give.
   const Rows* rows = nullptr;
@@ -128,6 +126,9 @@ int show(const Options& o) {
   if (o.region.empty() && p.matrices.count(o.model)) rows = &p.matrices.at(o.model);
   Rows shown;
   if (!rows) {
+    if (w.size() > kMaxShownThreads)
+      throw Error(e.path + ": " + std::to_string(w.size()) + " threads are too many to show as a matrix (at most " +
+                  std::to_string(kMaxShownThreads) + "; `slurm-pin profiles export` gives the file)");
     shown.assign(w.size(), std::vector<double>(w.size(), 0));
     for (int i = 0; i < w.size(); ++i)
       for (int j = 0; j < w.size(); ++j) shown[i][j] = w(i, j);

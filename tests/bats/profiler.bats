@@ -113,6 +113,21 @@ pairs_of() {
   [ ! -f "$STORE/pc-copy/t4.v1.profile" ]
 }
 
+@test "an edge-list profile is stored, shown as its symmetric matrix, and refused to show past 2048 threads" {
+  printf 'slurm-pin-profile 1\nthreads 3\nedges simple\n0 1 7\n2 1 2\n' > "$BATS_TEST_TMPDIR/e.profile"
+  "$SLURM_PIN" profiles import "$BATS_TEST_TMPDIR/e.profile" --app edges --store "$STORE" >/dev/null
+  run "$SLURM_PIN" profiles show edges@1 --store "$STORE"
+  [ "$status" -eq 0 ]
+  [ "$(tr -s ' ' <<<"${lines[1]}")" = " 0 7 0" ]
+  [ "$(tr -s ' ' <<<"${lines[2]}")" = " 7 0 2" ]
+  { printf 'slurm-pin-profile 1\nthreads 3000\nedges simple\n'; seq 0 2998 | awk '{print $1, $1 + 1, 1}'; } > "$BATS_TEST_TMPDIR/big.profile"
+  "$SLURM_PIN" profiles import "$BATS_TEST_TMPDIR/big.profile" --app big --store "$STORE" >/dev/null
+  run "$SLURM_PIN" profiles show big@1 --store "$STORE"
+  [ "$status" -eq 1 ]
+  [ "${#lines[@]}" -eq 1 ]
+  [[ $output == *"3000 threads are too many to show as a matrix (at most 2048"* ]]
+}
+
 @test "concurrent writers get distinct versions and nothing is lost" {
   for i in 1 2 3 4 5 6; do
     "$SLURM_PIN" profiles import "$FIXTURES/profiles/pairs2.profile" --app race --store "$STORE" >/dev/null &
