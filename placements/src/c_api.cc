@@ -238,6 +238,27 @@ int sp_set_matrix(sp_placement_t* p, const double* rows, int n) {
   });
 }
 
+int sp_set_edges(sp_placement_t* p, int n, size_t nedges, const int* from, const int* to,
+                 const double* weight) {
+  return guarded(p, [&] {
+    require(n > 0 && n <= kMaxEdgeThreads,
+            "an edge list takes 1 to " + std::to_string(kMaxEdgeThreads) + " threads");
+    require(nedges == 0 || (from && to && weight), "edge list arrays missing");
+    std::vector<Edge> edges;
+    edges.reserve(nedges);
+    for (size_t k = 0; k < nedges; ++k) {
+      require(from[k] >= 0 && from[k] < n && to[k] >= 0 && to[k] < n,
+              "edge " + std::to_string(k) + " names a thread outside 0.." + std::to_string(n - 1));
+      require(weight[k] >= 0 && weight[k] <= kMaxWeight,
+              "edge weights must be non-negative finite numbers");
+      edges.push_back({from[k], to[k], weight[k]});
+    }
+    p->request.matrix = Affinity::from_edges(n, std::move(edges));
+    p->request.has_matrix = true;
+    p->request.matrix_source = "the edge list";
+  });
+}
+
 int sp_load_matrix(sp_placement_t* p, const char* path) {
   return guarded(p, [&] {
     p->request.matrix = read_matrix_file(path ? path : "");

@@ -39,6 +39,34 @@ TEST(CApi, ComputesAndReportsAPlacement) {
   sp_finalize(p);
 }
 
+TEST(CApi, EdgeListsPlaceLikeTheDenseMatrix) {
+  // The matrix of ComputesAndReportsAPlacement as an edge list: pairs (0,2)
+  // and (1,3) weigh 9 one way; entries of one pair add up in both directions.
+  const int from[] = {0, 2, 1, 0, 1, 2, 3};
+  const int to[] = {2, 0, 3, 1, 2, 3, 0};
+  const double w[] = {9, 9, 18, 2, 2, 2, 2};
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, slurmpin::test::topo("core2.xml").c_str()), 0);
+  ASSERT_EQ(sp_set_restrict(p, "0-3,6-7"), 0);
+  ASSERT_EQ(sp_set_strategy(p, "lpgp"), 0);
+  ASSERT_EQ(sp_set_edges(p, 4, 7, from, to, w), 0) << sp_error(p);
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  EXPECT_EQ(sp_get_nthreads(p), 4);
+  EXPECT_EQ(sp_get_thread_pu(p, 0, 0) / 2, sp_get_thread_pu(p, 0, 2) / 2);
+  EXPECT_EQ(sp_get_thread_pu(p, 0, 1) / 2, sp_get_thread_pu(p, 0, 3) / 2);
+  for (int l = 0; l < sp_get_nlevels(p); ++l)
+    if (std::string(sp_get_level_name(p, l)) == "L2") EXPECT_DOUBLE_EQ(sp_get_level_score(p, l), 36.0 / 44);
+
+  const int bad[] = {4};
+  const double neg[] = {-1};
+  EXPECT_EQ(sp_set_edges(p, 4, 1, bad, to, w), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("outside 0..3"), std::string::npos) << sp_error(p);
+  EXPECT_EQ(sp_set_edges(p, 4, 1, from, to, neg), -1);
+  EXPECT_EQ(sp_set_edges(p, 0, 0, nullptr, nullptr, nullptr), -1);
+  EXPECT_EQ(sp_set_edges(p, 4, 1, nullptr, to, w), -1);
+  sp_finalize(p);
+}
+
 TEST(CApi, ErrorsAreOneLineMessages) {
   sp_placement_t* p = sp_init();
   EXPECT_EQ(sp_set_strategy(p, "packed"), -1);

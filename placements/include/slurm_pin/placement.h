@@ -68,6 +68,12 @@ int sp_set_gpu_env(sp_placement_t *p, const char *name, const char *value);
 const char *const *sp_gpu_env_names(void);
 int sp_set_seed(sp_placement_t *p, uint64_t seed);
 int sp_set_matrix(sp_placement_t *p, const double *rows, int n); /* n x n, row-major */
+/* A sparse matrix for n threads: nedges entries (from[k], to[k], weight[k]),
+ * 0 <= from, to < n, weights non-negative and finite; entries of one pair are
+ * summed in both directions, as docs/formats.md's edge lists. Memory O(n +
+ * nedges): the way in for thousands of threads. */
+int sp_set_edges(sp_placement_t *p, int n, size_t nedges, const int *from, const int *to,
+                 const double *weight);
 int sp_load_matrix(sp_placement_t *p, const char *path);
 /* Reads the profile now (with its regions, when sp_set_phases was called first). */
 int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
