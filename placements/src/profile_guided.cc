@@ -70,7 +70,7 @@ class Hierarchy {
  public:
   Hierarchy(const Tree& t, const Affinity& w, uint64_t seed, bool pair_at_bottom)
       : t_(t), w_(w), seed_(seed), pair_at_bottom_(pair_at_bottom), slot_(w.size(), -1),
-        pair_below_(t.nodes.size(), 0) {
+        pair_below_(t.nodes.size(), 0), stop_(t.nodes.size(), 0) {
     mark_pairs(t.root);
   }
 
@@ -79,15 +79,14 @@ class Hierarchy {
     return slot_;
   }
 
-  // Assigns `units` to `domains` (a flat k-way cut), then lays each domain's
-  // threads out compact in thread order. This is GP.
-  std::vector<int> run_flat(const std::vector<int>& domains, std::vector<Unit> units) {
-    auto parts = split(domains, std::move(units));
-    for (size_t p = 0; p < domains.size(); ++p) {
-      std::vector<int> threads = flatten(parts[p]);
-      std::sort(threads.begin(), threads.end());
-      lay_out(compact_order(t_, domains[p]), threads);
-    }
+  // Cuts `units` down the tree only as far as `domains`, where each
+  // domain's threads are laid out compact in thread order: GP. The levels
+  // above the domains are cut one by one (recursive partitioning, as METIS
+  // does for many parts) so that domains under one package or group get
+  // the threads that share most.
+  std::vector<int> run_to(const std::vector<int>& domains, std::vector<Unit> units) {
+    for (int d : domains) stop_[d] = 1;
+    descend(t_.root, std::move(units));
     return slot_;
   }
 
@@ -97,7 +96,8 @@ class Hierarchy {
     const Domain& d = t_.nodes[node];
     bool any = !d.is_slot() && d.slots == 2;
     for (int c : d.children) any |= mark_pairs(c);
-    return pair_below_[node] = any;
+    pair_below_[node] = any;
+    return any;
   }
 
   void lay_out(const std::vector<int>& slots, const std::vector<int>& threads) {
@@ -108,6 +108,11 @@ class Hierarchy {
     const Domain& d = t_.nodes[node];
     std::vector<int> threads = flatten(units);
     if (threads.empty()) return;
+    if (stop_[node]) {
+      std::sort(threads.begin(), threads.end());
+      lay_out(compact_order(t_, node), threads);
+      return;
+    }
     bool leaves = std::all_of(d.children.begin(), d.children.end(),
                               [&](int c) { return t_.nodes[c].is_slot(); });
     if (d.is_slot() || leaves) {  // Assign (algorithm 3): threads in unit order
@@ -158,6 +163,7 @@ class Hierarchy {
   bool pair_at_bottom_;
   std::vector<int> slot_;
   std::vector<char> pair_below_;
+  std::vector<char> stop_;  // GP's domains: cut no further
 };
 
 // GP's level: the outermost cache shared by several cores, else NUMA nodes,
@@ -176,6 +182,10 @@ std::vector<int> gp_domains(const Tree& t) {
     if (found.size() > 1) return found;
   }
   return {t.root};
+}
+
+bool has_pair_level(const Tree& t) {
+  return std::any_of(t.nodes.begin(), t.nodes.end(), [](const Domain& d) { return !d.is_slot() && d.slots == 2; });
 }
 
 std::vector<int> place_pairs(const Tree& t, const Affinity& w, bool scatter) {
@@ -250,18 +260,27 @@ std::vector<int> place_profile_guided(const Tree& t, const Affinity& w, Strategy
   switch (s) {
     case Strategy::kLpCompact: return place_pairs(t, w, false);
     case Strategy::kLpScatter: return place_pairs(t, w, true);
-    case Strategy::kGp: return Hierarchy(t, w, seed, false).run_flat(gp_domains(t), singletons(all));
+    case Strategy::kGp: {
+      // Refined afterwards like the others: GP decides which domain a thread
+      // joins; inside a domain (and above it) swaps that keep every
+      // domain's count can only keep more.
+      std::vector<int> slot = Hierarchy(t, w, seed, false).run_to(gp_domains(t), singletons(all));
+      refine_placement(t, w, slot, false);
+      return slot;
+    }
     case Strategy::kLpgp: {
       // Pairs first only pay where a cache holds exactly a pair of slots.
-      bool pair_level = std::any_of(t.nodes.begin(), t.nodes.end(),
-                                    [](const Domain& d) { return !d.is_slot() && d.slots == 2; });
-      std::vector<int> slot = Hierarchy(t, w, seed, false).run(pair_level ? pair_units(w, all) : singletons(all));
+      bool pairs = has_pair_level(t);
+      std::vector<int> slot = Hierarchy(t, w, seed, false).run(pairs ? pair_units(w, all) : singletons(all));
       refine_placement(t, w, slot, true);
       return slot;
     }
     case Strategy::kGplp: {
-      std::vector<int> slot = Hierarchy(t, w, seed, true).run(singletons(all));
-      refine_placement(t, w, slot, false);
+      // With room to spare, whole pairs cost the cuts no balance: gplp then
+      // keeps lp-compact's optimal pairs too (odd counts, restricted sets).
+      bool room = w.size() < t.nodes[t.root].slots && has_pair_level(t);
+      std::vector<int> slot = Hierarchy(t, w, seed, true).run(room ? pair_units(w, all) : singletons(all));
+      refine_placement(t, w, slot, room);
       return slot;
     }
     default: throw Error("internal: not a profile-guided strategy");

@@ -31,7 +31,10 @@ class SwapSearch {
     for (int pass = 0; pass < kPasses; ++pass) {
       visits_ = 0;
       bool improved = false;
-      for (int a = 0; a < w_.size() && visits_ < budget; ++a) improved |= improve(a);
+      for (int a = 0; a < w_.size() && visits_ < budget; ++a) {
+        improved |= improve(a);
+        if (keep_pairs_) improved |= improve_pair(a);
+      }
       if (!improved) break;
     }
   }
@@ -107,6 +110,68 @@ class SwapSearch {
     slot_of_[a] = to, slot_of_[best_b] = from;
     occupant_[to] = a, occupant_[from] = best_b;
     return true;
+  }
+
+  // Moving whole pairs keeps every pair's sharing, which single swaps under
+  // keep_pairs cannot do: the best improving exchange of the contents of a's
+  // two-slot domain with another two-slot domain near one of a's heaviest
+  // neighbours. Edges inside either domain, or between the two, keep their
+  // level, so only edges leaving them count.
+  bool improve_pair(int a) {
+    int p = domain_of(slot_of_[a]);
+    if (p < 0 || t_.nodes[p].slots != 2) return false;
+    Affinity::Row r = w_.row(a);
+    size_t tried = std::min(kNeighboursTried, r.size);
+    std::vector<size_t>& order = order_;
+    order.resize(r.size);
+    for (size_t e = 0; e < r.size; ++e) order[e] = e;
+    std::partial_sort(order.begin(), order.begin() + tried, order.end(),
+                      [&](size_t x, size_t y) { return r.w[x] != r.w[y] ? r.w[x] > r.w[y] : x < y; });
+    int best_q = -1;
+    double best = 0;
+    for (size_t o = 0; o < tried; ++o) {
+      int q = domain_of(slot_of_[r.to[order[o]]]);
+      if (q < 0 || t_.nodes[q].slots != 2) continue;
+      int d = t_.nodes[q].parent;  // the pair domains beside the neighbour's
+      while (d >= 0 && t_.nodes[d].slots <= 2) d = t_.nodes[d].parent;
+      if (d < 0 || d == t_.root || std::find(chain_[slot_of_[a]].begin(), chain_[slot_of_[a]].end(), d) !=
+                                        chain_[slot_of_[a]].end())
+        continue;
+      for (int s : slots_of(d)) {
+        int c = domain_of(s);
+        if (c == q || c == p || t_.nodes[c].slots != 2 || slots_of(c)[0] != s) continue;
+        double gain = exchange_gain(p, c) + exchange_gain(c, p);
+        if (gain > best + 1e-9 * (1 + std::abs(best))) best = gain, best_q = c;
+      }
+    }
+    if (best_q < 0) return false;
+    const std::vector<int>&x = slots_of(p), &y = slots_of(best_q);
+    for (size_t i = 0; i < 2; ++i) {
+      int u = occupant_[x[i]], v = occupant_[y[i]];
+      occupant_[x[i]] = v, occupant_[y[i]] = u;
+      if (u >= 0) slot_of_[u] = y[i];
+      if (v >= 0) slot_of_[v] = x[i];
+    }
+    return true;
+  }
+
+  // Gain of the threads of two-slot domain `from` moving slot by slot into
+  // `to`, counting only their edges to threads outside both.
+  double exchange_gain(int from, int to) {
+    const std::vector<int>&x = slots_of(from), &y = slots_of(to);
+    double gain = 0;
+    for (size_t i = 0; i < 2; ++i) {
+      int u = occupant_[x[i]];
+      if (u < 0) continue;
+      Affinity::Row r = w_.row(u);
+      for (size_t e = 0; e < r.size; ++e) {
+        int sk = slot_of_[r.to[e]];
+        if (sk == x[0] || sk == x[1] || sk == y[0] || sk == y[1]) continue;
+        gain += r.w[e] * (shared(y[i], sk) - shared(x[i], sk));
+      }
+      visits_ += r.size;
+    }
+    return gain;
   }
 
   const Tree& t_;

@@ -216,14 +216,16 @@ Affinity random_pairs(int n, uint64_t seed) {
 
 TEST(ProfileGuided, FewerThreadsThanCoresKeepLpCompactsPairs) {
   // Each L2 holds two cores: lp-compact keeps the optimal pairing inside L2s.
-  // lpgp pairs first, so it must keep the same at every count, odd or even.
+  // lpgp pairs first, and gplp too when there is room to spare, so both
+  // must keep the same at every count, odd or even.
   Tree t = tree_of("pack:2 l3:1 l2:4 core:2 pu:1");
   for (int n : {2, 3, 5, 6, 7, 9, 11, 13, 15})
     for (uint64_t seed = 0; seed < 5; ++seed) {
       Affinity w = random_pairs(n, 100 * n + seed);
       double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
-      EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, Strategy::kLpgp, 1), w, "L2"), optimal)
-          << n << " threads, seed " << seed;
+      for (Strategy s : {Strategy::kLpgp, Strategy::kGplp})
+        EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, s, 1), w, "L2"), optimal)
+            << strategy_info(s).name << ", " << n << " threads, seed " << seed;
     }
   // gplp cuts first; with an even count it must not tear pairs by odd shares
   // (6 threads used to go 3+3 and keep no pair).
@@ -242,7 +244,9 @@ TEST(ProfileGuided, RestrictedSetsKeepThePairsThatStillShareACache) {
   for (uint64_t seed = 0; seed < 8; ++seed) {
     Affinity w = random_pairs(5, seed);
     double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
-    EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, Strategy::kLpgp, 1), w, "L2"), optimal) << seed;
+    for (Strategy s : {Strategy::kLpgp, Strategy::kGplp})
+      EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, s, 1), w, "L2"), optimal)
+          << strategy_info(s).name << " seed " << seed;
   }
 }
 
