@@ -2,7 +2,8 @@
 #include "sharing.hh"
 
 #include <algorithm>
-#include <unordered_map>
+#include <cmath>
+#include <map>
 
 #include "error.hh"
 #include "matching.hh"
@@ -11,113 +12,121 @@ namespace slurmpin {
 
 namespace {
 
-struct Use {
-  uint32_t thread;
-  uint64_t reads, writes;
-  uint64_t all() const { return reads + writes; }
-};
+// Profiles above this many threads hold edge lists (docs/formats.md).
+constexpr int kDenseThreads = 512;
 
-using Matrix = std::vector<std::vector<double>>;
-
-// Adds one line's contribution to both models: for every pair of threads
-// that touched it, min(A_i, A_j) (eq. 5.1) and min(RD_i, WR_j) +
-// min(WR_i, RD_j) + min(WR_i, WR_j) (eq. 6.1).
-void add_line(const std::vector<Use>& users, Matrix& simple, Matrix& rw) {
-  for (size_t a = 0; a < users.size(); ++a)
-    for (size_t b = a + 1; b < users.size(); ++b) {
-      const Use &x = users[a], &y = users[b];
-      double s = static_cast<double>(std::min(x.all(), y.all()));
-      double r = static_cast<double>(std::min(x.reads, y.writes) + std::min(x.writes, y.reads) +
-                                     std::min(x.writes, y.writes));
-      simple[x.thread][y.thread] += s, simple[y.thread][x.thread] += s;
-      rw[x.thread][y.thread] += r, rw[y.thread][x.thread] += r;
-    }
-}
-
-// Per line, the threads that touched it (records merged over the regions
-// selected by `keep`).
-std::unordered_map<uint64_t, std::vector<Use>> by_line(const Trace& t, int threads, int region) {
-  std::unordered_map<uint64_t, std::vector<Use>> lines;
-  for (const Access& a : t.accesses) {
-    if (static_cast<int>(a.thread) >= threads || (region >= 0 && static_cast<int>(a.region) != region)) continue;
-    auto& users = lines[a.line];
-    auto it = std::find_if(users.begin(), users.end(), [&](const Use& u) { return u.thread == a.thread; });
-    if (it == users.end()) users.push_back({a.thread, a.reads, a.writes});
-    else it->reads += a.reads, it->writes += a.writes;
+// Both models of one scope into `dense` (n x n, symmetric) or `edges`.
+void put_models(const std::vector<PairSum>& pairs, int n, std::map<std::string, Rows>& dense,
+                std::map<std::string, EdgeList>& edges) {
+  if (n <= kDenseThreads) {
+    Rows& s = dense["simple"];
+    Rows& rw = dense["rw"];
+    s.assign(n, std::vector<double>(n, 0));
+    rw.assign(n, std::vector<double>(n, 0));
+    for (const PairSum& p : pairs) s[p.i][p.j] = s[p.j][p.i] = p.a, rw[p.i][p.j] = rw[p.j][p.i] = p.b;
+    return;
   }
-  return lines;
-}
-
-void matrices(const std::unordered_map<uint64_t, std::vector<Use>>& lines, int n, Matrix& simple, Matrix& rw) {
-  simple.assign(n, std::vector<double>(n, 0));
-  rw.assign(n, std::vector<double>(n, 0));
-  for (const auto& l : lines) add_line(l.second, simple, rw);
-}
-
-// Seed 001 section 5.2.3.2, with Lines(p) the lines both threads of pair p
-// touch and Access(p) their accesses to those lines (the shared part, which
-// is what the metric's thresholds measure), over the pairs of the optimal
-// matching.
-double data_reuse_ratio(const std::unordered_map<uint64_t, std::vector<Use>>& lines, const Matrix& simple, int n) {
-  Pairing p = max_weight_pairing(Affinity::from_rows(simple));
-  std::vector<int> mate(n, -1);
-  for (const auto& e : p.pairs) mate[e.first] = e.second, mate[e.second] = e.first;
-  std::vector<double> pair_lines(n, 0), pair_access(n, 0), lines_of(n, 0), access_of(n, 0);
-  for (const auto& l : lines) {
-    for (const Use& u : l.second) lines_of[u.thread] += 1, access_of[u.thread] += static_cast<double>(u.all());
-    for (const Use& u : l.second) {
-      int m = mate[u.thread];
-      if (m < static_cast<int>(u.thread)) continue;  // count each pair once, at its lower thread
-      auto other = std::find_if(l.second.begin(), l.second.end(),
-                                [&](const Use& v) { return static_cast<int>(v.thread) == m; });
-      if (other == l.second.end()) continue;
-      pair_lines[u.thread] += 1;
-      pair_access[u.thread] += static_cast<double>(u.all() + other->all());
-    }
+  // An edge list weighs a pair in both directions summed: write half each way.
+  EdgeList& s = edges["simple"];
+  EdgeList& rw = edges["rw"];
+  for (const PairSum& p : pairs) {
+    s.push_back({p.i, p.j, 2 * p.a});
+    if (p.b) rw.push_back({p.i, p.j, 2 * p.b});
   }
+}
+
+// Seed 001 section 5.2.3.2 over the pairs of the optimal matching of the
+// run's simple matrix: sum of Lines(p) x Access(p), with Lines(p) the lines
+// both threads of p touch and Access(p) their accesses to them, over the sum
+// of Lines(t) x Access(t) per thread.
+double data_reuse_ratio(const Sums& s) {
+  int n = s.header.threads;
+  std::vector<Edge> e;
+  for (const PairSum& p : s.run) e.push_back({p.i, p.j, p.a});
+  Pairing pairing = max_weight_pairing(Affinity::from_edges(n, e));
+  std::map<std::pair<int, int>, const PairSum*> shared;
+  for (const PairSum& p : s.shared) shared[{p.i, p.j}] = &p;
   double num = 0, den = 0;
-  for (int i = 0; i < n; ++i) num += pair_lines[i] * pair_access[i], den += lines_of[i] * access_of[i];
+  for (const auto& m : pairing.pairs) {
+    auto it = shared.find({std::min(m.first, m.second), std::max(m.first, m.second)});
+    if (it != shared.end()) num += it->second->a * it->second->b;
+  }
+  for (int t = 0; t < n; ++t) den += s.thread_lines[t] * s.thread_accesses[t];
   return den > 0 ? 100.0 * num / den : 0.0;
+}
+
+// Region names are one word in a profile, and unique: a repeated name (two
+// call sites the backend could only name by function) gets "~2", "~3".
+std::vector<std::string> region_names(const std::vector<std::string>& raw) {
+  std::vector<std::string> out;
+  std::map<std::string, int> seen;
+  for (std::string name : raw) {
+    for (char& c : name)
+      if (c == ' ' || c == '\t') c = '_';
+    int k = ++seen[name];
+    out.push_back(k == 1 ? name : name + "~" + std::to_string(k));
+  }
+  return out;
+}
+
+// How far the run's matrix is from uniform: the spread of the pair weights
+// relative to their mean (0: every pair shares the same).
+double spread(const std::vector<PairSum>& pairs, int n) {
+  double pairs_n = n * (n - 1) / 2.0, sum = 0, sq = 0;
+  for (const PairSum& p : pairs) sum += p.a, sq += p.a * p.a;
+  if (pairs_n <= 0 || sum <= 0) return 0;
+  double mean = sum / pairs_n;
+  return std::sqrt(std::max(0.0, sq / pairs_n - mean * mean)) / mean;
+}
+
+void warn(Analysis& a, const Sums& s, const AnalysisInput& in) {
+  int n = s.header.threads;
+  if (in.threads && in.threads != n)
+    a.warnings.push_back("the program was asked for " + std::to_string(in.threads) + " threads and created " +
+                         std::to_string(n) + ": the profile keeps all " + std::to_string(n) +
+                         " (run the job with that many CPUs per task to pin every one)");
+  if (n > 2 && !s.run.empty() && spread(s.run, n) < 0.1)
+    a.warnings.push_back("every pair of threads shares about the same: placement will matter little "
+                         "(compact or scatter will do as well as a profile-guided strategy)");
 }
 
 }  // namespace
 
 std::string drr_class(double drr) { return drr < 1 ? "no" : drr < 4 ? "medium" : "good"; }
 
-Profile analyze(const Trace& t, const AnalysisInput& in) {
-  int n = in.threads ? in.threads : t.threads;
-  if (t.threads < n)
-    throw Error("the trace has " + std::to_string(t.threads) + " threads but " + std::to_string(n) +
-                " were asked for: did the program run with " + std::to_string(n) + " threads?");
-  Profile p;
+Analysis analyze_sums(const Sums& s, const AnalysisInput& in) {
+  int n = s.header.threads;
+  Analysis a;
+  Profile& p = a.profile;
   p.application = in.application;
   p.binary_sha256 = in.binary_sha256;
-  p.tool = in.tool.empty() ? t.tool : in.tool;
+  p.tool = in.tool.empty() ? s.header.tool : in.tool;
   p.date = in.date;
   p.topology = in.topology;
   p.threads = n;
-  p.line_size = t.line_size;
+  p.line_size = s.header.line_size;
 
-  auto all = by_line(t, n, -1);
-  matrices(all, n, p.matrices["simple"], p.matrices["rw"]);
-  p.working_set_lines = static_cast<double>(all.size());
-  p.thread_working_set_lines.assign(n, 0);
-  for (const auto& l : all)
-    for (const Use& u : l.second) p.thread_working_set_lines[u.thread] += 1;
-  p.drr = data_reuse_ratio(all, p.matrices["simple"], n);
+  bool has_regions = false;
+  for (size_t r = 1; r < s.region_accesses.size(); ++r) has_regions |= s.region_accesses[r] > 0;
+  a.serial_excluded = in.exclude_serial && has_regions && !s.par.empty();
+  put_models(a.serial_excluded ? s.par : s.run, n, p.matrices, p.edges);
+  p.working_set_lines = s.lines;
+  p.thread_working_set_lines = s.thread_lines;
+  p.drr = data_reuse_ratio(s);
   p.drr_class = drr_class(p.drr);
 
-  for (size_t r = 1; r < t.regions.size(); ++r) {
-    auto lines = by_line(t, n, static_cast<int>(r));
-    if (lines.empty()) continue;
+  std::vector<std::string> names = region_names(s.header.regions);
+  for (size_t r = 1; r < s.region.size(); ++r) {
+    if (s.region_accesses[r] <= 0) continue;
     ProfileRegion region;
-    region.name = t.regions[r];  // one word in the profile format
-    for (char& c : region.name)
-      if (c == ' ' || c == '\t') c = '_';
-    matrices(lines, n, region.matrices["simple"], region.matrices["rw"]);
+    region.name = names[r];
+    put_models(s.region[r], n, region.matrices, region.edges);
     p.regions.push_back(region);
   }
-  return p;
+  warn(a, s, in);
+  return a;
 }
+
+Profile analyze(const Trace& t, const AnalysisInput& in) { return analyze_sums(sum_trace(t), in).profile; }
 
 }  // namespace slurmpin

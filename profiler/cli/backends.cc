@@ -18,8 +18,8 @@ bool exists(const std::string& path) {
 
 }  // namespace
 
-BackendRun backend_command(const std::string& backend, const std::string& libdir, const std::string& trace,
-                           int threads, const std::vector<std::string>& program) {
+BackendRun backend_command(const std::string& backend, const std::string& libdir, const std::string& sums,
+                           const std::string& trace, int threads, const std::vector<std::string>& program) {
   BackendRun r;
   r.env.push_back("OMP_NUM_THREADS=" + std::to_string(threads));
   // Region tags for LLVM libomp programs (OMPT); libgomp ignores it.
@@ -30,11 +30,13 @@ BackendRun backend_command(const std::string& backend, const std::string& libdir
     if (!exists(tool + "/slurmpin-amd64-linux"))
       throw Error("the valgrind backend is not installed (" + tool + "/slurmpin-amd64-linux is missing)");
     r.env.push_back("VALGRIND_LIB=" + tool);
-    r.argv = {"valgrind", "-q", "--tool=slurmpin", "--out=" + trace};
+    r.argv = {"valgrind", "-q", "--tool=slurmpin", "--out=" + sums};
+    if (!trace.empty()) r.argv.push_back("--trace=" + trace);
   } else if (backend == "compiler") {
     // The program was built with -fsanitize=thread and linked with
-    // libslurm_pin_tsan (docs/profiler.md); it writes SLURM_PIN_TRACE.
-    r.env.push_back("SLURM_PIN_TRACE=" + trace);
+    // libslurm_pin_tsan (docs/profiler.md); it writes what these name.
+    r.env.push_back("SLURM_PIN_SHARING=" + sums);
+    if (!trace.empty()) r.env.push_back("SLURM_PIN_TRACE=" + trace);
   } else if (backend == "pin") {
     const char* root = std::getenv("PIN_ROOT");
     if (!root || !*root) throw Error("the pin backend needs PIN_ROOT pointing at an Intel Pin kit");
@@ -42,6 +44,7 @@ BackendRun backend_command(const std::string& backend, const std::string& libdir
     if (!exists(pintool))
       throw Error("the Pin tool is not built: rebuild slurm-pin with PIN_ROOT set (" + pintool + " is missing)");
     r.argv = {std::string(root) + "/pin", "-t", pintool, "-o", trace, "--"};
+    r.writes_sums = false;
   } else {
     throw Error("unknown backend '" + backend + "': use valgrind, compiler or pin");
   }

@@ -22,8 +22,10 @@
 #include "backends.hh"
 #include "error.hh"
 #include "profile.hh"
+#include "preflight.hh"
 #include "sharing.hh"
 #include "store.hh"
+#include "sums.hh"
 #include "topology.hh"
 #include "trace.hh"
 
@@ -34,20 +36,26 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin profile --app NAME --threads N [--backend valgrind|compiler|pin]\n"
     "                         [--store DIR | --output FILE] [--cpus N] [--no-srun] [--srun-arg ARG]...\n"
-    "                         [--keep-trace] [--workdir DIR] -- PROGRAM [ARGS...]\n"
-    "Runs PROGRAM with N threads under the backend (as `srun -n1 -cN`, inside the\n"
-    "current allocation if there is one) and writes its sharing profile.\n"
-    "--cpus sets the job's CPU count when it must differ from N (the valgrind\n"
-    "backend runs one thread at a time, so fewer CPUs are enough).\n"
-    "--workdir holds the trace while it is analysed (default: the job's $TMPDIR\n"
-    "when the program runs on this node, else a hidden directory here, which the\n"
-    "step must be able to reach); it is removed at the end, on errors and on\n"
-    "SIGINT/SIGTERM/SIGHUP, unless --keep-trace.\n";
+    "                         [--keep-trace] [--workdir DIR] [--serial] -- PROGRAM [ARGS...]\n"
+    "       slurm-pin profile --app NAME --from-trace FILE [--threads N] [--store DIR | --output FILE]\n"
+    "Runs PROGRAM with N threads under the backend (as `srun -n1 -cCPUS`, inside\n"
+    "the current allocation if there is one) and writes its sharing profile.\n"
+    "N is what the program is asked to run with (OMP_NUM_THREADS); the profile\n"
+    "keeps every thread it creates, in creation order.\n"
+    "--cpus sets the job's CPU count: by default N with the compiler backend and 1\n"
+    "with valgrind, which runs one thread at a time.\n"
+    "--serial keeps the serial part in the whole-run matrix (by default it is left\n"
+    "out when the program has parallel regions).\n"
+    "--workdir holds the backend's results while they are analysed (default: the\n"
+    "job's $TMPDIR when the program runs on this node, else a hidden directory\n"
+    "here, which the step must be able to reach); it is removed at the end, on\n"
+    "errors and on SIGINT/SIGTERM/SIGHUP. --keep-trace also writes every thread's\n"
+    "raw line counts there and keeps them; --from-trace analyses such a trace again.\n";
 
 struct Options {
-  std::string app, backend = "valgrind", store, output, workdir;
+  std::string app, backend = "valgrind", store, output, workdir, from_trace;
   int threads = 0, cpus = 0;
-  bool srun = true, keep_trace = false;
+  bool srun = true, keep_trace = false, serial = false;
   std::vector<std::string> srun_args, program;
 };
 
@@ -58,7 +66,8 @@ Options parse(int argc, char** argv) {
       {"output", required_argument, nullptr, 'o'}, {"no-srun", no_argument, nullptr, 'n'},
       {"srun-arg", required_argument, nullptr, 'S'}, {"keep-trace", no_argument, nullptr, 'k'},
       {"cpus", required_argument, nullptr, 'c'},   {"help", no_argument, nullptr, 'h'},
-      {"workdir", required_argument, nullptr, 'w'},
+      {"workdir", required_argument, nullptr, 'w'}, {"from-trace", required_argument, nullptr, 'f'},
+      {"serial", no_argument, nullptr, 'l'},
       {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
@@ -75,6 +84,8 @@ Options parse(int argc, char** argv) {
       case 'S': o.srun_args.push_back(optarg); break;
       case 'k': o.keep_trace = true; break;
       case 'w': o.workdir = optarg; break;
+      case 'f': o.from_trace = optarg; break;
+      case 'l': o.serial = true; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
       default:
         throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profile --help)");
@@ -84,8 +95,9 @@ Options parse(int argc, char** argv) {
   if (o.app.empty()) throw UsageError("--app NAME is required (the name jobs will use with --pin-profile)");
   parse_profile_spec(o.app);  // validates the name
   if (o.app.find('@') != std::string::npos) throw Error("--app takes a name without @VERSION: versions are assigned");
-  if (!o.threads) throw UsageError("--threads N is required (profile at the thread count the application runs with)");
-  if (o.program.empty()) throw UsageError("no program to profile: put it after --");
+  if (!o.threads && o.from_trace.empty())
+    throw UsageError("--threads N is required (profile at the thread count the application runs with)");
+  if (o.program.empty() && o.from_trace.empty()) throw UsageError("no program to profile: put it after --");
   if (!o.output.empty() && !o.store.empty()) throw UsageError("give either --store or --output, not both");
   if (o.output.empty() && o.store.empty()) o.store = default_store_dir();
   return o;
@@ -130,11 +142,12 @@ std::string which(const std::string& prog) {
   throw Error("program '" + prog + "' not found in PATH");
 }
 
-// sha256sum's digest of `path`, run without a shell: a program path is the
-// user's text, and may hold quotes or `$(...)`.
-std::string sha256_of(const std::string& path) {
+// The first `limit` bytes a command prints on stdout, run without a shell
+// (a program path is the user's text, and may hold quotes or `$(...)`);
+// "" when it cannot run.
+std::string capture(const std::vector<std::string>& argv, size_t limit = 4096) {
   int fds[2];
-  if (pipe(fds) != 0) return "-";
+  if (pipe(fds) != 0) return "";
   pid_t pid = fork();
   if (pid == 0) {
     dup2(fds[1], STDOUT_FILENO);
@@ -142,17 +155,26 @@ std::string sha256_of(const std::string& path) {
     close(fds[1]);
     int null = open("/dev/null", O_WRONLY);
     if (null >= 0) dup2(null, STDERR_FILENO);
-    execlp("sha256sum", "sha256sum", "--", path.c_str(), static_cast<char*>(nullptr));
+    std::vector<char*> args;
+    for (const auto& x : argv) args.push_back(const_cast<char*>(x.c_str()));
+    args.push_back(nullptr);
+    execvp(args[0], args.data());
     _exit(127);
   }
   close(fds[1]);
   std::string out;
   char buf[256];
   ssize_t n;
-  while (pid > 0 && out.size() < 4096 && (n = read(fds[0], buf, sizeof buf)) > 0) out.append(buf, static_cast<size_t>(n));
+  while (pid > 0 && (n = read(fds[0], buf, sizeof buf)) > 0)
+    if (out.size() < limit) out.append(buf, static_cast<size_t>(n));
   close(fds[0]);
   int status = 0;
   if (pid > 0) waitpid(pid, &status, 0);
+  return out;
+}
+
+std::string sha256_of(const std::string& path) {
+  std::string out = capture({"sha256sum", "--", path});
   return out.size() >= 64 && out.find_first_not_of("0123456789abcdef") >= 64 ? out.substr(0, 64) : "-";
 }
 
@@ -168,11 +190,13 @@ std::string utc_now() {
 // leaves nothing behind.
 // Plain arrays: the handler may remove them itself (unlink and rmdir are
 // async-signal-safe).
-char g_work[PATH_MAX], g_trace[PATH_MAX];
+char g_work[PATH_MAX], g_trace[PATH_MAX], g_sums[PATH_MAX];
 volatile sig_atomic_t g_keep = 0, g_child = 0, g_signal = 0;
 
 void remove_work() {
-  if (g_keep || !g_work[0]) return;
+  if (!g_work[0]) return;
+  unlink(g_sums);
+  if (g_keep) return;  // the trace stays, and its directory
   unlink(g_trace);
   rmdir(g_work);
 }
@@ -240,23 +264,78 @@ std::string work_parent(const Options& o) {
   return ".";
 }
 
-int profile(const Options& o) {
-  std::string program = which(o.program[0]);
+// CPUs per node of the partition the job would go to (sinfo), largest
+// first; empty when sinfo cannot tell.
+std::vector<int> node_cpus(const std::string& partition) {
+  std::vector<std::string> argv = {"sinfo", "-h", "-o", "%c"};
+  if (!partition.empty()) argv.insert(argv.end(), {"-p", partition});
+  std::vector<int> out;
+  std::string text = capture(argv);
+  for (size_t i = 0; i < text.size();) {
+    size_t j = text.find('\n', i);
+    if (j == std::string::npos) j = text.size();
+    std::string field = text.substr(i, j - i);
+    if (!field.empty() && field.size() < 8 && field.find_first_not_of("0123456789+") == std::string::npos)
+      out.push_back(std::atoi(field.c_str()));
+    i = j + 1;
+  }
+  return out;
+}
+
+// The partition named among --srun-arg values (-p X, --partition=X), else "".
+std::string partition_of(const std::vector<std::string>& args) {
+  for (size_t i = 0; i < args.size(); ++i) {
+    const std::string& a = args[i];
+    if ((a == "-p" || a == "--partition") && i + 1 < args.size()) return args[i + 1];
+    if (a.rfind("--partition=", 0) == 0) return a.substr(12);
+    if (a.rfind("-p", 0) == 0 && a.size() > 2) return a.substr(2);
+  }
+  return "";
+}
+
+std::string valgrind_version() {
+  std::string v = capture({"valgrind", "--version"}, 64);
+  size_t dash = v.find('-');
+  return dash == std::string::npos ? "" : v.substr(dash + 1, v.find_first_of(" \n", dash) - dash - 1);
+}
+
+int cpus_requested(const Options& o) { return o.cpus ? o.cpus : o.backend == "valgrind" ? 1 : o.threads; }
+
+// Everything knowable before the run that would lose it afterwards.
+void preflight(const Options& o, const std::string& program) {
+  backend_command(o.backend, lib_dir(), "-", "-", o.threads, o.program);  // known and installed
+  check_destination(o.store, o.output);
+  check_binary(o.backend, program, o.backend == "valgrind" ? valgrind_version() : "");
+  if (!o.srun) return;
+  const char* on_node = std::getenv("SLURM_CPUS_ON_NODE");
+  int in_job = std::getenv("SLURM_JOB_ID") && on_node ? std::atoi(on_node) : 0;
+  std::string partition = partition_of(o.srun_args);
+  check_cpus(cpus_requested(o), in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
+}
+
+std::string work_dir(const Options& o) {
   std::string parent = work_parent(o), dir_template = parent + "/.slurm-pin-profile.XXXXXX";
-  catch_signals();
   if (!mkdtemp(&dir_template[0]))
     throw Error("cannot create a work directory in " + parent + ": " + std::strerror(errno) +
                 " (give a writable one with --workdir)");
-  std::string work = dir_template, trace = work + "/trace";
-  if (trace.size() >= sizeof g_trace) throw Error("work directory path too long: give a shorter --workdir");
-  std::snprintf(g_trace, sizeof g_trace, "%s", trace.c_str());
+  chmod(dir_template.c_str(), 0755);
+  return dir_template;
+}
+
+// Runs the program under the backend; returns its sums.
+Sums run_backend(const Options& o) {
+  std::string work = work_dir(o), sums = work + "/sharing";
+  bool want_trace = o.keep_trace || o.backend == "pin";
+  std::string trace = want_trace ? work + "/trace" : "";
+  if (work.size() + 10 >= sizeof g_trace) throw Error("work directory path too long: give a shorter --workdir");
+  std::snprintf(g_trace, sizeof g_trace, "%s/trace", work.c_str());
+  std::snprintf(g_sums, sizeof g_sums, "%s", sums.c_str());
   std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
   g_keep = o.keep_trace;
-  chmod(work.c_str(), 0755);
-  BackendRun b = backend_command(o.backend, lib_dir(), trace, o.threads, o.program);
+  BackendRun b = backend_command(o.backend, lib_dir(), sums, trace, o.threads, o.program);
   std::vector<std::string> argv;
   if (o.srun) {
-    argv = {"srun", "-n1", "-c" + std::to_string(o.cpus ? o.cpus : o.threads), "--job-name=profile:" + o.app};
+    argv = {"srun", "-n1", "-c" + std::to_string(cpus_requested(o)), "--job-name=profile:" + o.app};
     argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
     // srun passes our environment to the step: the backend's variables too.
     std::vector<std::string> with_env = {"env"};
@@ -268,33 +347,49 @@ int profile(const Options& o) {
   int rc = run(argv, b.env);
   if (rc != 0) {
     remove_work();
-    std::fprintf(stderr, "slurm-pin: error: the profiled program exited with status %d%s%s\n", rc,
-                 o.keep_trace ? ": its trace is in " : "", o.keep_trace ? trace.c_str() : "");
-    return 1;
+    throw Error("the profiled program exited with status " + std::to_string(rc) +
+                (o.keep_trace ? ": whatever it wrote is in " + work : ""));
   }
+  Sums s = b.writes_sums ? read_sums(sums) : sum_trace(read_trace(trace));
+  if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
+  return s;
+}
+
+int profile(const Options& o) {
+  catch_signals();
+  std::string program = o.program.empty() ? "" : which(o.program[0]);
+  if (o.from_trace.empty()) preflight(o, program);
+  else check_destination(o.store, o.output);
+  std::time_t started = std::time(nullptr);
+  Sums sums = o.from_trace.empty() ? run_backend(o) : sum_trace(read_trace(o.from_trace));
   AnalysisInput in;
   in.threads = o.threads;
+  in.exclude_serial = !o.serial;
   in.application = o.app;
-  in.binary_sha256 = sha256_of(program);
+  in.binary_sha256 = program.empty() ? "-" : sha256_of(program);
   in.date = utc_now();
   in.topology = load_topology(TopologySpec()).fingerprint;
-  Trace t = read_trace(trace);
-  in.tool = t.tool + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " + o.backend + ")";
-  Profile p = analyze(t, in);
+  in.tool = sums.header.tool + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " +
+            (o.from_trace.empty() ? o.backend : "trace " + o.from_trace) + ")";
+  Analysis a = analyze_sums(sums, in);
+  const Profile& p = a.profile;
   std::string text = format_profile(p), where_to;
   if (!o.output.empty()) {
     std::ofstream out(o.output);
     if (!(out << text)) throw Error(o.output + ": cannot write the profile");
     where_to = o.output;
   } else {
-    StoredProfile s = store_profile(o.store, o.app, o.threads, text);
+    StoredProfile s = store_profile(o.store, o.app, p.threads, text);
     where_to = s.path + " (" + o.app + "@" + std::to_string(s.version) + ")";
   }
   remove_work();
-  if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
-  std::printf("profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines\n",
-              o.app.c_str(), o.threads, where_to.c_str(), p.drr, p.drr_class.c_str(), p.regions.size(),
-              p.regions.size() == 1 ? "" : "s", p.working_set_lines);
+  for (const std::string& w : a.warnings) std::fprintf(stderr, "slurm-pin: warning: %s\n", w.c_str());
+  std::printf("profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines"
+              "%s, %lld s\n",
+              o.app.c_str(), p.threads, where_to.c_str(), p.drr, p.drr_class.c_str(), p.regions.size(),
+              p.regions.size() == 1 ? "" : "s", p.working_set_lines,
+              a.serial_excluded ? ", serial part left out of the whole-run matrix (--serial keeps it)" : "",
+              static_cast<long long>(std::time(nullptr) - started));
   return 0;
 }
 

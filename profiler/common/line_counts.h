@@ -45,17 +45,17 @@ typedef struct {
   LcPage cache[LC_CACHE];
 } LineCounts;
 
-static size_t lc_hash(uint64_t key, uint32_t region) {
+static inline size_t lc_hash(uint64_t key, uint32_t region) {
   return (size_t)(((key ^ ((uint64_t)region << 44)) * 0x9E3779B97F4A7C15ULL) >> 20);
 }
 
-static LcPage *lc_slot(LcPage *map, size_t cap, uint64_t key, uint32_t region) {
+static inline LcPage *lc_slot(LcPage *map, size_t cap, uint64_t key, uint32_t region) {
   size_t mask = cap - 1, i = lc_hash(key, region) & mask;
   while (map[i].key && (map[i].key != key || map[i].region != region)) i = (i + 1) & mask;
   return &map[i];
 }
 
-static void lc_grow(LineCounts *t) {
+static inline void lc_grow(LineCounts *t) {
   size_t cap = t->cap ? t->cap * 2 : 64;
   LcPage *map = (LcPage *)LC_CALLOC(cap, sizeof(LcPage));
   for (size_t i = 0; i < t->cap; ++i)
@@ -66,7 +66,7 @@ static void lc_grow(LineCounts *t) {
 }
 
 /* The page for (key, region), created zeroed on first touch. */
-static LcPage *lc_page(LineCounts *t, uint64_t key, uint32_t region) {
+static inline LcPage *lc_page(LineCounts *t, uint64_t key, uint32_t region) {
   if (2 * (t->used + 1) > t->cap) lc_grow(t);
   LcPage *p = lc_slot(t->map, t->cap, key, region);
   if (!p->key) {
@@ -97,7 +97,7 @@ static inline void lc_count(LineCounts *t, uint64_t addr, uint64_t size, unsigne
 }
 
 /* Calls visit(ctx, line, region, reads, writes) for every line touched. */
-static void lc_for_each(const LineCounts *t, void (*visit)(void *, uint64_t, uint32_t, uint64_t, uint64_t),
+static inline void lc_for_each(const LineCounts *t, void (*visit)(void *, uint64_t, uint32_t, uint64_t, uint64_t),
                         void *ctx) {
   for (size_t i = 0; i < t->cap; ++i) {
     const LcPage *p = &t->map[i];

@@ -4,9 +4,10 @@
  * and linked with this library (instead of libtsan) record, per thread (in
  * creation order, the main thread first) and per parallel region, reads and
  * writes to every cache line, truly in parallel. Atomics really perform
- * their operation. At exit the records go to $SLURM_PIN_TRACE in the trace
- * format every backend shares. Code that was not compiled with the
- * instrumentation (libc, the OpenMP runtime) is not seen.
+ * their operation. At exit the tables are summed here
+ * (profiler/common/sharing_sums.h) and the sums go to $SLURM_PIN_SHARING;
+ * $SLURM_PIN_TRACE, when set, also gets every raw record. Code that was not
+ * compiled with the instrumentation (libc, the OpenMP runtime) is not seen.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -34,7 +35,9 @@ static void *calloc_or_die(size_t n, size_t size) {
 }
 #define LC_CALLOC calloc_or_die
 #define LC_FREE free
-#include "line_counts.h"
+#define SS_SORT qsort
+#define SS_SNPRINTF snprintf
+#include "sharing_sums.h"
 
 typedef LineCounts Table;
 
@@ -43,6 +46,11 @@ static unsigned n_threads = 1; /* index 0: the main thread */
 /* initial-exec: a plain %fs access; the default model for a shared library
  * calls __tls_get_addr on every memory access of the program. */
 static __thread Table *mine __attribute__((tls_model("initial-exec")));
+static __thread int my_index __attribute__((tls_model("initial-exec")));
+/* Where each thread came from: its creator's index + 1 (0: none) and its
+ * start routine. */
+static int creator_plus_one[MAX_THREADS];
+static void *start_routine[MAX_THREADS];
 static unsigned line_shift = 6;
 static volatile unsigned current_region;
 static const void *region_code[MAX_REGIONS];
@@ -57,8 +65,10 @@ static Table *table_at(unsigned index) {
 }
 
 static inline Table *my_table(void) {
-  if (!mine) /* the main thread, or a thread not created through pthread_create */
-    mine = table_at(getpid() == gettid() ? 0 : __atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED));
+  if (!mine) { /* the main thread, or a thread not created through pthread_create */
+    my_index = getpid() == gettid() ? 0 : (int)__atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED);
+    mine = table_at((unsigned)my_index);
+  }
   return mine;
 }
 
@@ -78,6 +88,7 @@ struct start {
 static void *started(void *p) {
   struct start s = *(struct start *)p;
   free(p);
+  my_index = (int)s.index;
   mine = table_at(s.index);
   return s.fn(s.arg);
 }
@@ -89,6 +100,7 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
   if (!s) return real(th, attr, fn, arg);
   my_table(); /* the creator has its index before its children */
   s->fn = fn, s->arg = arg, s->index = __atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED);
+  if (s->index < MAX_THREADS) creator_plus_one[s->index] = my_index + 1, start_routine[s->index] = (void *)fn;
   int rc = real(th, attr, started, s);
   if (rc) free(s);
   return rc;
@@ -122,7 +134,7 @@ void GOMP_parallel(void (*fn)(void *), void *data, unsigned n, unsigned flags) {
   slurm_pin_region_end();
 }
 
-/* ---- the trace ------------------------------------------------------------ */
+/* ---- the sums (and the raw trace on request) ---------------------------- */
 
 struct out {
   FILE *f;
@@ -135,18 +147,21 @@ static void write_line(void *ctx, uint64_t line, uint32_t region, uint64_t reads
           (unsigned long)writes);
 }
 
-static void write_trace(void) {
-  const char *path = getenv("SLURM_PIN_TRACE");
-  char fallback[64];
-  if (!path || !*path) snprintf(fallback, sizeof fallback, "slurmpin.%d.trace", (int)getpid()), path = fallback;
-  FILE *f = fopen(path, "w");
-  if (!f) {
-    fprintf(stderr, "slurm-pin: error: cannot write the trace %s\n", path);
-    return;
+static void put_text(void *ctx, const char *text) { fputs(text, (FILE *)ctx); }
+
+/* Header shared by the sums and the raw trace (docs/profiler.md). */
+static void write_header(FILE *f, const char *magic, unsigned threads) {
+  fprintf(f, "%s 1\ntool compiler tsan-hooks\nline_size %u\nthreads %u\n", magic, 1u << line_shift, threads);
+  for (unsigned t = 0; t < threads; ++t) {
+    char start[512] = "-";
+    if (t == 0) snprintf(start, sizeof start, "main");
+    else if (start_routine[t]) sp_region_name(start_routine[t], start, sizeof start);
+    for (char *c = start; *c; ++c)
+      if (*c == ' ' || *c == '\t') *c = '_';
+    if (creator_plus_one[t]) fprintf(f, "thread %u %d %s\n", t, creator_plus_one[t] - 1, start);
+    else fprintf(f, "thread %u - %s\n", t, start);
   }
-  unsigned threads = n_threads < MAX_THREADS ? n_threads : MAX_THREADS;
-  fprintf(f, "slurm-pin-trace 1\ntool compiler tsan-hooks\nline_size %u\nthreads %u\nregion 0 serial\n",
-          1u << line_shift, threads);
+  fprintf(f, "region 0 serial\n");
   for (unsigned r = 1; r < n_regions; ++r) {
     char name[512];
     if (region_name[r]) snprintf(name, sizeof name, "%s", region_name[r]);
@@ -155,12 +170,41 @@ static void write_trace(void) {
       if (*c == ' ' || *c == '\t') *c = '_';
     fprintf(f, "region %u %s\n", r, name);
   }
-  for (unsigned t = 0; t < threads; ++t)
-    if (tables[t]) {
-      struct out o = {f, t};
-      lc_for_each(tables[t], write_line, &o);
-    }
-  fprintf(f, "end\n"); /* a complete trace (docs/profiler.md) */
+}
+
+static FILE *open_output(const char *variable, const char *fallback_kind) {
+  const char *path = getenv(variable);
+  char fallback[64];
+  if (!path || !*path) {
+    if (!fallback_kind) return NULL;
+    snprintf(fallback, sizeof fallback, "slurmpin.%d.%s", (int)getpid(), fallback_kind), path = fallback;
+  }
+  FILE *f = fopen(path, "w");
+  if (!f) fprintf(stderr, "slurm-pin: error: cannot write %s\n", path);
+  return f;
+}
+
+static void write_results(void) {
+  unsigned threads = n_threads < MAX_THREADS ? n_threads : MAX_THREADS;
+  FILE *f = open_output("SLURM_PIN_TRACE", NULL);
+  if (f) {
+    write_header(f, "slurm-pin-trace", threads);
+    for (unsigned t = 0; t < threads; ++t)
+      if (tables[t]) {
+        struct out o = {f, t};
+        lc_for_each(tables[t], write_line, &o);
+      }
+    fprintf(f, "end\n"); /* a complete file (docs/profiler.md) */
+    fclose(f);
+  }
+  if (!(f = open_output("SLURM_PIN_SHARING", "sharing"))) return;
+  SharingSums sums;
+  memset(&sums, 0, sizeof sums);
+  ss_compute(&sums, tables, threads, n_regions);
+  write_header(f, "slurm-pin-sharing", threads);
+  ss_write(&sums, put_text, f);
+  ss_free(&sums);
+  fprintf(f, "end\n");
   fclose(f);
 }
 
@@ -173,7 +217,7 @@ void __tsan_init(void) {
     while ((1u << s) < v) ++s;
     if ((1u << s) == v && v >= 8 && v <= 4096) line_shift = s;
   }
-  atexit(write_trace);
+  atexit(write_results);
 }
 
 /* ---- the hooks the compiler emits ----------------------------------------- */

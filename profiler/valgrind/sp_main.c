@@ -12,8 +12,9 @@
  * sharing); --exclude changes that.
  *
  * Valgrind runs one thread at a time, so per-thread tables need no locks.
- * At exit the records (thread, region, line, reads, writes) are written to
- * --out in the trace format the analyzer reads (docs/profiler.md).
+ * At exit the tables are summed here (profiler/common/sharing_sums.h) and
+ * only the sums go to --out: no trace of every line to write and read back.
+ * --trace also writes the raw records, for debugging and re-analysis.
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
@@ -31,7 +32,8 @@
 
 /* ---- options ------------------------------------------------------------ */
 
-static const HChar *clo_out = "slurmpin.%p.trace";
+static const HChar *clo_out = "slurmpin.%p.sharing";
+static const HChar *clo_trace = NULL;
 static UInt clo_line_size = 64;
 static const HChar *clo_exclude = "libgomp,libomp,ld-linux,vgpreload_";
 static UInt line_shift = 6;
@@ -39,6 +41,7 @@ static UInt line_shift = 6;
 static Bool sp_process_cmd_line_option(const HChar *arg) {
   const HChar *tmp;
   if VG_STR_CLO (arg, "--out", clo_out) {
+  } else if VG_STR_CLO (arg, "--trace", clo_trace) {
   } else if VG_STR_CLO (arg, "--exclude", clo_exclude) {
   } else if VG_BINT_CLO (arg, "--line-size", clo_line_size, 8, 4096) {
   } else {
@@ -49,7 +52,8 @@ static Bool sp_process_cmd_line_option(const HChar *arg) {
 }
 
 static void sp_print_usage(void) {
-  VG_(printf)("    --out=FILE          where to write the trace [slurmpin.%%p.trace]\n"
+  VG_(printf)("    --out=FILE          where to write the sharing sums [slurmpin.%%p.sharing]\n"
+              "    --trace=FILE        also write every thread's line counts (large)\n"
               "    --line-size=N       cache line size in bytes, a power of two [64]\n"
               "    --exclude=A,B,...   shared objects whose code is not counted\n"
               "                        [libgomp,libomp,ld-linux,vgpreload_]\n");
@@ -76,7 +80,9 @@ static UInt region_id(const HChar *name) {
 
 #define LC_CALLOC(n, size) VG_(calloc)("sp.lines", n, size)
 #define LC_FREE VG_(free)
-#include "line_counts.h"
+#define SS_SORT VG_(ssort)
+#define SS_SNPRINTF VG_(snprintf)
+#include "sharing_sums.h"
 
 typedef LineCounts Table;
 
@@ -88,19 +94,37 @@ static Table nobody;
 static Table *running = &nobody;
 static UInt n_tables, cap_tables;
 static Int *index_of_tid; /* Valgrind thread id -> creation index */
+/* Where each thread came from, by creation index: its creator's index (-1
+ * for the main thread) and its start routine's name (NULL: unknown). */
+static Int *creator_of;
+static HChar **start_of;
+/* The start routine a thread announced (pthread_create wrapper) for the
+ * thread it is creating, by Valgrind thread id. */
+static HChar **pending_start;
 
 static UInt new_thread_index(void) {
   if (n_tables == cap_tables) {
     cap_tables = cap_tables ? cap_tables * 2 : 64;
     tables = VG_(realloc)("sp.tables", tables, cap_tables * sizeof(Table));
+    creator_of = VG_(realloc)("sp.origins", creator_of, cap_tables * sizeof(Int));
+    start_of = VG_(realloc)("sp.origins", start_of, cap_tables * sizeof(HChar *));
   }
+  creator_of[n_tables] = -1;
+  start_of[n_tables] = NULL;
   VG_(memset)(&tables[n_tables], 0, sizeof(Table));
   return n_tables++;
 }
 
 static void sp_thread_created(ThreadId parent, ThreadId child) {
-  (void)parent;
-  index_of_tid[child] = (Int)new_thread_index();
+  UInt idx = new_thread_index();
+  index_of_tid[child] = (Int)idx;
+  if (parent != VG_INVALID_THREADID && index_of_tid[parent] >= 0) {
+    creator_of[idx] = index_of_tid[parent];
+    start_of[idx] = pending_start[parent];
+    pending_start[parent] = NULL;
+  } else {
+    start_of[idx] = VG_(strdup)("sp.origins", "main");
+  }
   running = &nobody; /* tables may have moved */
 }
 
@@ -301,7 +325,6 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 /* ---- client requests (regions) ------------------------------------------- */
 
 static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
-  (void)tid;
   if (!VG_IS_TOOL_USERREQ('S', 'P', args[0])) return False;
   const HChar *name = NULL;
   HChar buf[64];
@@ -322,6 +345,15 @@ static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
     case SLURM_PIN_USERREQ_REGION_END:
       current_region = 0;
       break;
+    case SLURM_PIN_USERREQ_THREAD_START:
+      /* Named now: the routine's object may be unloaded by the end. */
+      if (!VG_(get_fnname)(VG_(current_DiEpoch)(), (Addr)args[1], &name)) {
+        VG_(snprintf)(buf, sizeof buf, "0x%lx", args[1]);
+        name = buf;
+      }
+      if (pending_start[tid]) VG_(free)(pending_start[tid]);
+      pending_start[tid] = VG_(strdup)("sp.origins", name);
+      break;
     default:
       return False;
   }
@@ -337,6 +369,7 @@ static void sp_post_clo_init(void) {
   }
   index_of_tid = VG_(malloc)("sp.tids", (VG_N_THREADS + 1) * sizeof(Int));
   for (UInt i = 0; i <= VG_N_THREADS; ++i) index_of_tid[i] = -1;
+  pending_start = VG_(calloc)("sp.origins", VG_N_THREADS + 1, sizeof(HChar *));
   /* Valgrind reports the main thread's creation too, so indices follow
    * creation order with the main thread first. */
   region_id("serial");
@@ -369,32 +402,63 @@ static void out_record(void *ctx, uint64_t line, uint32_t region, uint64_t reads
   out_line(o, text);
 }
 
-static void sp_fini(Int exitcode) {
-  (void)exitcode;
-  HChar *path = VG_(expand_file_name)("--out", clo_out);
+static void out_text(void *ctx, const HChar *text) { out_line(ctx, text); }
+
+/* Header shared by the sums and the raw trace (docs/profiler.md). */
+static void out_header(Out *o, const HChar *magic) {
+  HChar line[512];
+  VG_(snprintf)(line, sizeof line, "%s 1\ntool valgrind %s\nline_size %u\nthreads %u\n", magic, VERSION,
+                clo_line_size, n_tables);
+  out_line(o, line);
+  for (UInt t = 0; t < n_tables; ++t) {
+    if (creator_of[t] < 0) VG_(snprintf)(line, sizeof line, "thread %u - %s\n", t, start_of[t] ? start_of[t] : "-");
+    else VG_(snprintf)(line, sizeof line, "thread %u %d %s\n", t, creator_of[t], start_of[t] ? start_of[t] : "-");
+    out_line(o, line);
+  }
+  for (UInt i = 0; i < n_regions; ++i) {
+    VG_(snprintf)(line, sizeof line, "region %u %s\n", i, region_names[i]);
+    out_line(o, line);
+  }
+}
+
+static Bool out_open(Out *o, const HChar *option, const HChar *value) {
+  HChar *path = VG_(expand_file_name)(option, value);
   SysRes r = VG_(open)(path, VKI_O_CREAT | VKI_O_TRUNC | VKI_O_WRONLY, 0644);
   if (sr_isError(r)) {
     VG_(umsg)("slurmpin: cannot write %s\n", path);
-    return;
+    return False;
   }
+  o->fd = (Int)sr_Res(r);
+  o->used = 0;
+  return True;
+}
+
+static void out_close(Out *o) {
+  out_line(o, "end\n"); /* a complete file (docs/profiler.md) */
+  out_flush(o);
+  VG_(close)(o->fd);
+}
+
+static void sp_fini(Int exitcode) {
+  (void)exitcode;
   static Out o;
-  HChar line[512];
-  o.fd = (Int)sr_Res(r);
-  o.used = 0;
-  VG_(snprintf)(line, sizeof line, "slurm-pin-trace 1\ntool valgrind %s\nline_size %u\nthreads %u\n",
-                VERSION, clo_line_size, n_tables);
-  out_line(&o, line);
-  for (UInt i = 0; i < n_regions; ++i) {
-    VG_(snprintf)(line, sizeof line, "region %u %s\n", i, region_names[i]);
-    out_line(&o, line);
+  if (clo_trace && out_open(&o, "--trace", clo_trace)) {
+    out_header(&o, "slurm-pin-trace");
+    for (UInt t = 0; t < n_tables; ++t) {
+      o.thread = t;
+      lc_for_each(&tables[t], out_record, &o);
+    }
+    out_close(&o);
   }
-  for (UInt t = 0; t < n_tables; ++t) {
-    o.thread = t;
-    lc_for_each(&tables[t], out_record, &o);
-  }
-  out_line(&o, "end\n"); /* a complete trace (docs/profiler.md) */
-  out_flush(&o);
-  VG_(close)(o.fd);
+  if (!out_open(&o, "--out", clo_out)) return;
+  LineCounts **of = VG_(calloc)("sp.sums", n_tables ? n_tables : 1, sizeof(LineCounts *));
+  for (UInt t = 0; t < n_tables; ++t) of[t] = &tables[t];
+  SharingSums sums;
+  VG_(memset)(&sums, 0, sizeof sums);
+  ss_compute(&sums, of, n_tables, n_regions);
+  out_header(&o, "slurm-pin-sharing");
+  ss_write(&sums, out_text, &o);
+  out_close(&o);
 }
 
 static void sp_pre_clo_init(void) {

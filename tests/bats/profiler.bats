@@ -147,13 +147,18 @@ pairs_of() {
   [ "$output" = "slurm-pin: error: program /nonexistent/prog: No such file or directory (give the path of an executable)" ]
   run profile --app 'bad name' --threads 4 -- "$WORK/bin/pc"
   [[ "$output" == *"profile name 'bad name' is not valid"* ]]
-  run profile --app pc --threads 6 -- "$WORK/bin/pc" 2 8
+  # Found before the run: a store the user cannot write, a job no node can hold.
+  run as_user "$SLURM_PIN" profile --app pc --threads 4 --store "$STORE" --no-srun -- /bin/sleep 30
   [ "$status" -eq 1 ]
-  [[ "$output" == *"the trace has 4 threads but 6 were asked for"* ]]
-  run as_user "$SLURM_PIN" profile --app pc --threads 4 --store "$STORE" --no-srun -- "$WORK/bin/pc" 2 8
+  [[ "$output" == "slurm-pin: error: the profile store $STORE is not writable by you"*"--output FILE"* ]]
+  run profile --app pc --threads 4 --backend compiler -- "$WORK/bin/pc" 2 8
   [ "$status" -eq 1 ]
-  [[ "$output" == *"only the store's owner can add profiles; others write their profile to a file"* ]] ||
-    [[ "$output" == *"is the store writable by you?"* ]]
+  [[ "$output" == *"was not built for the compiler backend: compile with -fsanitize=thread"* ]]
+  run profile --app pc --threads 4 -- "$WORK/bin/pc_tsan" 2 8
+  [[ "$output" == *"was built with -fsanitize=thread"*"--backend compiler"* ]]
+  run "$SLURM_PIN" profile --store "$STORE" --app pc --threads 4 --cpus 64 -- /bin/sleep 30
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"would ask 64 CPUs but the largest node"*"would wait forever: give --cpus"* ]]
   run "$SLURM_PIN" profiles show nosuch --store "$STORE"
   [ "$output" = "slurm-pin: error: no profile 'nosuch' in the store $STORE" ]
 }
@@ -185,6 +190,30 @@ pairs_of() {
   [[ "$stderr" == "slurm-pin: error: skipping a bad profile: $STORE/broken/t2.v1.profile:1: not a profile"* ]]
   [[ "$output" == *$'\n'"pc "* ]]
   rm -rf "$STORE/broken"
+}
+
+@test "a thread-count mismatch is a warning: every thread created is kept" {
+  # pc creates 4 threads whatever it is asked: asked for 6, its profile has 4.
+  run --separate-stderr profile --app pc --threads 6 -- "$WORK/bin/pc" 2 8
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [[ "$stderr" == *"slurm-pin: warning: the program was asked for 6 threads and created 4"* ]]
+  [[ "$output" == *"profile of pc with 4 threads"* ]]
+}
+
+@test "the valgrind backend asks for one CPU; the compiler backend for one per thread" {
+  (cd "$WORK" && "$SLURM_PIN" profile --store "$STORE" --app pc --threads 2 -- "$WORK/bin/pc" 2 8) >/dev/null
+  scontrol -o show jobs | grep "JobName=profile:pc" | tail -1 | grep -q "NumCPUs=1 "
+}
+
+@test "a kept trace is analysed again with --from-trace" {
+  run profile --app pc --threads 4 --keep-trace --workdir "$WORK" -- "$WORK/bin/pc" 2 8
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  trace=$(sed -n 's/^trace kept in //p' <<<"$output")
+  [ -s "$trace" ]
+  run "$SLURM_PIN" profile --app pc --from-trace "$trace" --output "$WORK/again.profile"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$(pairs_of --profile "$WORK/again.profile")" = "0 2|1 3" ]
+  rm -rf "$(dirname "$trace")"
 }
 
 @test "a user can profile into a file" {

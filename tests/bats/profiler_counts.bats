@@ -4,6 +4,9 @@
 # lines (tests/programs/line_access.c), under the valgrind tool and built
 # for the compiler backend, gives the same, expected records. Atomics count
 # one read and one write in both; an access across two lines counts in both.
+# The sums each backend computes at exit equal those the analyzer computes
+# from the same run's raw trace, and each thread's creator and start
+# routine are recorded.
 
 load helpers
 
@@ -29,13 +32,45 @@ expected="0 0 0 1000 0
 1 0 2 20 0"
 
 @test "valgrind backend: exact counts per thread and line" {
-  first=$(VALGRIND_LIB=$BUILD/lib/valgrind valgrind -q --tool=slurmpin --out="$BIN/vg.trace" "$BIN/line_access")
+  first=$(VALGRIND_LIB=$BUILD/lib/valgrind valgrind -q --tool=slurmpin --out="$BIN/vg.sums" --trace="$BIN/vg.trace" "$BIN/line_access")
   run records "$first" "$BIN/vg.trace"
   [ "$output" = "$expected" ] || { echo "$output"; false; }
 }
 
 @test "compiler backend: exact counts per thread and line" {
-  first=$(SLURM_PIN_TRACE=$BIN/cc.trace "$BIN/line_access_tsan")
+  first=$(SLURM_PIN_SHARING=$BIN/cc.sums SLURM_PIN_TRACE=$BIN/cc.trace "$BIN/line_access_tsan")
   run records "$first" "$BIN/cc.trace"
   [ "$output" = "$expected" ] || { echo "$output"; false; }
+}
+
+# A profile from the backend's own sums (--keep-trace keeps the raw trace
+# beside them), then one from that trace summed by the analyzer: the same
+# matrices, working sets and DRR.
+same_profile_both_ways() {
+  local kind=$1 prog=$2 dir=$BIN/$1
+  mkdir -p "$dir"
+  run "$SLURM_PIN" profile --no-srun --app counts --threads 2 --backend "$kind" --keep-trace --workdir "$dir" \
+    --output "$dir/from-sums.profile" -- "$prog"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  trace=$(sed -n 's/^trace kept in //p' <<<"$output")
+  [ -s "$trace" ]
+  run "$SLURM_PIN" profile --app counts --threads 2 --from-trace "$trace" --output "$dir/from-trace.profile"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  diff <(grep -vE '^(tool|date|binary_sha256) ' "$dir/from-sums.profile") \
+       <(grep -vE '^(tool|date|binary_sha256) ' "$dir/from-trace.profile")
+}
+
+@test "valgrind backend: its sums equal the analyzer's sums of its raw trace" {
+  same_profile_both_ways valgrind "$BIN/line_access"
+}
+
+@test "compiler backend: its sums equal the analyzer's sums of its raw trace" {
+  same_profile_both_ways compiler "$BIN/line_access_tsan"
+}
+
+@test "both backends record who created each thread and what it runs" {
+  grep -qx "thread 0 - main" "$BIN/vg.sums"
+  grep -qx "thread 1 0 second" "$BIN/vg.sums"
+  grep -qx "thread 0 - main" "$BIN/cc.sums"
+  grep -qx "thread 1 0 second" "$BIN/cc.sums"
 }

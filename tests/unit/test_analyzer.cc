@@ -6,9 +6,12 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <sstream>
 
 #include "error.hh"
+#include "profile.hh"
 #include "sharing.hh"
+#include "sums.hh"
 #include "trace.hh"
 
 using namespace slurmpin;
@@ -43,7 +46,9 @@ const char kTrace[] =
 }  // namespace
 
 TEST(Analyzer, SimpleAndReadWriteModels) {
-  Profile p = analyze(read_trace(write_trace(kTrace)), AnalysisInput());
+  AnalysisInput whole;
+  whole.exclude_serial = false;
+  Profile p = analyze(read_trace(write_trace(kTrace)), whole);
   ASSERT_EQ(p.threads, 3);
   const Rows& s = p.matrices.at("simple");
   // line 10: min(6, 5) = 5; line 11: min(4, 6) = 4; line 12: min(1, 1) = 1.
@@ -84,14 +89,96 @@ TEST(Analyzer, WorkingSetsAndDataReuseRatio) {
   EXPECT_EQ(drr_class(2), "medium");
 }
 
-TEST(Analyzer, KeepsTheFirstThreadsAndRefusesTooFew) {
-  AnalysisInput in;
-  in.threads = 2;
-  Profile p = analyze(read_trace(write_trace(kTrace)), in);
-  EXPECT_EQ(p.threads, 2);
-  EXPECT_EQ(p.matrices.at("simple")[0][1], 5);
-  in.threads = 4;
-  EXPECT_THROW(analyze(read_trace(write_trace(kTrace)), in), Error);
+TEST(Analyzer, TheSerialPartIsLeftOutWhenRegionsExist) {
+  // Line 12 is shared by threads 1 and 2 in serial code only.
+  Analysis a = analyze_sums(sum_trace(read_trace(write_trace(kTrace))), AnalysisInput());
+  EXPECT_TRUE(a.serial_excluded);
+  EXPECT_EQ(a.profile.matrices.at("simple")[1][2], 0);
+  EXPECT_EQ(a.profile.matrices.at("simple")[0][1], 5);
+}
+
+TEST(Analyzer, KeepsEveryThreadAndWarnsOfAMismatch) {
+  // Asked for 2 or 4, the program created 3: all 3 are kept, with a warning.
+  for (int asked : {2, 4}) {
+    AnalysisInput in;
+    in.threads = asked;
+    Analysis a = analyze_sums(sum_trace(read_trace(write_trace(kTrace))), in);
+    EXPECT_EQ(a.profile.threads, 3);
+    ASSERT_FALSE(a.warnings.empty());
+    EXPECT_NE(a.warnings[0].find("asked for " + std::to_string(asked) + " threads and created 3"), std::string::npos)
+        << a.warnings[0];
+  }
+}
+
+TEST(Analyzer, RepeatedRegionNamesBecomeUnique) {
+  std::string text = kTrace;
+  text.replace(text.find("main._omp_fn.1"), 14, "main._omp_fn.0");
+  Profile p = analyze(read_trace(write_trace(text)), AnalysisInput());
+  ASSERT_EQ(p.regions.size(), 2u);
+  EXPECT_EQ(p.regions[0].name, "main._omp_fn.0");
+  EXPECT_EQ(p.regions[1].name, "main._omp_fn.0~2");
+  // and the profile reads back (names are unique)
+  EXPECT_EQ(parse_profile(format_profile(p), "p").regions.size(), 2u);
+}
+
+TEST(Analyzer, WarnsWhenEveryPairSharesTheSame) {
+  std::string text = "slurm-pin-trace 1\nthreads 4\nregion 0 serial\n";
+  for (int t = 0; t < 4; ++t) text += "a " + std::to_string(t) + " 0 7 10 0\n";
+  text += "end\n";
+  Analysis a = analyze_sums(sum_trace(read_trace(write_trace(text))), AnalysisInput());
+  ASSERT_EQ(a.warnings.size(), 1u);
+  EXPECT_NE(a.warnings[0].find("placement will matter little"), std::string::npos);
+  EXPECT_TRUE(analyze_sums(sum_trace(read_trace(write_trace(kTrace))), AnalysisInput()).warnings.empty());
+}
+
+TEST(Sums, TheBackendsFileGivesTheSameProfileAsTheTrace) {
+  // What a backend writes for kTrace, by hand: the same sums, the same profile.
+  const char text[] =
+      "slurm-pin-sharing 1\ntool test\nline_size 64\nthreads 3\n"
+      "thread 0 - main\nthread 1 0 worker\nthread 2 0 worker\n"
+      "region 0 serial\nregion 1 main._omp_fn.0\nregion 2 main._omp_fn.1\n"
+      "lines 3\nt 0 2 10\nt 1 2 6\nt 2 2 7\nr 0 2\nr 1 11\nr 2 10\n"
+      "p run 0 1 5 5\np run 0 2 4 4\np run 1 2 1 0\np par 0 1 5 5\np par 0 2 4 4\n"
+      "p 1 0 1 5 5\np 2 0 2 4 4\np 0 1 2 1 0\n"
+      "s 0 1 1 11\ns 0 2 1 10\ns 1 2 1 2\nend\n";
+  std::istringstream in(text);
+  Sums s = parse_sums(in, "sums");
+  ASSERT_EQ(s.header.origins.size(), 3u);
+  EXPECT_EQ(s.header.origins[1].creator, 0);
+  EXPECT_EQ(s.header.origins[2].start, "worker");
+  Sums from_trace = sum_trace(read_trace(write_trace(kTrace)));
+  EXPECT_EQ(s.lines, from_trace.lines);
+  EXPECT_EQ(s.thread_accesses, from_trace.thread_accesses);
+  EXPECT_EQ(s.region_accesses, from_trace.region_accesses);
+  Profile a = analyze_sums(s, AnalysisInput()).profile, b = analyze_sums(from_trace, AnalysisInput()).profile;
+  EXPECT_EQ(format_profile(a), format_profile(b));
+}
+
+TEST(Sums, StrictErrors) {
+  struct Case {
+    const char* text;
+    const char* expect;
+  } cases[] = {
+      {"slurm-pin-trace 1\nend\n", ":1: not a slurm-pin-sharing file version 1"},
+      {"slurm-pin-sharing 1\nlines 1\nend\n", ":2: 'threads N' must come before the sums"},
+      {"slurm-pin-sharing 1\nthreads 2\nlines 1\np run 1 0 1 1\nend\n", ":4: a pair is written once"},
+      {"slurm-pin-sharing 1\nthreads 2\nlines 1\np 3 0 1 1 1\nend\n", ":4: scope 3 is neither run, par"},
+      {"slurm-pin-sharing 1\nthreads 2\nlines 1\nt 2 1 1\nend\n", ":4: thread 2 but the file declares 2"},
+      {"slurm-pin-sharing 1\nthreads 2\nthread 0 - main\nthread 1 5 f\nend\n", ":4: creator 5 is not a thread"},
+      {"slurm-pin-sharing 1\nthreads 2\nthread 0 - main\nlines 1\nend\n", "1 'thread' lines for 2 threads"},
+      {"slurm-pin-sharing 1\nthreads 2\nend\n", "no 'lines N' line"},
+      {"slurm-pin-sharing 1\nthreads 2\nlines 1\n", "stops before its 'end' line"},
+      {"slurm-pin-sharing 1\nthreads 2\nlines 1\nq 1\nend\n", ":4: unknown or malformed record 'q'"},
+  };
+  for (const auto& c : cases) {
+    std::istringstream in(c.text);
+    try {
+      parse_sums(in, "sums");
+      ADD_FAILURE() << "no error for: " << c.text;
+    } catch (const Error& e) {
+      EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
+    }
+  }
 }
 
 TEST(Trace, StrictErrors) {
@@ -99,15 +186,15 @@ TEST(Trace, StrictErrors) {
     const char* text;
     const char* expect;
   } cases[] = {
-      {"", "empty trace"},
-      {"slurm-pin-trace 2\n", ":1: not a slurm-pin trace version 1"},
+      {"", "empty file"},
+      {"slurm-pin-trace 2\n", ":1: not a slurm-pin-trace file version 1"},
       {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 1 0 5 1 1\n", ":4: thread 1 but the trace declares 1 threads"},
       {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 0 3 5 1 1\n", ":4: region 3 was not declared"},
       {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 0 0 5 x 1\n", ":4: reads 'x' is not a whole number"},
       {"slurm-pin-trace 1\nregion 1 x\n", ":2: regions are declared in order"},
       {"slurm-pin-trace 1\nwhat 1\n", ":2: unknown record 'what'"},
       // Cut short: no 'end' (a run killed or a node lost while writing).
-      {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 0 0 5 1 1\n", "the trace stops before its 'end' line"},
+      {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 0 0 5 1 1\n", "the file stops before its 'end' line"},
       {"slurm-pin-trace 1\nthreads 1\nend\na 0 0 5 1 1\n", ":4: records after 'end'"},
   };
   for (const auto& c : cases) {

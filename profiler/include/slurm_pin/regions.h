@@ -23,6 +23,9 @@ enum {
   SLURM_PIN_USERREQ_REGION_BEGIN_CODE = SLURM_PIN_USERREQ_BASE,
   SLURM_PIN_USERREQ_REGION_BEGIN_NAME,
   SLURM_PIN_USERREQ_REGION_END,
+  /* The start routine of the thread the caller is about to create (the
+   * Valgrind backend's pthread_create wrapper; not for programs). */
+  SLURM_PIN_USERREQ_THREAD_START,
 };
 
 #ifdef __cplusplus

@@ -1,0 +1,226 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * From the per-thread line tables (line_counts.h) to the sums a profile is
+ * made of, inside the backend that counted them: no trace on disk to write
+ * and read back. One pass over the lines touched; per line, every pair of
+ * threads that touched it adds (seed 001)
+ *   eq. 5.1: min(A_i, A_j)                                    (A = reads + writes)
+ *   eq. 6.1: min(RD_i, WR_j) + min(WR_i, RD_j) + min(WR_i, WR_j)
+ * to the matrix of each region it was touched in (counts of that region),
+ * of the whole run ("run", counts merged over regions) and of the parallel
+ * part ("par", merged over every region but the serial one); the run scope
+ * also keeps, per pair, the lines both touched and their accesses (DRR's
+ * Lines(p) and Access(p)), per thread its lines and accesses (working sets),
+ * and the distinct lines.
+ *
+ * Memory: one 24-byte entry per page of every table, a few arrays of
+ * `threads`, and threads x threads pair sums per scope that has sharing:
+ * never lines x threads x regions.
+ *
+ * The includer defines LC_CALLOC and LC_FREE (line_counts.h),
+ * SS_SORT(base, count, size, compare) (qsort, or Valgrind's ssort) and
+ * SS_SNPRINTF (snprintf, or Valgrind's).
+ */
+#ifndef SLURM_PIN_SHARING_SUMS_H
+#define SLURM_PIN_SHARING_SUMS_H
+
+#include "line_counts.h"
+
+typedef struct {
+  uint64_t simple, rw;
+} SsPair;
+
+typedef struct {
+  uint64_t lines, accesses;
+} SsShared;
+
+typedef struct {
+  unsigned threads, regions;
+  SsPair *run, *par; /* threads x threads, entry [i * threads + j] for i < j */
+  SsPair **region;   /* per region, allocated when it first has a shared line */
+  SsShared *shared;  /* run scope, like run */
+  uint64_t *thread_lines, *thread_accesses, *region_accesses;
+  uint64_t lines;
+} SharingSums;
+
+typedef struct {
+  uint64_t key;
+  uint32_t region, thread;
+  const LcCounts *counts;
+} SsEntry;
+
+typedef struct {
+  uint32_t thread;
+  uint64_t reads, writes;
+} SsUse;
+
+static inline int ss_entry_order(const void *a, const void *b) {
+  const SsEntry *x = (const SsEntry *)a, *y = (const SsEntry *)b;
+  if (x->key != y->key) return x->key < y->key ? -1 : 1;
+  if (x->region != y->region) return x->region < y->region ? -1 : 1;
+  return x->thread < y->thread ? -1 : x->thread > y->thread;
+}
+
+static inline uint64_t ss_min(uint64_t a, uint64_t b) { return a < b ? a : b; }
+
+/* Every pair among `users` (ascending threads) adds its sharing to m; with
+ * `shared`, also the line and the pair's accesses to it. */
+static inline void ss_add_pairs(const SsUse *users, unsigned n, unsigned threads, SsPair *m, SsShared *shared) {
+  for (unsigned a = 0; a < n; ++a)
+    for (unsigned b = a + 1; b < n; ++b) {
+      const SsUse *x = &users[a], *y = &users[b];
+      SsPair *p = &m[(size_t)x->thread * threads + y->thread];
+      p->simple += ss_min(x->reads + x->writes, y->reads + y->writes);
+      p->rw += ss_min(x->reads, y->writes) + ss_min(x->writes, y->reads) + ss_min(x->writes, y->writes);
+      if (shared) {
+        SsShared *s = &shared[(size_t)x->thread * threads + y->thread];
+        s->lines++;
+        s->accesses += x->reads + x->writes + y->reads + y->writes;
+      }
+    }
+}
+
+static inline SsPair *ss_region_matrix(SharingSums *s, uint32_t region) {
+  if (!s->region[region]) s->region[region] = (SsPair *)LC_CALLOC((size_t)s->threads * s->threads, sizeof(SsPair));
+  return s->region[region];
+}
+
+/* The users of one line in one region (entries [from, to) share key and region). */
+static inline void ss_region_line(SharingSums *s, const SsEntry *e, size_t from, size_t to, uint32_t j, SsUse *users) {
+  unsigned n = 0;
+  for (size_t k = from; k < to; ++k) {
+    const LcCounts *c = &e[k].counts[j];
+    if (!c->reads && !c->writes) continue;
+    s->region_accesses[e[k].region] += c->reads + c->writes;
+    users[n].thread = e[k].thread, users[n].reads = c->reads, users[n].writes = c->writes, n++;
+  }
+  if (n > 1) ss_add_pairs(users, n, s->threads, ss_region_matrix(s, e[from].region), NULL);
+}
+
+/* Per-thread counts of one line merged over regions (all, or all but the
+ * serial one), as a list of users in thread order. */
+static inline unsigned ss_merged_line(const SsEntry *e, size_t from, size_t to, uint32_t j, int parallel_only,
+                               SsUse *sum, unsigned char *seen, SsUse *users) {
+  unsigned n = 0;
+  for (size_t k = from; k < to; ++k) {
+    const LcCounts *c = &e[k].counts[j];
+    if ((!c->reads && !c->writes) || (parallel_only && e[k].region == 0)) continue;
+    uint32_t t = e[k].thread;
+    if (!seen[t]) seen[t] = 1, sum[t].thread = t, sum[t].reads = 0, sum[t].writes = 0, users[n++].thread = t;
+    sum[t].reads += c->reads, sum[t].writes += c->writes;
+  }
+  /* Entries are in region order, threads ascending within each: sort the few users. */
+  for (unsigned a = 1; a < n; ++a)
+    for (unsigned b = a; b > 0 && users[b - 1].thread > users[b].thread; --b) {
+      uint32_t x = users[b].thread;
+      users[b].thread = users[b - 1].thread, users[b - 1].thread = x;
+    }
+  for (unsigned a = 0; a < n; ++a) users[a] = sum[users[a].thread], seen[users[a].thread] = 0;
+  return n;
+}
+
+static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t to, SsUse *sum, unsigned char *seen,
+                    SsUse *users) {
+  for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
+    for (size_t k = from; k < to;) {
+      size_t end = k;
+      while (end < to && e[end].region == e[k].region) ++end;
+      ss_region_line(s, e, k, end, j, users);
+      k = end;
+    }
+    unsigned n = ss_merged_line(e, from, to, j, 0, sum, seen, users);
+    if (!n) continue;
+    s->lines++;
+    for (unsigned a = 0; a < n; ++a) {
+      s->thread_lines[users[a].thread]++;
+      s->thread_accesses[users[a].thread] += users[a].reads + users[a].writes;
+    }
+    ss_add_pairs(users, n, s->threads, s->run, s->shared);
+    n = ss_merged_line(e, from, to, j, 1, sum, seen, users);
+    ss_add_pairs(users, n, s->threads, s->par, NULL);
+  }
+}
+
+/* Fills s from tables[0..threads) (NULL: a thread that touched nothing),
+ * whose region ids are below `regions`. */
+static inline void ss_compute(SharingSums *s, LineCounts *const *tables, unsigned threads, unsigned regions) {
+  size_t n = 0, k = 0;
+  s->threads = threads, s->regions = regions;
+  size_t pairs = (size_t)threads * threads;
+  s->run = (SsPair *)LC_CALLOC(pairs, sizeof(SsPair));
+  s->par = (SsPair *)LC_CALLOC(pairs, sizeof(SsPair));
+  s->shared = (SsShared *)LC_CALLOC(pairs, sizeof(SsShared));
+  s->region = (SsPair **)LC_CALLOC(regions ? regions : 1, sizeof(SsPair *));
+  s->thread_lines = (uint64_t *)LC_CALLOC(threads ? threads : 1, sizeof(uint64_t));
+  s->thread_accesses = (uint64_t *)LC_CALLOC(threads ? threads : 1, sizeof(uint64_t));
+  s->region_accesses = (uint64_t *)LC_CALLOC(regions ? regions : 1, sizeof(uint64_t));
+  for (unsigned t = 0; t < threads; ++t) n += tables[t] ? tables[t]->used : 0;
+  SsEntry *e = (SsEntry *)LC_CALLOC(n ? n : 1, sizeof(SsEntry));
+  for (unsigned t = 0; t < threads; ++t)
+    for (size_t i = 0; tables[t] && i < tables[t]->cap; ++i) {
+      const LcPage *p = &tables[t]->map[i];
+      if (!p->key || p->region >= regions) continue;
+      e[k].key = p->key, e[k].region = p->region, e[k].thread = t, e[k].counts = p->counts, k++;
+    }
+  SS_SORT(e, k, sizeof(SsEntry), ss_entry_order);
+  SsUse *sum = (SsUse *)LC_CALLOC(threads ? threads : 1, sizeof(SsUse));
+  SsUse *users = (SsUse *)LC_CALLOC(threads ? threads : 1, sizeof(SsUse));
+  unsigned char *seen = (unsigned char *)LC_CALLOC(threads ? threads : 1, 1);
+  for (size_t from = 0; from < k;) {
+    size_t to = from;
+    while (to < k && e[to].key == e[from].key) ++to;
+    ss_page(s, e, from, to, sum, seen, users);
+    from = to;
+  }
+  LC_FREE(e), LC_FREE(sum), LC_FREE(users), LC_FREE(seen);
+}
+
+/* The sums as text (docs/profiler.md, after the header the backend writes):
+ *   lines N | t THREAD LINES ACCESSES | r REGION ACCESSES
+ *   p SCOPE I J SIMPLE RW  (SCOPE: run, par or a region id) | s I J LINES ACCESSES */
+static inline void ss_write(const SharingSums *s, void (*put)(void *, const char *), void *ctx) {
+  char line[160];
+  unsigned T = s->threads;
+  SS_SNPRINTF(line, sizeof line, "lines %llu\n", (unsigned long long)s->lines);
+  put(ctx, line);
+  for (unsigned t = 0; t < T; ++t) {
+    SS_SNPRINTF(line, sizeof line, "t %u %llu %llu\n", t, (unsigned long long)s->thread_lines[t],
+                (unsigned long long)s->thread_accesses[t]);
+    put(ctx, line);
+  }
+  for (unsigned r = 0; r < s->regions; ++r) {
+    SS_SNPRINTF(line, sizeof line, "r %u %llu\n", r, (unsigned long long)s->region_accesses[r]);
+    put(ctx, line);
+  }
+  for (int scope = -2; scope < (int)s->regions; ++scope) {
+    const SsPair *m = scope == -2 ? s->run : scope == -1 ? s->par : s->region[scope];
+    char name[16];
+    if (scope < 0) SS_SNPRINTF(name, sizeof name, "%s", scope == -2 ? "run" : "par");
+    else SS_SNPRINTF(name, sizeof name, "%d", scope);
+    for (unsigned i = 0; m && i < T; ++i)
+      for (unsigned j = i + 1; j < T; ++j) {
+        const SsPair *p = &m[(size_t)i * T + j];
+        if (!p->simple && !p->rw) continue;
+        SS_SNPRINTF(line, sizeof line, "p %s %u %u %llu %llu\n", name, i, j, (unsigned long long)p->simple,
+                    (unsigned long long)p->rw);
+        put(ctx, line);
+      }
+  }
+  for (unsigned i = 0; i < T; ++i)
+    for (unsigned j = i + 1; j < T; ++j) {
+      const SsShared *p = &s->shared[(size_t)i * T + j];
+      if (!p->lines) continue;
+      SS_SNPRINTF(line, sizeof line, "s %u %u %llu %llu\n", i, j, (unsigned long long)p->lines,
+                  (unsigned long long)p->accesses);
+      put(ctx, line);
+    }
+}
+
+static inline void ss_free(SharingSums *s) {
+  for (unsigned r = 0; s->region && r < s->regions; ++r)
+    if (s->region[r]) LC_FREE(s->region[r]);
+  LC_FREE(s->region), LC_FREE(s->run), LC_FREE(s->par), LC_FREE(s->shared);
+  LC_FREE(s->thread_lines), LC_FREE(s->thread_accesses), LC_FREE(s->region_accesses);
+}
+
+#endif
