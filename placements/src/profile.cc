@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "profile.hh"
 
+#include <fnmatch.h>
+
 #include <algorithm>
 #include <cmath>
 #include <set>
@@ -54,15 +56,24 @@ class ProfileParser {
     if (p_.threads == 0) throw Error(path_ + ": no 'threads N' line (every profile states its thread count)");
     if (!p_.matrices.count("simple") && !p_.edges.count("simple"))
       throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix)");
-    if (!p_.thread_working_set_lines.empty() &&
-        static_cast<int>(p_.thread_working_set_lines.size()) != p_.threads)
-      throw Error(path_ + ": thread_working_set_lines has " +
-                  std::to_string(p_.thread_working_set_lines.size()) + " values for " +
-                  std::to_string(p_.threads) + " threads (one per thread)");
+    per_thread(p_.thread_working_set_lines.size(), "thread_working_set_lines");
+    per_thread(p_.thread_creators.size(), "thread_creators");
+    per_thread(p_.thread_starts.size(), "thread_starts");
+    for (int c : p_.thread_creators)
+      if (c >= p_.threads) throw Error(path_ + ": thread_creators names thread " + std::to_string(c) + ", not a thread");
+    if (!p_.region_shares.empty() && p_.region_shares.size() != p_.regions.size())
+      throw Error(path_ + ": region_shares has " + std::to_string(p_.region_shares.size()) + " values for " +
+                  std::to_string(p_.regions.size()) + " regions (one per region)");
     return p_;
   }
 
  private:
+  void per_thread(size_t values, const char* key) const {
+    if (values && static_cast<int>(values) != p_.threads)
+      throw Error(path_ + ": " + key + " has " + std::to_string(values) + " values for " +
+                  std::to_string(p_.threads) + " threads (one per thread)");
+  }
+
   bool skip_blank() {
     while (pos_ < lines_.size() && lines_[pos_].text.empty()) ++pos_;
     return pos_ < lines_.size();
@@ -120,6 +131,16 @@ class ProfileParser {
     } else if (k == "thread_working_set_lines") {
       for (size_t i = 1; i < f.size(); ++i)
         p_.thread_working_set_lines.push_back(parse_weight(f[i], path_, l.number));
+    } else if (k == "thread_creators") {
+      for (size_t i = 1; i < f.size(); ++i)
+        p_.thread_creators.push_back(f[i] == "-" ? -1 : parse_int(f[i], at, "a creator", 0, (1 << 16) - 1));
+    } else if (k == "thread_starts") {
+      p_.thread_starts.assign(f.begin() + 1, f.end());
+    } else if (k == "region_shares") {
+      for (size_t i = 1; i < f.size(); ++i) {
+        p_.region_shares.push_back(parse_weight(f[i], path_, l.number));
+        if (p_.region_shares.back() > 1) throw Error(at + "a region's share of accesses is from 0 to 1");
+      }
     } else if (k == "drr") {
       if (f.size() != 3 ||
           std::find(std::begin(kDrrClasses), std::end(kDrrClasses), f[2]) == std::end(kDrrClasses))
@@ -153,25 +174,49 @@ void format_rows(const Rows& rows, std::ostringstream& out) {
 
 }  // namespace
 
+namespace {
+
+std::string some_names(const std::vector<const ProfileRegion*>& rs) {
+  std::string names;
+  for (size_t i = 0; i < rs.size() && i < 8; ++i) names += (i ? ", " : "") + rs[i]->name;
+  if (rs.size() > 8) names += ", ... (" + std::to_string(rs.size()) + " in all)";
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+const ProfileRegion& Profile::find_region(const std::string& pattern, const std::string& path) const {
+  std::vector<const ProfileRegion*> all, glob, prefix;
+  // fnmatch backtracks: a few stars in a short pattern keep it cheap
+  // whoever wrote the pattern.
+  bool globbing = pattern.size() <= 256 && std::count(pattern.begin(), pattern.end(), '*') <= 4;
+  for (const auto& r : regions) {
+    if (r.name == pattern) return r;
+    all.push_back(&r);
+    if (globbing && fnmatch(pattern.c_str(), r.name.c_str(), 0) == 0) glob.push_back(&r);
+    if (r.name.compare(0, pattern.size(), pattern) == 0) prefix.push_back(&r);
+  }
+  const auto& found = !glob.empty() ? glob : prefix;
+  if (found.size() == 1) return *found[0];
+  if (found.empty()) throw Error(path + ": no region '" + pattern + "' (regions: " + some_names(all) + ")");
+  throw Error(path + ": region '" + pattern + "' matches " + std::to_string(found.size()) + " regions (" +
+              some_names(found) + "): give one name, a longer prefix or a narrower pattern");
+}
+
 Affinity Profile::affinity(const std::string& model, const std::string& region,
                            const std::string& path) const {
   const std::map<std::string, Rows>* m = &matrices;
   const std::map<std::string, EdgeList>* e = &edges;
+  std::string name = region;
   if (!region.empty()) {
-    auto it = std::find_if(regions.begin(), regions.end(), [&](const auto& r) { return r.name == region; });
-    if (it == regions.end()) {
-      std::string names;
-      for (const auto& r : regions) names += (names.empty() ? "" : ", ") + r.name;
-      throw Error(path + ": no region '" + region + "' (regions: " + (names.empty() ? "none" : names) + ")");
-    }
-    m = &it->matrices;
-    e = &it->edges;
+    const ProfileRegion& r = find_region(region, path);
+    m = &r.matrices, e = &r.edges, name = r.name;
   }
   auto sparse = e->find(model);
   if (sparse != e->end()) return Affinity::from_edges(threads, sparse->second);
   auto it = m->find(model);
   if (it == m->end())
-    throw Error(path + ": no '" + model + "' matrix" + (region.empty() ? "" : " in region " + region) +
+    throw Error(path + ": no '" + model + "' matrix" + (name.empty() ? "" : " in region " + name) +
                 " (use the simple model, or re-profile with the read/write model)");
   return Affinity::from_rows(it->second);
 }
@@ -194,6 +239,21 @@ std::string format_profile(const Profile& p) {
   if (!p.thread_working_set_lines.empty()) {
     out << "thread_working_set_lines";
     for (double v : p.thread_working_set_lines) out << " " << v;
+    out << "\n";
+  }
+  if (!p.thread_creators.empty()) {
+    out << "thread_creators";
+    for (int c : p.thread_creators) c < 0 ? out << " -" : out << " " << c;
+    out << "\n";
+  }
+  if (!p.thread_starts.empty()) {
+    out << "thread_starts";
+    for (const std::string& s : p.thread_starts) out << " " << s;
+    out << "\n";
+  }
+  if (!p.region_shares.empty()) {
+    out << "region_shares";
+    for (double v : p.region_shares) out << " " << v;
     out << "\n";
   }
   if (p.drr >= 0) out << "drr " << p.drr << " " << p.drr_class << "\n";

@@ -29,13 +29,22 @@ struct Profile {
   int line_size = 64;
   double working_set_lines = -1;  // -1: not recorded
   std::vector<double> thread_working_set_lines;
+  // Where each thread came from (creation order): its creator's index, -1
+  // for none (the main thread), and its start routine; empty when unknown.
+  std::vector<int> thread_creators;
+  std::vector<std::string> thread_starts;
+  // Per region (in order), its share of all accesses (0-1); empty: unknown.
+  std::vector<double> region_shares;
   double drr = -1;
   std::map<std::string, Rows> matrices;  // whole run
   std::map<std::string, EdgeList> edges;  // whole run, sparse
   std::vector<ProfileRegion> regions;
 
+  // The region named `pattern`: its exact name, else the one region a glob
+  // (fnmatch) or a prefix matches. Throws Error listing the candidates.
+  const ProfileRegion& find_region(const std::string& pattern, const std::string& path) const;
   // The matrix for `model` ("simple" or "rw") of the whole run, or of
-  // `region` when not empty. Throws Error naming what is missing.
+  // `region` (as find_region) when not empty. Throws Error naming what is missing.
   Affinity affinity(const std::string& model, const std::string& region,
                     const std::string& path) const;
 };

@@ -55,14 +55,19 @@ double data_reuse_ratio(const Sums& s) {
   return den > 0 ? 100.0 * num / den : 0.0;
 }
 
+std::string one_word(std::string s) {
+  for (char& c : s)
+    if (c == ' ' || c == '\t') c = '_';
+  return s;
+}
+
 // Region names are one word in a profile, and unique: a repeated name (two
 // call sites the backend could only name by function) gets "~2", "~3".
 std::vector<std::string> region_names(const std::vector<std::string>& raw) {
   std::vector<std::string> out;
   std::map<std::string, int> seen;
-  for (std::string name : raw) {
-    for (char& c : name)
-      if (c == ' ' || c == '\t') c = '_';
+  for (const std::string& word : raw) {
+    std::string name = one_word(word);
     int k = ++seen[name];
     out.push_back(k == 1 ? name : name + "~" + std::to_string(k));
   }
@@ -115,13 +120,20 @@ Analysis analyze_sums(const Sums& s, const AnalysisInput& in) {
   p.drr = data_reuse_ratio(s);
   p.drr_class = drr_class(p.drr);
 
+  for (const ThreadOrigin& o : s.header.origins) {
+    p.thread_creators.push_back(o.creator);
+    p.thread_starts.push_back(one_word(o.start.empty() ? "-" : o.start));
+  }
   std::vector<std::string> names = region_names(s.header.regions);
+  double all = 0;
+  for (double v : s.region_accesses) all += v;
   for (size_t r = 1; r < s.region.size(); ++r) {
     if (s.region_accesses[r] <= 0) continue;
     ProfileRegion region;
     region.name = names[r];
     put_models(s.region[r], n, region.matrices, region.edges);
     p.regions.push_back(region);
+    p.region_shares.push_back(s.region_accesses[r] / all);
   }
   warn(a, s, in);
   return a;

@@ -28,15 +28,20 @@ std::string dir_of(const std::string& path) {
 struct BinaryFacts {
   bool elf = false, tsan_hooks = false, libtsan = false;
   int dwarf_version = 0;  // of the first unit of .debug_info; 0: none or compressed
+  bool dwarf_indexes = false;
 };
 
 bool contains(std::string_view data, const char* what) { return data.find(what) != std::string_view::npos; }
 
-int dwarf_version(std::string_view data) {
-  if (data.size() < sizeof(Elf64_Ehdr)) return 0;
+// The DWARF version of the first unit of .debug_info (0: none, or
+// compressed), and whether string and address indexes (DW_FORM_strx,
+// DW_FORM_addrx: .debug_str_offsets), which clang emits with DWARF 5 and
+// Valgrind before 3.20 cannot read; GCC's DWARF 5 does without them.
+void read_dwarf(std::string_view data, BinaryFacts& f) {
+  if (data.size() < sizeof(Elf64_Ehdr)) return;
   Elf64_Ehdr eh;
   std::memcpy(&eh, data.data(), sizeof eh);
-  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr)) return 0;
+  if (eh.e_ident[EI_CLASS] != ELFCLASS64 || eh.e_shentsize != sizeof(Elf64_Shdr)) return;
   auto section = [&](size_t i, Elf64_Shdr& sh) {
     size_t at = eh.e_shoff + i * sizeof(Elf64_Shdr);
     if (eh.e_shoff > data.size() || i > data.size() / sizeof(Elf64_Shdr) || at > data.size() - sizeof sh)
@@ -45,21 +50,24 @@ int dwarf_version(std::string_view data) {
     return true;
   };
   Elf64_Shdr names;
-  if (eh.e_shstrndx >= eh.e_shnum || !section(eh.e_shstrndx, names) || names.sh_offset >= data.size()) return 0;
+  if (eh.e_shstrndx >= eh.e_shnum || !section(eh.e_shstrndx, names) || names.sh_offset >= data.size()) return;
+  auto named = [&](const Elf64_Shdr& sh, std::string_view want) {
+    size_t at = names.sh_offset + sh.sh_name;
+    return sh.sh_name < data.size() - names.sh_offset && data.size() - at > want.size() &&
+           data.substr(at, want.size()) == want && data[at + want.size()] == '\0';
+  };
   for (size_t i = 0; i < eh.e_shnum; ++i) {
     Elf64_Shdr sh;
-    if (!section(i, sh) || sh.sh_name > data.size() - names.sh_offset - 1 ||
-        data.size() - names.sh_offset - sh.sh_name < 12)
-      continue;
-    if (std::strncmp(data.data() + names.sh_offset + sh.sh_name, ".debug_info", 12) != 0) continue;
-    if ((sh.sh_flags & SHF_COMPRESSED) || data.size() < 14 || sh.sh_offset > data.size() - 14) return 0;
+    if (!section(i, sh)) continue;
+    if (named(sh, ".debug_str_offsets")) f.dwarf_indexes = true;
+    if (!named(sh, ".debug_info")) continue;
+    if ((sh.sh_flags & SHF_COMPRESSED) || data.size() < 14 || sh.sh_offset > data.size() - 14) continue;
     uint32_t len32;
     std::memcpy(&len32, data.data() + sh.sh_offset, 4);
     uint16_t version;
     std::memcpy(&version, data.data() + sh.sh_offset + (len32 == 0xffffffffu ? 12 : 4), 2);
-    return version;
+    f.dwarf_version = version;
   }
-  return 0;
 }
 
 // The whole file, mapped (binaries can be large), opened once: its dynamic
@@ -79,7 +87,7 @@ BinaryFacts facts_of(const std::string& program) {
   if (f.elf) {
     f.tsan_hooks = contains(data, "__tsan_func_entry") || contains(data, "__tsan_init");
     f.libtsan = contains(data, "libtsan.so");
-    f.dwarf_version = dwarf_version(data);
+    read_dwarf(data, f);
   }
   munmap(map, static_cast<size_t>(st.st_size));
   return f;
@@ -101,11 +109,12 @@ void check_destination(const std::string& store, const std::string& output) {
                   " (give --output a file in a directory you can write)");
     return;
   }
-  // The store, or where it would be created.
-  std::string dir = store;
-  while (access(dir.c_str(), F_OK) != 0 && dir != "/" && dir != ".") dir = dir_of(dir);
-  if (access(dir.c_str(), W_OK) != 0)
-    throw Error("the profile store " + store + " is not writable by you (" + dir + ": " + std::strerror(errno) +
+  // The admin creates the store; writing into it needs its owner.
+  if (access(store.c_str(), F_OK) != 0)
+    throw Error("the profile store " + store + " does not exist: create it (owned by the admin, mode 755), or "
+                "write a file with --output FILE");
+  if (access(store.c_str(), W_OK) != 0)
+    throw Error("the profile store " + store + " is not writable by you (" + std::strerror(errno) +
                 "): run as the store's owner, or write a file with --output FILE for an admin to "
                 "`slurm-pin profiles import`");
 }
@@ -124,9 +133,9 @@ void check_binary(const std::string& backend, const std::string& program, const 
     if (f.tsan_hooks)
       throw Error(program + " was built with -fsanitize=thread: under valgrind its counts would include the "
                             "instrumentation's; profile it with --backend compiler, or rebuild without it");
-    if (f.dwarf_version >= 5 && before_3_20(valgrind_version))
-      throw Error(program + " has DWARF " + std::to_string(f.dwarf_version) + " debug info, which Valgrind " +
-                  valgrind_version + " cannot read: rebuild with -gdwarf-4 (clang-14 and gcc 11+ default to DWARF 5)");
+    if (f.dwarf_version >= 5 && f.dwarf_indexes && before_3_20(valgrind_version))
+      throw Error(program + " has clang's DWARF " + std::to_string(f.dwarf_version) + " debug info, which Valgrind " +
+                  valgrind_version + " cannot read: rebuild with -gdwarf-4 (clang-14's -g is DWARF 5)");
   }
 }
 

@@ -110,6 +110,27 @@ int list(const Options& o) {
   return bad ? 1 : 0;
 }
 
+// One region per line, with its share of the run's accesses.
+void print_regions(const Profile& p) {
+  if (p.regions.empty()) return;
+  std::printf("regions%s:\n", p.region_shares.empty() ? "" : " (share of accesses)");
+  for (size_t r = 0; r < p.regions.size(); ++r) {
+    if (p.region_shares.empty()) std::printf("  %s\n", p.regions[r].name.c_str());
+    else std::printf("  %-40s %6.1f%%\n", p.regions[r].name.c_str(), 100 * p.region_shares[r]);
+  }
+}
+
+// Where each thread came from, when the profiler recorded it.
+void print_threads(const Profile& p) {
+  if (p.thread_starts.empty() && p.thread_creators.empty()) return;
+  std::printf("threads (creation order: created by, start routine):\n");
+  for (int t = 0; t < p.threads; ++t) {
+    int c = p.thread_creators.empty() ? -1 : p.thread_creators[t];
+    std::printf("  %-5d %-5s %s\n", t, c < 0 ? "-" : std::to_string(c).c_str(),
+                p.thread_starts.empty() ? "-" : p.thread_starts[t].c_str());
+  }
+}
+
 // An edge list expanded to print or draw is read by a person: beyond this it
 // is a wall of numbers (and threads^2 of memory).
 constexpr int kMaxShownThreads = 2048;
@@ -121,9 +142,10 @@ int show(const Options& o) {
   // Dense matrices are shown as stored (the rw model is asymmetric); edge
   // lists as the symmetric sharing they give.
   const Rows* rows = nullptr;
+  std::string region = o.region.empty() ? "" : p.find_region(o.region, e.path).name;
   for (const auto& r : p.regions)
-    if (r.name == o.region && r.matrices.count(o.model)) rows = &r.matrices.at(o.model);
-  if (o.region.empty() && p.matrices.count(o.model)) rows = &p.matrices.at(o.model);
+    if (r.name == region && r.matrices.count(o.model)) rows = &r.matrices.at(o.model);
+  if (region.empty() && p.matrices.count(o.model)) rows = &p.matrices.at(o.model);
   Rows shown;
   if (!rows) {
     if (w.size() > kMaxShownThreads)
@@ -135,12 +157,9 @@ int show(const Options& o) {
     rows = &shown;
   }
   std::printf("%s@%d: %d threads, %s model%s%s\n", e.app.c_str(), e.version, p.threads, o.model.c_str(),
-              o.region.empty() ? "" : ", region ", o.region.c_str());
-  if (!p.regions.empty()) {
-    std::printf("regions:");
-    for (const auto& r : p.regions) std::printf(" %s", r.name.c_str());
-    std::printf("\n");
-  }
+              region.empty() ? "" : ", region ", region.c_str());
+  print_regions(p);
+  print_threads(p);
   for (const auto& row : *rows) {
     for (size_t j = 0; j < row.size(); ++j) std::printf("%s%12.0f", j ? " " : "", row[j]);
     std::printf("\n");

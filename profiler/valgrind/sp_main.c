@@ -346,9 +346,14 @@ static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
       current_region = 0;
       break;
     case SLURM_PIN_USERREQ_THREAD_START:
-      /* Named now: the routine's object may be unloaded by the end. */
+      /* Named now: the routine's object may be unloaded by the end. A
+       * routine with no symbol (a runtime's static start function, in a
+       * stripped library) is named by its object and offset. */
       if (!VG_(get_fnname)(VG_(current_DiEpoch)(), (Addr)args[1], &name)) {
-        VG_(snprintf)(buf, sizeof buf, "0x%lx", args[1]);
+        DebugInfo *di = VG_(find_DebugInfo)(VG_(current_DiEpoch)(), (Addr)args[1]);
+        const HChar *so = di ? VG_(DebugInfo_get_soname)(di) : NULL;
+        if (so) VG_(snprintf)(buf, sizeof buf, "%s+0x%lx", so, args[1] - VG_(DebugInfo_get_text_avma)(di));
+        else VG_(snprintf)(buf, sizeof buf, "0x%lx", args[1]);
         name = buf;
       }
       if (pending_start[tid]) VG_(free)(pending_start[tid]);

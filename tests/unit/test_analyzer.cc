@@ -150,7 +150,12 @@ TEST(Sums, TheBackendsFileGivesTheSameProfileAsTheTrace) {
   EXPECT_EQ(s.lines, from_trace.lines);
   EXPECT_EQ(s.thread_accesses, from_trace.thread_accesses);
   EXPECT_EQ(s.region_accesses, from_trace.region_accesses);
+  from_trace.header.origins = s.header.origins;  // the hand-written trace has none
   Profile a = analyze_sums(s, AnalysisInput()).profile, b = analyze_sums(from_trace, AnalysisInput()).profile;
+  EXPECT_EQ(a.thread_starts, (std::vector<std::string>{"main", "worker", "worker"}));
+  EXPECT_EQ(a.thread_creators, (std::vector<int>{-1, 0, 0}));
+  ASSERT_EQ(a.region_shares.size(), 2u);
+  EXPECT_DOUBLE_EQ(a.region_shares[0], 11.0 / 23);
   EXPECT_EQ(format_profile(a), format_profile(b));
 }
 

@@ -78,6 +78,9 @@ TEST(Profile, RoundTripsEveryField) {
   p.line_size = 64;
   p.working_set_lines = 100;
   p.thread_working_set_lines = {60, 70};
+  p.thread_creators = {-1, 0};
+  p.thread_starts = {"main", "worker"};
+  p.region_shares = {0.75};
   p.drr = 0.3;
   p.drr_class = "medium";
   p.matrices["simple"] = {{0, 5}, {5, 0}};
@@ -112,6 +115,10 @@ TEST(Profile, StrictErrors) {
       {"slurm-pin-profile 1\nthreads 2\ndrr 0.5 great\n", ":3: expected 'drr VALUE no|medium|good'"},
       {"slurm-pin-profile 1\nthreads 2\nthreads 2\n", ":3: 'threads' given twice"},
       {"slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\napplication x\n", ":7: 'application' inside region r"},
+      {"slurm-pin-profile 1\nthreads 2\nthread_starts main\nmatrix simple\n0 1\n1 0\n", "thread_starts has 1 values for 2 threads"},
+      {"slurm-pin-profile 1\nthreads 2\nthread_creators - 2\nmatrix simple\n0 1\n1 0\n", "names thread 2, not a thread"},
+      {"slurm-pin-profile 1\nthreads 2\nregion_shares 1.5\n", ":3: a region's share of accesses is from 0 to 1"},
+      {"slurm-pin-profile 1\nthreads 2\nregion_shares 0.5\nmatrix simple\n0 1\n1 0\n", "region_shares has 1 values for 0 regions"},
   };
   for (const auto& c : cases) {
     std::string p = write_temp(c.text);

@@ -49,5 +49,7 @@ TEST(Preflight, BinariesMustSuitTheBackend) {
 TEST(Preflight, TheDestinationMustBeWritable) {
   std::string e = error_of([] { check_destination("", "/nonexistent/dir/app.profile"); });
   EXPECT_NE(e.find("cannot write the profile into /nonexistent/dir"), std::string::npos) << e;
-  EXPECT_EQ(error_of([] { check_destination(testing::TempDir() + "/new-store/sub", ""); }), "");
+  e = error_of([] { check_destination(testing::TempDir() + "/no-store", ""); });
+  EXPECT_NE(e.find("no-store does not exist: create it"), std::string::npos) << e;
+  EXPECT_EQ(error_of([] { check_destination(testing::TempDir(), ""); }), "");
 }
