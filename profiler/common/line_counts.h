@@ -65,7 +65,8 @@ static inline void lc_grow(LineCounts *t) {
   t->cap = cap;
 }
 
-/* The page for (key, region), created zeroed on first touch. */
+/* The page for (key, region), created zeroed on first touch. Out of line:
+ * the callers' fast path (a page cache hit) stays a few instructions. */
 static inline LcPage *lc_page(LineCounts *t, uint64_t key, uint32_t region) {
   if (2 * (t->used + 1) > t->cap) lc_grow(t);
   LcPage *p = lc_slot(t->map, t->cap, key, region);
@@ -88,8 +89,15 @@ static inline LcCounts *lc_line(LineCounts *t, uint64_t line, uint32_t region) {
 /* Counts an access of `size` bytes at `addr` (every line it touches). */
 static inline void lc_count(LineCounts *t, uint64_t addr, uint64_t size, unsigned line_shift, uint32_t region,
                             int write) {
+  uint64_t line = addr >> line_shift, last = (addr + size - 1) >> line_shift;
+  if (size && line == last) { /* nearly every access: one line */
+    LcCounts *n = lc_line(t, line, region);
+    if (write) n->writes++;
+    else n->reads++;
+    return;
+  }
   if (!size) return;
-  for (uint64_t line = addr >> line_shift, last = (addr + size - 1) >> line_shift; line <= last; ++line) {
+  for (; line <= last; ++line) {
     LcCounts *n = lc_line(t, line, region);
     if (write) n->writes++;
     else n->reads++;

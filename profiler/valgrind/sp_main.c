@@ -35,7 +35,7 @@
 static const HChar *clo_out = "slurmpin.%p.sharing";
 static const HChar *clo_trace = NULL;
 static UInt clo_line_size = 64;
-static const HChar *clo_exclude = "libgomp,libomp,ld-linux,vgpreload_";
+static const HChar *clo_exclude = "libgomp,libomp,ld-linux,vgpreload_,libslurm_pin_ompt";
 static UInt line_shift = 6;
 
 static Bool sp_process_cmd_line_option(const HChar *arg) {
@@ -56,7 +56,7 @@ static void sp_print_usage(void) {
               "    --trace=FILE        also write every thread's line counts (large)\n"
               "    --line-size=N       cache line size in bytes, a power of two [64]\n"
               "    --exclude=A,B,...   shared objects whose code is not counted\n"
-              "                        [libgomp,libomp,ld-linux,vgpreload_]\n");
+              "                        [libgomp,libomp,ld-linux,vgpreload_,libslurm_pin_ompt]\n");
 }
 
 static void sp_print_debug_usage(void) { VG_(printf)("    (none)\n"); }

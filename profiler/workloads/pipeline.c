@@ -41,7 +41,11 @@ static void *worker(void *slot) {
   long s = (long)slot;
   for (long c = s; c < chunks; c += max_workers) {
     wait_for(s, READ);
-    for (long i = 0; i < words; ++i) out[s][i] = in[s][i] * 31 + (in[s][(i + 1) % words] >> 3);
+    /* Locals: an instrumented build would otherwise reload in[s], out[s]
+     * and words on every access (and count those globals as shared). */
+    const long *src = in[s], n = words;
+    long *dst = out[s];
+    for (long i = 0; i < n; ++i) dst[i] = src[i] * 31 + (src[(i + 1) % n] >> 3);
     set(s, DONE);
   }
   return NULL;
@@ -52,7 +56,8 @@ static void *writer(void *sum) {
   for (long c = 0; c < chunks; ++c) {
     long s = c % max_workers;
     wait_for(s, DONE);
-    for (long i = 0; i < words; ++i) total += out[s][i];
+    const long *src = out[s], n = words;
+    for (long i = 0; i < n; ++i) total += src[i];
     set(s, FREE);
   }
   *(long *)sum = total;
@@ -75,7 +80,8 @@ int main(int argc, char **argv) {
   for (long c = 0; c < chunks; ++c) {
     long s = c % max_workers;
     wait_for(s, FREE);
-    for (long i = 0; i < words; ++i) in[s][i] = c * words + i; /* "read" the chunk */
+    long *dst = in[s], n = words;
+    for (long i = 0; i < n; ++i) dst[i] = c * n + i; /* "read" the chunk */
     set(s, READ);
     if (s == workers) pthread_create(&threads[workers++], NULL, worker, (void *)s); /* on demand */
   }
