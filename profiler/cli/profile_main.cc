@@ -372,6 +372,10 @@ int profile(const Options& o) {
   in.tool = sums.header.tool + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " +
             (o.from_trace.empty() ? o.backend : "trace " + o.from_trace) + ")";
   Analysis a = analyze_sums(sums, in);
+  if (o.from_trace.empty() && o.backend == "compiler")
+    a.warnings.push_back("the compiler backend counts only code built with -fsanitize=thread: sharing through "
+                         "other libraries (libc, zlib, the OpenMP runtime) or data the kernel copies (read, write) "
+                         "is not seen; --backend valgrind sees both");
   const Profile& p = a.profile;
   std::string text = format_profile(p), where_to;
   if (!o.output.empty()) {

@@ -15,7 +15,9 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "region_name.h"
@@ -25,8 +27,11 @@
 
 /* ---- per-thread tables ----------------------------------------------- */
 
+static size_t table_bytes; /* for the progress line */
+
 static void *calloc_or_die(size_t n, size_t size) {
   void *p = calloc(n, size);
+  __atomic_fetch_add(&table_bytes, n * size, __ATOMIC_RELAXED);
   if (!p) {
     fputs("slurm-pin: error: the profiler ran out of memory\n", stderr);
     abort();
@@ -208,6 +213,39 @@ static void write_results(void) {
   fclose(f);
 }
 
+/* ---- progress ------------------------------------------------------------ */
+
+/* A line on stderr every $SLURM_PIN_PROGRESS seconds (default 5, 0: none),
+ * from a timer thread glibc starts itself: it runs no instrumented code, so
+ * it is no thread of the profile. */
+static struct timespec run_start;
+
+static void progress(union sigval unused) {
+  (void)unused;
+  struct timespec now;
+  clock_gettime(CLOCK_MONOTONIC, &now);
+  char line[160];
+  int n = snprintf(line, sizeof line, "slurm-pin: profiling: %ld s, %u threads, %zu MiB of line tables\n",
+                   (long)(now.tv_sec - run_start.tv_sec), __atomic_load_n(&n_threads, __ATOMIC_RELAXED),
+                   __atomic_load_n(&table_bytes, __ATOMIC_RELAXED) >> 20);
+  if (n > 0) (void)!write(2, line, (size_t)n);
+}
+
+static void start_progress(void) {
+  const char *env = getenv("SLURM_PIN_PROGRESS");
+  long every = env && *env ? atol(env) : 5;
+  if (every <= 0) return;
+  clock_gettime(CLOCK_MONOTONIC, &run_start);
+  struct sigevent ev;
+  memset(&ev, 0, sizeof ev);
+  ev.sigev_notify = SIGEV_THREAD;
+  ev.sigev_notify_function = progress;
+  timer_t timer;
+  if (timer_create(CLOCK_MONOTONIC, &ev, &timer) != 0) return;
+  struct itimerspec period = {{every, 0}, {every, 0}};
+  timer_settime(timer, 0, &period, NULL);
+}
+
 void __tsan_init(void) {
   static int done;
   if (done++) return;
@@ -218,6 +256,7 @@ void __tsan_init(void) {
     if ((1u << s) == v && v >= 8 && v <= 4096) line_shift = s;
   }
   atexit(write_results);
+  start_progress();
 }
 
 /* ---- the hooks the compiler emits ----------------------------------------- */

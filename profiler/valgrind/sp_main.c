@@ -22,6 +22,7 @@
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
 #include "pub_tool_libcprint.h"
+#include "pub_tool_libcproc.h"
 #include "pub_tool_machine.h"
 #include "pub_tool_mallocfree.h"
 #include "pub_tool_options.h"
@@ -34,6 +35,7 @@
 
 static const HChar *clo_out = "slurmpin.%p.sharing";
 static const HChar *clo_trace = NULL;
+static Long clo_progress = 5; /* seconds between progress lines, 0: none */
 static UInt clo_line_size = 64;
 static const HChar *clo_exclude = "libgomp,libomp,ld-linux,vgpreload_,libslurm_pin_ompt";
 static UInt line_shift = 6;
@@ -42,6 +44,7 @@ static Bool sp_process_cmd_line_option(const HChar *arg) {
   const HChar *tmp;
   if VG_STR_CLO (arg, "--out", clo_out) {
   } else if VG_STR_CLO (arg, "--trace", clo_trace) {
+  } else if VG_BINT_CLO (arg, "--progress", clo_progress, 0, 3600) {
   } else if VG_STR_CLO (arg, "--exclude", clo_exclude) {
   } else if VG_BINT_CLO (arg, "--line-size", clo_line_size, 8, 4096) {
   } else {
@@ -54,6 +57,7 @@ static Bool sp_process_cmd_line_option(const HChar *arg) {
 static void sp_print_usage(void) {
   VG_(printf)("    --out=FILE          where to write the sharing sums [slurmpin.%%p.sharing]\n"
               "    --trace=FILE        also write every thread's line counts (large)\n"
+              "    --progress=SECONDS  a progress line on stderr this often, 0: none [5]\n"
               "    --line-size=N       cache line size in bytes, a power of two [64]\n"
               "    --exclude=A,B,...   shared objects whose code is not counted\n"
               "                        [libgomp,libomp,ld-linux,vgpreload_,libslurm_pin_ompt]\n");
@@ -128,9 +132,12 @@ static void sp_thread_created(ThreadId parent, ThreadId child) {
   running = &nobody; /* tables may have moved */
 }
 
+static void progress(void);
+
 /* Valgrind switches threads here: point the fast paths at the new one. */
 static void sp_thread_runs(ThreadId tid, ULong blocks_done) {
   (void)blocks_done;
+  progress();
   Int idx = index_of_tid[tid];
   running = idx >= 0 ? &tables[idx] : &nobody;
 }
@@ -151,6 +158,50 @@ static VG_REGPARM(2) void sp_write(Addr a, SizeT size) { record(a, size, True); 
 static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
   record(a, size, False);
   record(a, size, True);
+}
+
+/* ---- data the kernel copies ------------------------------------------------ */
+
+/* read(), recv() and friends write a buffer on the calling thread's behalf,
+ * write() and send() read one: invisible to instrumentation, yet they are
+ * how an I/O pipeline's reader shares its data. Counted as that thread's
+ * accesses. */
+static ULong kernel_bytes;
+
+static void kernel_access(ThreadId tid, Addr a, SizeT size, Bool write) {
+  Int idx = tid <= VG_N_THREADS ? index_of_tid[tid] : -1;
+  if (idx < 0 || !size) return;
+  lc_count(&tables[idx], a, size, line_shift, current_region, write);
+  kernel_bytes += size;
+}
+
+static void sp_kernel_reads(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT size) {
+  (void)what;
+  if (part == Vg_CoreSysCall) kernel_access(tid, a, size, False);
+}
+
+static void sp_kernel_wrote(CorePart part, ThreadId tid, Addr a, SizeT size) {
+  if (part == Vg_CoreSysCall) kernel_access(tid, a, size, True);
+}
+
+/* ---- progress ----------------------------------------------------------------- */
+
+/* Accesses of the superblocks entered (one add per superblock, not per
+ * access: an estimate, for the progress line only). */
+static ULong accesses_seen;
+static UInt started_ms, last_progress_ms;
+
+static void progress(void) {
+  UInt now = VG_(read_millisecond_timer)();
+  if (!clo_progress || now - last_progress_ms < (UInt)clo_progress * 1000) return;
+  last_progress_ms = now;
+  ULong pages = 0;
+  for (UInt t = 0; t < n_tables; ++t) pages += tables[t].used;
+  HChar line[200];
+  Int n = VG_(snprintf)(line, sizeof line, "slurm-pin: profiling: %u s, %llu M accesses, %u threads, %llu MiB of line tables\n",
+                        (now - started_ms) / 1000, accesses_seen / 1000000, n_tables,
+                        pages * LC_PAGE_LINES * sizeof(LcCounts) >> 20);
+  VG_(write)(2, line, n);
 }
 
 /* ---- instrumentation ------------------------------------------------------ */
@@ -212,8 +263,11 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   call_helper(sb, addr, size, write ? WRITE : READ, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, hit)));
 }
 
+static ULong sb_accesses; /* in the superblock being instrumented */
+
 /* Guarded guest accesses, and those wider than a line, go to the helper. */
 static void add_access(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *guard) {
+  sb_accesses += kind == MODIFY ? 2 : 1;
   if (guard || size <= 0 || (ULong)size > (1ULL << line_shift)) {
     call_helper(sb, addr, size, kind, guard);
     return;
@@ -313,11 +367,16 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   (void)closure, (void)layout, (void)arch, (void)gWordTy, (void)hWordTy;
   if (excluded((Addr)vge->base[0])) return in;
   IRSB *out = deepCopyIRSBExceptStmts(in);
+  sb_accesses = 0;
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
     instrument_stmt(out, in, i);
     addStmtToIRSB(out, st);
+  }
+  if (sb_accesses) { /* at the end: a side exit skips it, fine for an estimate */
+    IRExpr *at = mkIRExpr_HWord((HWord)&accesses_seen);
+    addStmtToIRSB(out, IRStmt_Store(Iend_LE, at, op64(out, Iop_Add64, load64(out, at), u64(sb_accesses))));
   }
   return out;
 }
@@ -375,6 +434,7 @@ static void sp_post_clo_init(void) {
   index_of_tid = VG_(malloc)("sp.tids", (VG_N_THREADS + 1) * sizeof(Int));
   for (UInt i = 0; i <= VG_N_THREADS; ++i) index_of_tid[i] = -1;
   pending_start = VG_(calloc)("sp.origins", VG_N_THREADS + 1, sizeof(HChar *));
+  started_ms = last_progress_ms = VG_(read_millisecond_timer)();
   /* Valgrind reports the main thread's creation too, so indices follow
    * creation order with the main thread first. */
   region_id("serial");
@@ -478,6 +538,8 @@ static void sp_pre_clo_init(void) {
   VG_(needs_client_requests)(sp_client_request);
   VG_(track_pre_thread_ll_create)(sp_thread_created);
   VG_(track_start_client_code)(sp_thread_runs);
+  VG_(track_pre_mem_read)(sp_kernel_reads);
+  VG_(track_post_mem_write)(sp_kernel_wrote);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(sp_pre_clo_init)

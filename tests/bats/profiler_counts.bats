@@ -15,6 +15,7 @@ setup_file() {
   local src=$BATS_TEST_DIRNAME/../programs/line_access.c
   gcc -O1 -pthread "$src" -o "$BIN/line_access"
   gcc -O1 -pthread -fsanitize=thread -c "$src" -o "$BIN/line_access.o"
+  gcc -O1 -pthread "$BATS_TEST_DIRNAME/../programs/kernel_copy.c" -o "$BIN/kernel_copy"
   gcc "$BIN/line_access.o" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/line_access_tsan"
 }
 
@@ -73,4 +74,18 @@ same_profile_both_ways() {
   grep -qx "thread 1 0 second" "$BIN/vg.sums"
   grep -qx "thread 0 - main" "$BIN/cc.sums"
   grep -qx "thread 1 0 second" "$BIN/cc.sums"
+}
+
+@test "valgrind backend: data the kernel copies counts for the thread that asked for it" {
+  first=$(VALGRIND_LIB=$BUILD/lib/valgrind valgrind -q --tool=slurmpin --out="$BIN/k.sums" --trace="$BIN/k.trace" "$BIN/kernel_copy")
+  # read() wrote the four lines for thread 0; thread 1 read each once.
+  run records "$first" "$BIN/k.trace"
+  [ "$output" = "0 0 0 0 1
+0 0 1 0 1
+0 0 2 0 1
+0 0 3 0 1
+1 0 0 1 0
+1 0 1 1 0
+1 0 2 1 0
+1 0 3 1 0" ] || { echo "$output"; false; }
 }
