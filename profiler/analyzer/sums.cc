@@ -44,7 +44,8 @@ struct Reader {
       s.thread_lines[t] = count(f[2], at), s.thread_accesses[t] = count(f[3], at);
     } else if (f[0] == "r" && f.size() == 3) {
       uint64_t r = whole_number(f[1], at, "region");
-      if (r >= h.regions.size()) throw Error(at + "region " + f[1] + " was not declared");
+      if (r >= h.regions.size() || r >= s.region_accesses.size())
+        throw Error(at + "region " + f[1] + " was not declared before the sums");
       s.region_accesses[r] = count(f[2], at);
     } else if (f[0] == "p" && f.size() == 6) {
       pair(f, 2, at, scope(f[1], at));
@@ -63,7 +64,7 @@ struct Reader {
 
   size_t thread(const std::string& f, const std::string& at) const {
     uint64_t t = whole_number(f, at, "thread");
-    if (t >= static_cast<uint64_t>(s.header.threads))
+    if (t >= static_cast<uint64_t>(s.header.threads) || t >= s.thread_lines.size())
       throw Error(at + "thread " + f + " but the file declares " + std::to_string(s.header.threads) + " threads");
     return t;
   }

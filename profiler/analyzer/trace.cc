@@ -47,6 +47,7 @@ bool header_record(const std::vector<std::string>& f, const std::string& raw, co
     h.regions.push_back(rest_of(raw, f, 2));
   } else if (f[0] == "threads") {
     if (f.size() != 2) throw Error(at + "expected 'threads N'");
+    if (h.threads) throw Error(at + "'threads' given twice");
     uint64_t n = whole_number(f[1], at, "threads");
     if (n < 1 || n > 65536) throw Error(at + "threads must be from 1 to 65536");
     h.threads = static_cast<int>(n);

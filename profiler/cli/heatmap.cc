@@ -5,8 +5,11 @@
 
 #include <algorithm>
 #include <cstdint>
+#include <cstdio>
+#include <cstring>
 #include <fstream>
 
+#include "bitmap_font.hh"
 #include "error.hh"
 
 namespace slurmpin {
@@ -24,44 +27,116 @@ void chunk(std::string& png, const char* type, const std::string& data) {
   put32(png, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), body.size())));
 }
 
+// An RGB image with just what a labelled heatmap needs.
+class Canvas {
+ public:
+  Canvas(uint32_t w, uint32_t h) : w_(w), h_(h), rgb_(static_cast<size_t>(w) * h * 3, 255) {}
+  uint32_t width() const { return w_; }
+  uint32_t height() const { return h_; }
+
+  void fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, const uint8_t c[3]) {
+    for (uint32_t j = y; j < y + h && j < h_; ++j)
+      for (uint32_t i = x; i < x + w && i < w_; ++i) std::memcpy(&rgb_[(static_cast<size_t>(j) * w_ + i) * 3], c, 3);
+  }
+
+  // Black text, each font pixel `scale` x `scale`; returns its width.
+  uint32_t text(uint32_t x, uint32_t y, const std::string& s, uint32_t scale) {
+    static const uint8_t black[3] = {0, 0, 0};
+    for (size_t k = 0; k < s.size(); ++k)
+      for (int row = 0; row < kGlyphHeight; ++row) {
+        unsigned bits = glyph_row(s[k], row);
+        for (int col = 0; col < kGlyphWidth; ++col)
+          if (bits & (0x10u >> col))
+            fill(x + static_cast<uint32_t>((k * (kGlyphWidth + 1) + col)) * scale, y + row * scale, scale, scale, black);
+      }
+    return text_width(s, scale);
+  }
+  static uint32_t text_width(const std::string& s, uint32_t scale) {
+    return static_cast<uint32_t>(s.size() * (kGlyphWidth + 1)) * scale;
+  }
+
+  // PNG: 8-bit RGB, one zlib stream.
+  std::string png() const {
+    std::string raw;
+    raw.reserve((static_cast<size_t>(w_) * 3 + 1) * h_);
+    for (uint32_t y = 0; y < h_; ++y) {
+      raw += '\0';  // filter: none
+      raw.append(reinterpret_cast<const char*>(&rgb_[static_cast<size_t>(y) * w_ * 3]), static_cast<size_t>(w_) * 3);
+    }
+    uLongf size = compressBound(raw.size());
+    std::string z(size, '\0');
+    if (compress2(reinterpret_cast<Bytef*>(&z[0]), &size, reinterpret_cast<const Bytef*>(raw.data()), raw.size(), 6) !=
+        Z_OK)
+      throw Error("cannot compress the image");
+    z.resize(size);
+    std::string out = "\x89PNG\r\n\x1a\n", ihdr;
+    put32(ihdr, w_);
+    put32(ihdr, h_);
+    ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, no interlace
+    chunk(out, "IHDR", ihdr);
+    chunk(out, "IDAT", z);
+    chunk(out, "IEND", "");
+    return out;
+  }
+
+ private:
+  uint32_t w_, h_;
+  std::vector<uint8_t> rgb_;
+};
+
+// 0 -> white, then yellow, red, dark red at 1.
+void colour(double v, uint8_t c[3]) {
+  c[0] = static_cast<uint8_t>(255 - 100 * std::max(0.0, v - 0.66) * 3);
+  c[1] = static_cast<uint8_t>(255 * (1 - std::min(1.0, v * 1.5)));
+  c[2] = static_cast<uint8_t>(255 * (1 - std::min(1.0, v * 3)));
+}
+
+std::string number(double v) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, v >= 1e6 ? "%.2e" : "%.0f", v);
+  return buf;
+}
+
 }  // namespace
 
-void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::string& path) {
+void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::string& title, const std::string& path) {
   size_t n = m.size();
   if (n == 0) throw Error("empty matrix: nothing to draw");
-  int cell = static_cast<int>(std::max<size_t>(2, 512 / n));
-  uint32_t side = static_cast<uint32_t>(n * cell);
+  const uint32_t scale = 2, line = kGlyphHeight * scale, gap = 8;
+  uint32_t cell = static_cast<uint32_t>(std::max<size_t>(2, 512 / n)), side = static_cast<uint32_t>(n) * cell;
   double max = 0;
   for (const auto& row : m)
     for (double v : row) max = std::max(max, v);
-  std::string raw;
-  raw.reserve((side * 3 + 1) * side);
-  for (uint32_t y = 0; y < side; ++y) {
-    raw += '\0';  // filter: none
-    for (uint32_t x = 0; x < side; ++x) {
-      double v = max > 0 ? m[y / cell][x / cell] / max : 0;
-      // white -> yellow -> red -> dark red
-      uint8_t r = static_cast<uint8_t>(255 - 100 * std::max(0.0, v - 0.66) * 3);
-      uint8_t g = static_cast<uint8_t>(255 * (1 - std::min(1.0, v * 1.5)));
-      uint8_t b = static_cast<uint8_t>(255 * (1 - std::min(1.0, v * 3)));
-      raw += static_cast<char>(r), raw += static_cast<char>(g), raw += static_cast<char>(b);
-    }
+  std::string widest = std::to_string(n - 1), top_value = number(max);
+  uint32_t label_w = Canvas::text_width(widest, scale);
+  uint32_t left = gap + label_w + gap, top = gap + line + gap + line + gap;
+  uint32_t bar_x = left + side + 2 * gap, bar_w = 20;
+  uint32_t width = std::max(bar_x + bar_w + gap + Canvas::text_width(top_value, scale) + gap,
+                            gap + Canvas::text_width(title, scale) + gap);
+  Canvas c(width, top + side + gap);
+  c.text(gap, gap, title, scale);
+  // Thread numbers, as often as they fit: rows on the left, columns on top.
+  uint32_t row_step = (line + 2 + cell - 1) / cell, col_step = (label_w + scale * 3 + cell - 1) / cell;
+  for (size_t i = 0; i < n; i += row_step) {
+    std::string s = std::to_string(i);
+    c.text(left - gap - Canvas::text_width(s, scale), top + static_cast<uint32_t>(i) * cell, s, scale);
   }
-  uLongf size = compressBound(raw.size());
-  std::string z(size, '\0');
-  if (compress2(reinterpret_cast<Bytef*>(&z[0]), &size, reinterpret_cast<const Bytef*>(raw.data()), raw.size(),
-                6) != Z_OK)
-    throw Error("cannot compress the image");
-  z.resize(size);
-  std::string png = "\x89PNG\r\n\x1a\n", ihdr;
-  put32(ihdr, side);
-  put32(ihdr, side);
-  ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, no interlace
-  chunk(png, "IHDR", ihdr);
-  chunk(png, "IDAT", z);
-  chunk(png, "IEND", "");
+  for (size_t j = 0; j < n; j += col_step) c.text(left + static_cast<uint32_t>(j) * cell, top - gap - line, std::to_string(j), scale);
+  uint8_t rgb[3];
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n; ++j) {
+      colour(max > 0 ? m[i][j] / max : 0, rgb);
+      c.fill(left + static_cast<uint32_t>(j) * cell, top + static_cast<uint32_t>(i) * cell, cell, cell, rgb);
+    }
+  // The colour scale: the top is the largest entry, the bottom 0.
+  for (uint32_t y = 0; y < side; ++y) {
+    colour(1.0 - static_cast<double>(y) / std::max<uint32_t>(1, side - 1), rgb);
+    c.fill(bar_x, top + y, bar_w, 1, rgb);
+  }
+  c.text(bar_x + bar_w + gap, top, top_value, scale);
+  c.text(bar_x + bar_w + gap, top + side - line, "0", scale);
   std::ofstream out(path, std::ios::binary);
-  if (!(out << png)) throw Error(path + ": cannot write the image");
+  if (!(out << c.png())) throw Error(path + ": cannot write the image");
 }
 
 }  // namespace slurmpin

@@ -14,6 +14,7 @@
 #include "error.hh"
 #include "heatmap.hh"
 #include "profile.hh"
+#include "profile_diff.hh"
 #include "store.hh"
 
 using namespace slurmpin;
@@ -23,6 +24,8 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin profiles list [--store DIR]\n"
     "       slurm-pin profiles show NAME[@V] [--threads N] [--model simple|rw] [--region R] [--png FILE]\n"
+    "       slurm-pin profiles diff A[@V] B[@V] [--threads N] [--model M] [--region R] [--topology T]\n"
+    "                               [--strategy S]   (A, B: store names or profile files)\n"
     "       slurm-pin profiles export NAME[@V] [--threads N] [--output FILE]\n"
     "       slurm-pin profiles import FILE [--app NAME]\n"
     "       slurm-pin profiles rm NAME@V --threads N\n"
@@ -30,7 +33,8 @@ const char kUsage[] =
     "The store is --store, else $SLURM_PIN_STORE, else /var/lib/slurm-pin/profiles.\n";
 
 struct Options {
-  std::string verb, target, store, model = "simple", region, png, output, app;
+  std::string verb, target, second, store, model = "simple", region, png, output, app;
+  std::string topology = "this", strategy = "lpgp";
   int threads = 0;
 };
 
@@ -40,6 +44,7 @@ Options parse(int argc, char** argv) {
       {"model", required_argument, nullptr, 'm'}, {"region", required_argument, nullptr, 'r'},
       {"png", required_argument, nullptr, 'p'},   {"output", required_argument, nullptr, 'o'},
       {"app", required_argument, nullptr, 'a'},   {"help", no_argument, nullptr, 'h'},
+      {"topology", required_argument, nullptr, 'T'}, {"strategy", required_argument, nullptr, 'S'},
       {nullptr, 0, nullptr, 0}};
   Options o;
   o.store = default_store_dir();
@@ -54,6 +59,8 @@ Options parse(int argc, char** argv) {
       case 'p': o.png = optarg; break;
       case 'o': o.output = optarg; break;
       case 'a': o.app = optarg; break;
+      case 'T': o.topology = optarg; break;
+      case 'S': o.strategy = optarg; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
       default:
         throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profiles --help)");
@@ -61,16 +68,17 @@ Options parse(int argc, char** argv) {
   }
   if (optind < argc) o.verb = argv[optind++];
   if (optind < argc) o.target = argv[optind++];
+  if (o.verb == "diff" && optind < argc) o.second = argv[optind++];
   if (optind < argc) throw UsageError(std::string("unexpected argument '") + argv[optind] + "'");
   if (o.verb.empty()) throw UsageError("missing command: list, show, export, import or rm (see --help)");
   return o;
 }
 
 // NAME[@V] with --threads, or the only thread count the store has for NAME.
-StoredProfile resolve(const Options& o) {
-  if (o.target.empty()) throw Error(o.verb + " needs a profile NAME[@VERSION]");
-  ProfileSpec s = parse_profile_spec(o.target);
-  if (s.is_path) throw Error("'" + o.target + "' is a path: " + o.verb + " takes a store name");
+StoredProfile resolve(const Options& o, const std::string& target) {
+  if (target.empty()) throw Error(o.verb + " needs a profile NAME[@VERSION]");
+  ProfileSpec s = parse_profile_spec(target);
+  if (s.is_path) throw Error("'" + target + "' is a path: " + o.verb + " takes a store name");
   int threads = o.threads;
   if (!threads) {
     for (const auto& e : list_store(o.store))
@@ -136,7 +144,7 @@ void print_threads(const Profile& p) {
 constexpr int kMaxShownThreads = 2048;
 
 int show(const Options& o) {
-  StoredProfile e = resolve(o);
+  StoredProfile e = resolve(o, o.target);
   Profile p = parse_profile(e.text, e.path);
   Affinity w = p.affinity(o.model, o.region, e.path);  // names a missing model or region
   // Dense matrices are shown as stored (the rw model is asymmetric); edge
@@ -165,17 +173,40 @@ int show(const Options& o) {
     std::printf("\n");
   }
   if (!o.png.empty()) {
-    write_heatmap_png(*rows, o.png);
+    std::string title = e.app + "@" + std::to_string(e.version) + "  " + std::to_string(p.threads) + " threads  " +
+                        o.model + " model" + (region.empty() ? "" : "  region " + region);
+    write_heatmap_png(*rows, title, o.png);
     std::printf("heatmap written to %s\n", o.png.c_str());
   }
   return 0;
 }
 
 int export_profile(const Options& o) {
-  StoredProfile e = resolve(o);
+  StoredProfile e = resolve(o, o.target);
   std::string text = format_profile(parse_profile(e.text, e.path));
   if (o.output.empty()) std::fputs(text.c_str(), stdout);
   else if (!(std::ofstream(o.output) << text)) throw Error(o.output + ": cannot write");
+  return 0;
+}
+
+// A store name, or a profile file (read as the caller).
+Profile load_any(const Options& o, const std::string& target, std::string& name) {
+  if (target.empty()) throw Error("diff compares two profiles: give A and B (store names or files)");
+  if (parse_profile_spec(target).is_path) {
+    name = target;
+    return read_profile(target);
+  }
+  StoredProfile e = resolve(o, target);
+  name = e.app + "@" + std::to_string(e.version);
+  return parse_profile(e.text, e.path);
+}
+
+int diff(const Options& o) {
+  std::string a_name, b_name;
+  Profile a = load_any(o, o.target, a_name), b = load_any(o, o.second, b_name);
+  DiffInput in;
+  in.model = o.model, in.region = o.region, in.topology = o.topology, in.strategy = o.strategy;
+  std::fputs(diff_profiles(a, a_name, b, b_name, in).c_str(), stdout);
   return 0;
 }
 
@@ -217,8 +248,9 @@ int main(int argc, char** argv) {
     if (o.verb == "export") return export_profile(o);
     if (o.verb == "import") return import_profile(o);
     if (o.verb == "rm") return remove_profile(o);
+    if (o.verb == "diff") return diff(o);
     if (o.verb == "reindex") return reindex(o);
-    throw UsageError("unknown command '" + o.verb + "': use list, show, export, import, rm or reindex");
+    throw UsageError("unknown command '" + o.verb + "': use list, show, diff, export, import, rm or reindex");
   } catch (const std::exception& e) {
     std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
     return dynamic_cast<const UsageError*>(&e) ? 2 : 1;

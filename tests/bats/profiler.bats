@@ -122,6 +122,11 @@ pairs_of() {
   [ "$status" -eq 0 ]
   [[ "${lines[0]}" == "pc@1: 4 threads, simple model" ]]
   [ "$(head -c 8 "$BATS_TEST_TMPDIR/pc.png" | od -An -tx1 | tr -d ' ')" = 89504e470d0a1a0a ]
+  # 4 threads of 128 pixels, plus a title and column numbers above, row
+  # numbers on the left and the colour scale with its labels on the right.
+  read -r w h < <(od -An -tu1 -j16 -N8 "$BATS_TEST_TMPDIR/pc.png" |
+    awk '{ print $1 * 16777216 + $2 * 65536 + $3 * 256 + $4, $5 * 16777216 + $6 * 65536 + $7 * 256 + $8 }')
+  [ "$h" -gt 512 ] && [ "$w" -gt $((h + 40)) ] || { echo "$w x $h"; false; }
   "$SLURM_PIN" profiles export pc@1 --store "$STORE" --output "$BATS_TEST_TMPDIR/pc.profile"
   run "$SLURM_PIN" profiles import "$BATS_TEST_TMPDIR/pc.profile" --app pc-copy --store "$STORE"
   [ "$status" -eq 0 ]
@@ -293,6 +298,23 @@ pairs_of() {
   [[ "${lines[0]}" == "tworeg@1: 8 threads, simple model, region main._omp_fn.1" ]]
   [[ "$output" == *$'\n'"  main._omp_fn.0 "*"%"$'\n'"  main._omp_fn.1 "*"%"$'\n'* ]]
   [[ "$output" == *"threads (creation order: created by, start routine):"* ]]
+}
+
+@test "profiles diff: alike profiles give the same placement, a different structure does not" {
+  # pc@1 and pc@2 are two runs of one program (first tests): the same pairs.
+  run "$SLURM_PIN" profiles diff pc@1 pc@2 --store "$STORE" --threads 4 --topology "pack:2 l2:1 core:2 pu:1"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ "$output" == *"similarity of the matrices (cosine over every pair): "[01]* ]]
+  [[ "$output" == *"lpgp on pack:2 l2:1 core:2 pu:1: the same placement"* ]]
+  # pc pairs (0,2) and (1,3); this one pairs (0,1) and (2,3).
+  printf 'slurm-pin-profile 1\nthreads 4\nmatrix simple\n0 900 1 1\n900 0 1 1\n1 1 0 900\n1 1 900 0\n' \
+    >"$WORK/swapped.profile"
+  run "$SLURM_PIN" profiles diff pc@1 "$WORK/swapped.profile" --store "$STORE" --threads 4 --topology "pack:2 l2:1 core:2 pu:1"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ "$output" == *"different placements"*"differ in quality"* ]] || { echo "$output"; false; }
+  run "$SLURM_PIN" profiles diff pc@1 "$FIXTURES/profiles/pairs8.profile" --store "$STORE" --threads 4
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"has 4 threads and"*"8: compare profiles of one thread count"* ]]
 }
 
 @test "a user can profile into a file" {

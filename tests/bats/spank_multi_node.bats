@@ -196,7 +196,7 @@ lose_node() {
 
 @test "a profiling job whose node is lost: a clear error, no profile, no partial file, node back" {
   build_spinner
-  as_user "$SLURM_PIN" profile --app lost --threads 2 --store "$STORE" --srun-arg=-w --srun-arg=n2 \
+  as_user "$SLURM_PIN" profile --app lost --threads 2 --output "$WORK/lost.profile" --srun-arg=-w --srun-arg=n2 \
     -- "$WORK/bin/spin" >"$WORK/profile.out" 2>&1 &
   local profiler=$! job=""
   for _ in $(seq 1 300); do  # until the step runs on n2
@@ -212,9 +212,9 @@ lose_node() {
   cat "$WORK/profile.out"
   [ "$rc" -ne 0 ]
   grep -q 'Node failure on n2' "$WORK/profile.out"
-  grep -q '^slurm-pin: error: .*the profiling run ended without writing its trace' "$WORK/profile.out"
-  # Nothing in the store, no work directory left behind.
-  [ -z "$(ls -A "$STORE")" ] || { ls -lR "$STORE"; false; }
+  grep -q '^slurm-pin: error: .*the profiling run ended without writing its results' "$WORK/profile.out"
+  # No profile, no work directory left behind.
+  [ ! -e "$WORK/lost.profile" ]
   [ -z "$(ls -a "$WORK" | grep '^\.slurm-pin-profile\.')" ] || { ls -a "$WORK"; false; }
   # The node comes back, and n2 runs steps again.
   "$LOCAL_CLUSTER" start-node "$CLUSTER" n2

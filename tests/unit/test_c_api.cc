@@ -55,7 +55,9 @@ TEST(CApi, EdgeListsPlaceLikeTheDenseMatrix) {
   EXPECT_EQ(sp_get_thread_pu(p, 0, 0) / 2, sp_get_thread_pu(p, 0, 2) / 2);
   EXPECT_EQ(sp_get_thread_pu(p, 0, 1) / 2, sp_get_thread_pu(p, 0, 3) / 2);
   for (int l = 0; l < sp_get_nlevels(p); ++l)
-    if (std::string(sp_get_level_name(p, l)) == "L2") EXPECT_DOUBLE_EQ(sp_get_level_score(p, l), 36.0 / 44);
+    if (std::string(sp_get_level_name(p, l)) == "L2") {
+      EXPECT_DOUBLE_EQ(sp_get_level_score(p, l), 36.0 / 44);
+    }
 
   const int bad[] = {4};
   const double neg[] = {-1};
