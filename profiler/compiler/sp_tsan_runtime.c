@@ -77,7 +77,7 @@ static inline Table *my_table(void) {
   return mine;
 }
 
-static inline void record(const void *addr, size_t size, int write) {
+__attribute__((always_inline)) static inline void record(const void *addr, size_t size, int write) {
   Table *t = my_table();
   if (t) lc_count(t, (uintptr_t)addr, size, line_shift, current_region, write);
 }

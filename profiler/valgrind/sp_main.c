@@ -228,6 +228,12 @@ static IRExpr *test(IRSB *sb, IROp op, IRExpr *a, IRExpr *b) { return tmp(sb, It
 static IRExpr *load64(IRSB *sb, IRExpr *addr) { return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, addr)); }
 static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
 
+/* Loaded once per superblock (sp_instrument): the running thread's table
+ * and the current region change only between superblocks (thread switches
+ * and client requests end one). A helper that finds the table mid-block
+ * leaves this copy at `nobody`, whose cache never hits: still correct. */
+static IRExpr *sb_table, *sb_region, *sb_region97;
+
 /* The common case inline, the rest in the helper: the access lies in one
  * line whose page is in the running thread's page cache (lc_line in
  * line_counts.h, written in IR). Then one counter is incremented with no
@@ -235,13 +241,14 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * tool's cost over Valgrind's own on strided loops. */
 static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   ULong line_size = 1ULL << line_shift;
-  IRExpr *table = load64(sb, mkIRExpr_HWord((HWord)&running));
+  IRExpr *table = sb_table;
   IRExpr *line = op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift)));
   IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, line, IRExpr_Const(IRConst_U8(LC_PAGE_BITS))), u64(1));
-  IRExpr *region = tmp(sb, Ity_I64,
-                       IRExpr_Unop(Iop_32Uto64, tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
-                                                                             mkIRExpr_HWord((HWord)&current_region)))));
-  IRExpr *index = op64(sb, Iop_And64, op64(sb, Iop_Add64, key, op64(sb, Iop_Mul64, region, u64(97))),
+  IRExpr *region = sb_region;
+  /* lc_cache_slot: (key ^ key >> 8 ^ key >> 16) + region * 97, masked. */
+  IRExpr *folded = op64(sb, Iop_Xor64, op64(sb, Iop_Xor64, key, op64(sb, Iop_Shr64, key, IRExpr_Const(IRConst_U8(8)))),
+                        op64(sb, Iop_Shr64, key, IRExpr_Const(IRConst_U8(16))));
+  IRExpr *index = op64(sb, Iop_And64, op64(sb, Iop_Add64, folded, sb_region97),
                        u64(LC_CACHE - 1));
   IRExpr *page = op64(sb, Iop_Add64, op64(sb, Iop_Add64, table, u64(offsetof(LineCounts, cache))),
                       op64(sb, Iop_Mul64, index, u64(sizeof(LcPage))));
@@ -368,6 +375,10 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   if (excluded((Addr)vge->base[0])) return in;
   IRSB *out = deepCopyIRSBExceptStmts(in);
   sb_accesses = 0;
+  sb_table = load64(out, mkIRExpr_HWord((HWord)&running));
+  sb_region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
+      mkIRExpr_HWord((HWord)&current_region)))));
+  sb_region97 = op64(out, Iop_Mul64, sb_region, u64(97));
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
