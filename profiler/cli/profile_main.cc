@@ -8,6 +8,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <chrono>
 #include <climits>
 #include <csignal>
 #include <cstdio>
@@ -36,7 +38,7 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin profile --app NAME --threads N [--backend valgrind|compiler|pin]\n"
     "                         [--store DIR | --output FILE] [--cpus N] [--no-srun] [--srun-arg ARG]...\n"
-    "                         [--keep-trace] [--workdir DIR] [--serial] -- PROGRAM [ARGS...]\n"
+    "                         [--keep-trace] [--workdir DIR] [--serial] [--baseline] -- PROGRAM [ARGS...]\n"
     "       slurm-pin profile --app NAME --from-trace FILE [--threads N] [--store DIR | --output FILE]\n"
     "Runs PROGRAM with N threads under the backend (as `srun -n1 -cCPUS`, inside\n"
     "the current allocation if there is one) and writes its sharing profile.\n"
@@ -50,12 +52,14 @@ const char kUsage[] =
     "job's $TMPDIR when the program runs on this node, else a hidden directory\n"
     "here, which the step must be able to reach); it is removed at the end, on\n"
     "errors and on SIGINT/SIGTERM/SIGHUP. --keep-trace also writes every thread's\n"
-    "raw line counts there and keeps them; --from-trace analyses such a trace again.\n";
+    "raw line counts there and keeps them; --from-trace analyses such a trace again.\n"
+    "--baseline first runs PROGRAM natively (with --cpus, else N CPUs), so that the\n"
+    "summary gives the profiler's slowdown.\n";
 
 struct Options {
   std::string app, backend = "valgrind", store, output, workdir, from_trace;
   int threads = 0, cpus = 0;
-  bool srun = true, keep_trace = false, serial = false;
+  bool srun = true, keep_trace = false, serial = false, baseline = false;
   std::vector<std::string> srun_args, program;
 };
 
@@ -67,7 +71,7 @@ Options parse(int argc, char** argv) {
       {"srun-arg", required_argument, nullptr, 'S'}, {"keep-trace", no_argument, nullptr, 'k'},
       {"cpus", required_argument, nullptr, 'c'},   {"help", no_argument, nullptr, 'h'},
       {"workdir", required_argument, nullptr, 'w'}, {"from-trace", required_argument, nullptr, 'f'},
-      {"serial", no_argument, nullptr, 'l'},
+      {"serial", no_argument, nullptr, 'l'},       {"baseline", no_argument, nullptr, 'B'},
       {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
@@ -86,6 +90,7 @@ Options parse(int argc, char** argv) {
       case 'w': o.workdir = optarg; break;
       case 'f': o.from_trace = optarg; break;
       case 'l': o.serial = true; break;
+      case 'B': o.baseline = true; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
       default:
         throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profile --help)");
@@ -300,6 +305,7 @@ std::string valgrind_version() {
 }
 
 int cpus_requested(const Options& o) { return o.cpus ? o.cpus : o.backend == "valgrind" ? 1 : o.threads; }
+int baseline_cpus(const Options& o) { return o.cpus ? o.cpus : o.threads; }
 
 // Everything knowable before the run that would lose it afterwards.
 void preflight(const Options& o, const std::string& program) {
@@ -310,7 +316,7 @@ void preflight(const Options& o, const std::string& program) {
   const char* on_node = std::getenv("SLURM_CPUS_ON_NODE");
   int in_job = std::getenv("SLURM_JOB_ID") && on_node ? std::atoi(on_node) : 0;
   std::string partition = partition_of(o.srun_args);
-  check_cpus(cpus_requested(o), in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
+  check_cpus(o.baseline ? std::max(cpus_requested(o), baseline_cpus(o)) : cpus_requested(o), in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
 }
 
 std::string work_dir(const Options& o) {
@@ -322,8 +328,38 @@ std::string work_dir(const Options& o) {
   return dir_template;
 }
 
+// `command` with `env`, as a step of `cpus` CPUs unless --no-srun.
+std::vector<std::string> step(const Options& o, int cpus, std::vector<std::string>& env,
+                              const std::vector<std::string>& command) {
+  std::vector<std::string> argv;
+  if (o.srun) {
+    argv = {"srun", "-n1", "-c" + std::to_string(cpus), "--job-name=profile:" + o.app};
+    argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
+    // srun passes our environment to the step: the backend's variables too.
+    argv.push_back("env");
+    argv.insert(argv.end(), env.begin(), env.end());
+    env.clear();
+  }
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+double seconds_since(std::chrono::steady_clock::time_point t) {
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - t).count();
+}
+
+// The program alone, as it will be profiled: its wall time, for the slowdown.
+double run_native(const Options& o) {
+  std::vector<std::string> env = {"OMP_NUM_THREADS=" + std::to_string(o.threads)};
+  std::vector<std::string> argv = step(o, baseline_cpus(o), env, o.program);
+  auto t = std::chrono::steady_clock::now();
+  int rc = run(argv, env);
+  if (rc != 0) throw Error("the program exited with status " + std::to_string(rc) + " when run natively (--baseline)");
+  return seconds_since(t);
+}
+
 // Runs the program under the backend; returns its sums.
-Sums run_backend(const Options& o) {
+Sums run_backend(const Options& o, double& took) {
   std::string work = work_dir(o), sums = work + "/sharing";
   bool want_trace = o.keep_trace || o.backend == "pin";
   std::string trace = want_trace ? work + "/trace" : "";
@@ -333,18 +369,10 @@ Sums run_backend(const Options& o) {
   std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
   g_keep = o.keep_trace;
   BackendRun b = backend_command(o.backend, lib_dir(), sums, trace, o.threads, o.program);
-  std::vector<std::string> argv;
-  if (o.srun) {
-    argv = {"srun", "-n1", "-c" + std::to_string(cpus_requested(o)), "--job-name=profile:" + o.app};
-    argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
-    // srun passes our environment to the step: the backend's variables too.
-    std::vector<std::string> with_env = {"env"};
-    with_env.insert(with_env.end(), b.env.begin(), b.env.end());
-    argv.insert(argv.end(), with_env.begin(), with_env.end());
-    b.env.clear();
-  }
-  argv.insert(argv.end(), b.argv.begin(), b.argv.end());
+  std::vector<std::string> argv = step(o, cpus_requested(o), b.env, b.argv);
+  auto t = std::chrono::steady_clock::now();
   int rc = run(argv, b.env);
+  took = seconds_since(t);
   if (rc != 0) {
     remove_work();
     throw Error("the profiled program exited with status " + std::to_string(rc) +
@@ -360,8 +388,9 @@ int profile(const Options& o) {
   std::string program = o.program.empty() ? "" : which(o.program[0]);
   if (o.from_trace.empty()) preflight(o, program);
   else check_destination(o.store, o.output);
-  std::time_t started = std::time(nullptr);
-  Sums sums = o.from_trace.empty() ? run_backend(o) : sum_trace(read_trace(o.from_trace));
+  auto started = std::chrono::steady_clock::now();
+  double native = o.baseline && o.from_trace.empty() ? run_native(o) : 0, profiled = 0;
+  Sums sums = o.from_trace.empty() ? run_backend(o, profiled) : sum_trace(read_trace(o.from_trace));
   AnalysisInput in;
   in.threads = o.threads;
   in.exclude_serial = !o.serial;
@@ -389,11 +418,19 @@ int profile(const Options& o) {
   remove_work();
   for (const std::string& w : a.warnings) std::fprintf(stderr, "slurm-pin: warning: %s\n", w.c_str());
   std::printf("profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines"
-              "%s, %lld s\n",
+              "%s\n",
               o.app.c_str(), p.threads, where_to.c_str(), p.drr, p.drr_class.c_str(), p.regions.size(),
               p.regions.size() == 1 ? "" : "s", p.working_set_lines,
-              a.serial_excluded ? ", serial part left out of the whole-run matrix (--serial keeps it)" : "",
-              static_cast<long long>(std::time(nullptr) - started));
+              a.serial_excluded ? ", serial part left out of the whole-run matrix (--serial keeps it)" : "");
+  if (o.from_trace.empty()) {
+    double all = seconds_since(started) - native;
+    if (native > 0)
+      std::printf("  %.1f s in all, the program %.1f s under the %s backend against %.2f s natively: %.1fx\n", all,
+                  profiled, o.backend.c_str(), native, profiled / native);
+    else
+      std::printf("  %.1f s in all, the program %.1f s under the %s backend (--baseline gives the slowdown)\n", all,
+                  profiled, o.backend.c_str());
+  }
   return 0;
 }
 

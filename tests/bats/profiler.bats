@@ -227,6 +227,12 @@ pairs_of() {
   scontrol -o show jobs | grep "JobName=profile:pc" | tail -1 | grep -q "NumCPUs=1 "
 }
 
+@test "--baseline runs the program natively first and the summary gives the slowdown" {
+  run profile_file --app pc --threads 4 --baseline --output "$WORK/base.profile" -- "$WORK/bin/pc" 20 64
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ "$output" =~ "under the valgrind backend against "[0-9.]+" s natively: "[0-9.]+x ]] || { echo "$output"; false; }
+}
+
 @test "a kept trace is analysed again with --from-trace" {
   run profile --app pc --threads 4 --keep-trace --workdir "$WORK" -- "$WORK/bin/pc" 2 8
   [ "$status" -eq 0 ] || { echo "$output"; false; }
