@@ -61,13 +61,17 @@ class ProfileParser {
     per_thread(p_.thread_starts.size(), "thread_starts");
     for (int c : p_.thread_creators)
       if (c >= p_.threads) throw Error(path_ + ": thread_creators names thread " + std::to_string(c) + ", not a thread");
-    if (!p_.region_shares.empty() && p_.region_shares.size() != p_.regions.size())
-      throw Error(path_ + ": region_shares has " + std::to_string(p_.region_shares.size()) + " values for " +
-                  std::to_string(p_.regions.size()) + " regions (one per region)");
+    per_region(p_.region_shares.size(), "region_shares");
+    per_region(p_.region_sources.size(), "region_sources");
     return p_;
   }
 
  private:
+  void per_region(size_t values, const char* key) const {
+    if (values && values != p_.regions.size())
+      throw Error(path_ + ": " + key + " has " + std::to_string(values) + " values for " +
+                  std::to_string(p_.regions.size()) + " regions (one per region)");
+  }
   void per_thread(size_t values, const char* key) const {
     if (values && static_cast<int>(values) != p_.threads)
       throw Error(path_ + ": " + key + " has " + std::to_string(values) + " values for " +
@@ -136,6 +140,8 @@ class ProfileParser {
         p_.thread_creators.push_back(f[i] == "-" ? -1 : parse_int(f[i], at, "a creator", 0, (1 << 16) - 1));
     } else if (k == "thread_starts") {
       p_.thread_starts.assign(f.begin() + 1, f.end());
+    } else if (k == "region_sources") {
+      p_.region_sources.assign(f.begin() + 1, f.end());
     } else if (k == "region_shares") {
       for (size_t i = 1; i < f.size(); ++i) {
         p_.region_shares.push_back(parse_weight(f[i], path_, l.number));
@@ -249,6 +255,11 @@ std::string format_profile(const Profile& p) {
   if (!p.thread_starts.empty()) {
     out << "thread_starts";
     for (const std::string& s : p.thread_starts) out << " " << s;
+    out << "\n";
+  }
+  if (!p.region_sources.empty()) {
+    out << "region_sources";
+    for (const std::string& v : p.region_sources) out << " " << v;
     out << "\n";
   }
   if (!p.region_shares.empty()) {

@@ -35,6 +35,9 @@ struct Profile {
   std::vector<std::string> thread_starts;
   // Per region (in order), its share of all accesses (0-1); empty: unknown.
   std::vector<double> region_shares;
+  // Per region (in order), where it is in the source ("file.c:31", "-"
+  // unknown); empty: unknown for all.
+  std::vector<std::string> region_sources;
   double drr = -1;
   std::map<std::string, Rows> matrices;  // whole run
   std::map<std::string, EdgeList> edges;  // whole run, sparse

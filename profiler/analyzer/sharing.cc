@@ -134,7 +134,12 @@ Analysis analyze_sums(const Sums& s, const AnalysisInput& in) {
     put_models(s.region[r], n, region.matrices, region.edges);
     p.regions.push_back(region);
     p.region_shares.push_back(s.region_accesses[r] / all);
+    p.region_sources.push_back(r < s.header.sources.size() && !s.header.sources[r].empty()
+                                   ? one_word(s.header.sources[r])
+                                   : "-");
   }
+  if (std::all_of(p.region_sources.begin(), p.region_sources.end(), [](const std::string& x) { return x == "-"; }))
+    p.region_sources.clear();
   warn(a, s, in);
   return a;
 }

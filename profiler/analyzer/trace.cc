@@ -45,6 +45,19 @@ bool header_record(const std::vector<std::string>& f, const std::string& raw, co
     if (f.size() < 3 || whole_number(f[1], at, "region id") != h.regions.size())
       throw Error(at + "regions are declared in order: 'region ID NAME'");
     h.regions.push_back(rest_of(raw, f, 2));
+  } else if (f[0] == "source") {
+    // source ID FILE:LINE, after its region.
+    if (f.size() != 3 || whole_number(f[1], at, "region id") + 1 != h.regions.size())
+      throw Error(at + "a region's source follows it: 'source ID FILE:LINE'");
+    h.sources.resize(h.regions.size());
+    h.sources.back() = f[2];
+  } else if (f[0] == "code") {
+    // code ID OBJECT 0xADDRESS, after its region.
+    if (f.size() != 4 || whole_number(f[1], at, "region id") + 1 != h.regions.size() || f[3].size() > 18 ||
+        f[3].compare(0, 2, "0x") != 0 || f[3].find_first_not_of("0123456789abcdef", 2) != std::string::npos)
+      throw Error(at + "a region's code follows it: 'code ID OBJECT 0xADDRESS'");
+    h.codes.resize(h.regions.size());
+    h.codes.back() = {f[2], f[3]};
   } else if (f[0] == "threads") {
     if (f.size() != 2) throw Error(at + "expected 'threads N'");
     if (h.threads) throw Error(at + "'threads' given twice");

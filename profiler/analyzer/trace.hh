@@ -22,6 +22,10 @@ struct RunHeader {
   int line_size = 64;
   int threads = 0;
   std::vector<std::string> regions;   // id -> name; 0 is "serial"
+  std::vector<std::string> sources;   // id -> "file.c:31", "" unknown (as long as regions, or shorter)
+  // id -> the object and address of its code, for addr2line (the compiler
+  // backend's regions); object "" when not given.
+  std::vector<std::pair<std::string, std::string>> codes;
   std::vector<ThreadOrigin> origins;  // empty, or one per thread
 };
 

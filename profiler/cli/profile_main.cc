@@ -22,10 +22,12 @@
 
 #include "args.hh"
 #include "backends.hh"
+#include "capture.hh"
 #include "error.hh"
 #include "profile.hh"
 #include "preflight.hh"
 #include "sharing.hh"
+#include "source_lines.hh"
 #include "store.hh"
 #include "sums.hh"
 #include "topology.hh"
@@ -145,37 +147,6 @@ std::string which(const std::string& prog) {
     i = j + 1;
   }
   throw Error("program '" + prog + "' not found in PATH");
-}
-
-// The first `limit` bytes a command prints on stdout, run without a shell
-// (a program path is the user's text, and may hold quotes or `$(...)`);
-// "" when it cannot run.
-std::string capture(const std::vector<std::string>& argv, size_t limit = 4096) {
-  int fds[2];
-  if (pipe(fds) != 0) return "";
-  pid_t pid = fork();
-  if (pid == 0) {
-    dup2(fds[1], STDOUT_FILENO);
-    close(fds[0]);
-    close(fds[1]);
-    int null = open("/dev/null", O_WRONLY);
-    if (null >= 0) dup2(null, STDERR_FILENO);
-    std::vector<char*> args;
-    for (const auto& x : argv) args.push_back(const_cast<char*>(x.c_str()));
-    args.push_back(nullptr);
-    execvp(args[0], args.data());
-    _exit(127);
-  }
-  close(fds[1]);
-  std::string out;
-  char buf[256];
-  ssize_t n;
-  while (pid > 0 && (n = read(fds[0], buf, sizeof buf)) > 0)
-    if (out.size() < limit) out.append(buf, static_cast<size_t>(n));
-  close(fds[0]);
-  int status = 0;
-  if (pid > 0) waitpid(pid, &status, 0);
-  return out;
 }
 
 std::string sha256_of(const std::string& path) {
@@ -379,6 +350,7 @@ Sums run_backend(const Options& o, double& took) {
                 (o.keep_trace ? ": whatever it wrote is in " + work : ""));
   }
   Sums s = b.writes_sums ? read_sums(sums) : sum_trace(read_trace(trace));
+  resolve_sources(s.header);
   if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
   return s;
 }

@@ -7,6 +7,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <map>
 #include <sstream>
 #include <string>
 
@@ -118,13 +119,21 @@ int list(const Options& o) {
   return bad ? 1 : 0;
 }
 
-// One region per line, with its share of the run's accesses.
+// One region per line, with its share of the run's accesses and where it is
+// in the source; regions at one source line (call sites of one construct)
+// say how many there are.
 void print_regions(const Profile& p) {
   if (p.regions.empty()) return;
-  std::printf("regions%s:\n", p.region_shares.empty() ? "" : " (share of accesses)");
+  std::printf("regions%s:\n", p.region_shares.empty() ? "" : " (share of accesses, source)");
+  std::map<std::string, int> at_line;
+  for (const std::string& src : p.region_sources)
+    if (src != "-") ++at_line[src];
   for (size_t r = 0; r < p.regions.size(); ++r) {
-    if (p.region_shares.empty()) std::printf("  %s\n", p.regions[r].name.c_str());
-    else std::printf("  %-40s %6.1f%%\n", p.regions[r].name.c_str(), 100 * p.region_shares[r]);
+    char pct[16] = "";
+    if (!p.region_shares.empty()) std::snprintf(pct, sizeof pct, "%6.1f%%", 100 * p.region_shares[r]);
+    std::string src = p.region_sources.empty() ? "" : p.region_sources[r];
+    if (src != "" && src != "-" && at_line[src] > 1) src += " (" + std::to_string(at_line[src]) + " call sites)";
+    std::printf("  %-40s %s  %s\n", p.regions[r].name.c_str(), pct, src == "-" ? "" : src.c_str());
   }
 }
 

@@ -11,6 +11,9 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <elf.h>
+#include <limits.h>
+#include <link.h>
 #include <pthread.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -154,6 +157,22 @@ static void write_line(void *ctx, uint64_t line, uint32_t region, uint64_t reads
 
 static void put_text(void *ctx, const char *text) { fputs(text, (FILE *)ctx); }
 
+/* Where a region's code is, for `slurm-pin profile` to turn into file:line
+ * (addr2line): the object and the address addr2line takes (an offset in a
+ * position-independent object). A return address (an OMPT call site, named
+ * "fn+off") stands for the call before it. */
+static void write_code(FILE *f, unsigned region, const void *code, int return_address) {
+  Dl_info info;
+  if (!code || !dladdr(code, &info) || !info.dli_fname || !info.dli_fbase) return;
+  const unsigned char *base = info.dli_fbase;
+  uintptr_t at = (uintptr_t)code - (return_address ? 1 : 0);
+  if (memcmp(base, "\177ELF", 4) == 0 && ((const ElfW(Ehdr) *)base)->e_type == ET_DYN) at -= (uintptr_t)base;
+  char object[PATH_MAX];
+  if (!realpath(info.dli_fname, object)) snprintf(object, sizeof object, "%s", info.dli_fname);
+  if (strpbrk(object, " \t\n")) return; /* one word in the header */
+  fprintf(f, "code %u %s 0x%lx\n", region, object, (unsigned long)at);
+}
+
 /* Header shared by the sums and the raw trace (docs/profiler.md). */
 static void write_header(FILE *f, const char *magic, unsigned threads) {
   fprintf(f, "%s 1\ntool compiler tsan-hooks\nline_size %u\nthreads %u\n", magic, 1u << line_shift, threads);
@@ -174,6 +193,7 @@ static void write_header(FILE *f, const char *magic, unsigned threads) {
     for (char *c = name; *c; ++c)
       if (*c == ' ' || *c == '\t') *c = '_';
     fprintf(f, "region %u %s\n", r, name);
+    write_code(f, r, region_code[r], strchr(name, '+') != NULL);
   }
 }
 

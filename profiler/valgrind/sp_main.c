@@ -69,6 +69,7 @@ static void sp_print_debug_usage(void) { VG_(printf)("    (none)\n"); }
 
 #define MAX_REGIONS 4096
 static HChar *region_names[MAX_REGIONS];
+static HChar *region_sources[MAX_REGIONS]; /* "file.c:31" where debug info says, else NULL */
 static UInt n_regions;
 static UInt current_region; /* 0: serial code */
 
@@ -394,6 +395,22 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
 
 /* ---- client requests (regions) ------------------------------------------- */
 
+/* Where a region is in the source, from debug info: the line of a function's
+ * entry (GCC's outlined region), or of the call before a return address
+ * (an OMPT call site). */
+static void note_source(UInt region, Addr code, Bool return_address) {
+  const HChar *file = NULL, *dir = NULL;
+  UInt line = 0;
+  if (region == 0 || region_sources[region]) return;
+  if (!VG_(get_filename_linenum)(VG_(current_DiEpoch)(), return_address ? code - 1 : code, &file, &dir, &line))
+    return;
+  HChar buf[256];
+  VG_(snprintf)(buf, sizeof buf, "%s:%u", file, line);
+  for (HChar *c = buf; *c; ++c)
+    if (*c == ' ' || *c == '\t') *c = '_';
+  region_sources[region] = VG_(strdup)("sp.region", buf);
+}
+
 static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
   if (!VG_IS_TOOL_USERREQ('S', 'P', args[0])) return False;
   const HChar *name = NULL;
@@ -408,6 +425,7 @@ static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
         name = buf;
       }
       current_region = region_id(name);
+      note_source(current_region, (Addr)args[1], VG_(strchr)(name, '+') != NULL);
       break;
     case SLURM_PIN_USERREQ_REGION_BEGIN_NAME:
       current_region = region_id(args[1] ? (const HChar *)args[1] : "unnamed");
@@ -494,6 +512,10 @@ static void out_header(Out *o, const HChar *magic) {
   for (UInt i = 0; i < n_regions; ++i) {
     VG_(snprintf)(line, sizeof line, "region %u %s\n", i, region_names[i]);
     out_line(o, line);
+    if (region_sources[i]) {
+      VG_(snprintf)(line, sizeof line, "source %u %s\n", i, region_sources[i]);
+      out_line(o, line);
+    }
   }
 }
 

@@ -12,7 +12,7 @@ setup_file() {
   slurm_up task/none
   local b=$WORK/bin
   gcc -O1 -pthread "$WORKLOADS/producer_consumer.c" -o "$b/pc"
-  gcc -O1 -fopenmp "$WORKLOADS/omp_two_regions.c" -o "$b/two_regions"
+  gcc -O1 -g -fopenmp "$WORKLOADS/omp_two_regions.c" -o "$b/two_regions"
   gcc -O1 -fopenmp "$WORKLOADS/omp_abba.c" -o "$b/abba"
   clang-14 -O1 -fopenmp "$WORKLOADS/omp_two_regions.c" -o "$b/two_regions_llvm" -Wl,-rpath,/usr/lib/llvm-14/lib
   # The compiler backend: instrumented objects, linked with slurm-pin's runtime.
@@ -26,9 +26,9 @@ setup_file() {
   gcc -O2 -g -fopenmp "$WORKLOADS/stencil3d.c" -o "$b/stencil_gcc"
   clang-14 -O2 -gdwarf-4 -fopenmp "$WORKLOADS/stencil3d.c" -o "$b/stencil_clang" -Wl,-rpath,/usr/lib/llvm-14/lib
   clang-14 -O2 -g -fopenmp "$WORKLOADS/stencil3d.c" -o "$b/stencil_dwarf5" -Wl,-rpath,/usr/lib/llvm-14/lib
-  gcc -O2 -fopenmp -fsanitize=thread -c "$WORKLOADS/stencil3d.c" -o "$b/stencil_gcc_tsan.o"
+  gcc -O2 -g -fopenmp -fsanitize=thread -c "$WORKLOADS/stencil3d.c" -o "$b/stencil_gcc_tsan.o"
   gcc "$b/stencil_gcc_tsan.o" -o "$b/stencil_gcc_tsan" -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib"
-  clang-14 -O2 -fopenmp -fsanitize=thread -c "$WORKLOADS/stencil3d.c" -o "$b/stencil_clang_tsan.o"
+  clang-14 -O2 -g -fopenmp -fsanitize=thread -c "$WORKLOADS/stencil3d.c" -o "$b/stencil_clang_tsan.o"
   clang-14 "$b/stencil_clang_tsan.o" -o "$b/stencil_clang_tsan" -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan \
     -Wl,-rpath,"$BUILD/lib" -Wl,-rpath,/usr/lib/llvm-14/lib
   gcc -O2 -g -pthread "$WORKLOADS/pipeline.c" -o "$b/pipeline"
@@ -257,6 +257,8 @@ pairs_of() {
     matrix_of "$WORK/st.profile" | awk 'NR == 2 { mid = $3 } NR == 1 { far = $4 } END { exit !(mid > 3 * far) }' ||
       { echo "$run"; matrix_of "$WORK/st.profile"; false; }
     grep -qE '^region (main\._omp_fn\.0|main\+[0-9]+)$' "$WORK/st.profile"
+    # Its source line, from debug info (valgrind) or addr2line (compiler).
+    grep -qx "region_sources stencil3d.c:3[0-9]" "$WORK/st.profile" || { echo "$run"; grep region "$WORK/st.profile"; false; }
   done
 }
 
@@ -302,7 +304,7 @@ pairs_of() {
   run "$SLURM_PIN" profiles show tworeg --store "$STORE" --region '*fn.1'
   [ "$status" -eq 0 ]
   [[ "${lines[0]}" == "tworeg@1: 8 threads, simple model, region main._omp_fn.1" ]]
-  [[ "$output" == *$'\n'"  main._omp_fn.0 "*"%"$'\n'"  main._omp_fn.1 "*"%"$'\n'* ]]
+  [[ "$output" == *$'\n'"  main._omp_fn.0 "*"%"*"omp_two_regions.c:"*$'\n'"  main._omp_fn.1 "*"%"*$'\n'* ]]
   [[ "$output" == *"threads (creation order: created by, start routine):"* ]]
 }
 

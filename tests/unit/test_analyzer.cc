@@ -201,6 +201,8 @@ TEST(Trace, StrictErrors) {
       // Cut short: no 'end' (a run killed or a node lost while writing).
       {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 0 0 5 1 1\n", "the file stops before its 'end' line"},
       {"slurm-pin-trace 1\nthreads 1\nend\na 0 0 5 1 1\n", ":4: records after 'end'"},
+      {"slurm-pin-trace 1\nregion 0 serial\nsource 1 a.c:3\n", ":3: a region's source follows it"},
+      {"slurm-pin-trace 1\nregion 0 serial\ncode 0 /bin/x 12\n", ":3: a region's code follows it"},
   };
   for (const auto& c : cases) {
     std::string path = write_trace(c.text);
