@@ -245,8 +245,12 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
     if (profile.regions.empty())
       throw Error(path + ": the profile has no parallel regions, so there are no phases to place "
                   "(drop the phases option, or profile a program with OpenMP regions)");
-    for (const auto& region : profile.regions)
-      r.region_matrices.emplace_back(region.name, profile.affinity(r.profile_model, region.name, path));
+    for (const auto& region : profile.regions) {
+      Affinity w = profile.affinity(r.profile_model, region.name, path);
+      r.region_matrices.emplace_back(region.name, w);
+      // A merged region's other call sites get the same placement.
+      for (const std::string& alias : region.aliases) r.region_matrices.emplace_back(alias, w);
+    }
   }
 }
 

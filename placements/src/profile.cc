@@ -48,6 +48,7 @@ class ProfileParser {
       ++pos_;
       if (f[0] == "matrix" || f[0] == "edges") matrix(f, at);
       else if (f[0] == "region") region(f, at);
+      else if (f[0] == "aliases" && !region_.empty()) aliases(f, at);
       else if (!region_.empty())
         throw Error(at + "'" + f[0] + "' inside region " + region_ +
                     " (put whole-run keys before the first region line)");
@@ -112,7 +113,19 @@ class ProfileParser {
     if (f.size() != 2) throw Error(at + "expected 'region NAME' (one word)");
     if (!region_names_.insert(f[1]).second) throw Error(at + "region " + f[1] + " given twice (keep one)");
     region_ = f[1];
-    p_.regions.push_back({f[1], {}});
+    p_.regions.push_back(ProfileRegion());
+    p_.regions.back().name = f[1];
+  }
+
+  // 'aliases NAME...' right after 'region NAME': every name once in the profile.
+  void aliases(const std::vector<std::string>& f, const std::string& at) {
+    ProfileRegion& r = p_.regions.back();
+    if (!r.aliases.empty() || !r.matrices.empty() || !r.edges.empty() || f.size() < 2)
+      throw Error(at + "'aliases NAME...' comes once, right after 'region " + region_ + "'");
+    for (size_t i = 1; i < f.size(); ++i) {
+      if (!region_names_.insert(f[i]).second) throw Error(at + "region " + f[i] + " given twice (keep one)");
+      r.aliases.push_back(f[i]);
+    }
   }
 
   void key(const std::vector<std::string>& f, const TextLine& l, const std::string& at) {
@@ -197,7 +210,7 @@ const ProfileRegion& Profile::find_region(const std::string& pattern, const std:
   // whoever wrote the pattern.
   bool globbing = pattern.size() <= 256 && std::count(pattern.begin(), pattern.end(), '*') <= 4;
   for (const auto& r : regions) {
-    if (r.name == pattern) return r;
+    if (r.name == pattern || std::find(r.aliases.begin(), r.aliases.end(), pattern) != r.aliases.end()) return r;
     all.push_back(&r);
     if (globbing && fnmatch(pattern.c_str(), r.name.c_str(), 0) == 0) glob.push_back(&r);
     if (r.name.compare(0, pattern.size(), pattern) == 0) prefix.push_back(&r);
@@ -281,6 +294,11 @@ std::string format_profile(const Profile& p) {
   sections(p.matrices, p.edges);
   for (const auto& r : p.regions) {
     out << "region " << r.name << "\n";
+    if (!r.aliases.empty()) {
+      out << "aliases";
+      for (const std::string& a : r.aliases) out << " " << a;
+      out << "\n";
+    }
     sections(r.matrices, r.edges);
   }
   return out.str();

@@ -20,6 +20,9 @@ struct ProfileRegion {
   std::string name;
   std::map<std::string, Rows> matrices;   // model ("simple", "rw") -> rows
   std::map<std::string, EdgeList> edges;  // or -> sparse pairs (i, j, w)
+  // Other names of the same region: call sites of one source construct the
+  // profiler merged (each is how the pinning library names it at run time).
+  std::vector<std::string> aliases;
 };
 
 struct Profile {

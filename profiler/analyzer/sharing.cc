@@ -84,6 +84,31 @@ double spread(const std::vector<PairSum>& pairs, int n) {
   return std::sqrt(std::max(0.0, sq / pairs_n - mean * mean)) / mean;
 }
 
+// Regions that ran, in order; those at one known source line (a compiler's
+// call sites of one construct, e.g. an unrolled loop) form one group, the
+// sharing of the construct: the sum of its call sites'.
+struct RegionGroup {
+  std::string source;
+  std::vector<size_t> members;
+};
+
+std::vector<RegionGroup> region_groups(const Sums& s) {
+  std::vector<RegionGroup> groups;
+  std::map<std::string, size_t> at_line;
+  for (size_t r = 1; r < s.region.size(); ++r) {
+    if (s.region_accesses[r] <= 0) continue;
+    std::string source = r < s.header.sources.size() ? s.header.sources[r] : "";
+    auto it = source.empty() ? at_line.end() : at_line.find(source);
+    if (it != at_line.end()) {
+      groups[it->second].members.push_back(r);
+      continue;
+    }
+    if (!source.empty()) at_line[source] = groups.size();
+    groups.push_back({source, {r}});
+  }
+  return groups;
+}
+
 void warn(Analysis& a, const Sums& s, const AnalysisInput& in) {
   int n = s.header.threads;
   if (in.threads && in.threads != n)
@@ -127,16 +152,25 @@ Analysis analyze_sums(const Sums& s, const AnalysisInput& in) {
   std::vector<std::string> names = region_names(s.header.regions);
   double all = 0;
   for (double v : s.region_accesses) all += v;
-  for (size_t r = 1; r < s.region.size(); ++r) {
-    if (s.region_accesses[r] <= 0) continue;
+  for (const RegionGroup& g : region_groups(s)) {
     ProfileRegion region;
-    region.name = names[r];
-    put_models(s.region[r], n, region.matrices, region.edges);
+    region.name = names[g.members[0]];
+    std::map<std::pair<int, int>, PairSum> merged;
+    double accesses = 0;
+    for (size_t r : g.members) {
+      if (r != g.members[0]) region.aliases.push_back(names[r]);
+      accesses += s.region_accesses[r];
+      for (const PairSum& x : s.region[r]) {
+        auto it = merged.emplace(std::make_pair(x.i, x.j), PairSum{x.i, x.j, 0, 0}).first;
+        it->second.a += x.a, it->second.b += x.b;
+      }
+    }
+    std::vector<PairSum> pairs;
+    for (const auto& m : merged) pairs.push_back(m.second);
+    put_models(pairs, n, region.matrices, region.edges);
     p.regions.push_back(region);
-    p.region_shares.push_back(s.region_accesses[r] / all);
-    p.region_sources.push_back(r < s.header.sources.size() && !s.header.sources[r].empty()
-                                   ? one_word(s.header.sources[r])
-                                   : "-");
+    p.region_shares.push_back(accesses / all);
+    p.region_sources.push_back(g.source.empty() ? "-" : one_word(g.source));
   }
   if (std::all_of(p.region_sources.begin(), p.region_sources.end(), [](const std::string& x) { return x == "-"; }))
     p.region_sources.clear();

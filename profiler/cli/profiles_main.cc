@@ -132,7 +132,10 @@ void print_regions(const Profile& p) {
     char pct[16] = "";
     if (!p.region_shares.empty()) std::snprintf(pct, sizeof pct, "%6.1f%%", 100 * p.region_shares[r]);
     std::string src = p.region_sources.empty() ? "" : p.region_sources[r];
-    if (src != "" && src != "-" && at_line[src] > 1) src += " (" + std::to_string(at_line[src]) + " call sites)";
+    if (src != "" && src != "-" && at_line[src] > 1) src += " (" + std::to_string(at_line[src]) + " regions)";
+    if (!p.regions[r].aliases.empty())
+      src += " (" + std::to_string(p.regions[r].aliases.size() + 1) + " call sites, also " +
+             p.regions[r].aliases[0] + (p.regions[r].aliases.size() > 1 ? ", ..." : "") + ")";
     std::printf("  %-40s %s  %s\n", p.regions[r].name.c_str(), pct, src == "-" ? "" : src.c_str());
   }
 }

@@ -31,6 +31,7 @@ setup_file() {
   clang-14 -O2 -g -fopenmp -fsanitize=thread -c "$WORKLOADS/stencil3d.c" -o "$b/stencil_clang_tsan.o"
   clang-14 "$b/stencil_clang_tsan.o" -o "$b/stencil_clang_tsan" -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan \
     -Wl,-rpath,"$BUILD/lib" -Wl,-rpath,/usr/lib/llvm-14/lib
+  gcc -O1 -g -fopenmp "$WORKLOADS/omp_one_line.c" -o "$b/one_line"
   gcc -O2 -g -pthread "$WORKLOADS/pipeline.c" -o "$b/pipeline"
   gcc -O2 -pthread -fsanitize=thread -c "$WORKLOADS/pipeline.c" -o "$b/pipeline_tsan.o"
   gcc "$b/pipeline_tsan.o" -o "$b/pipeline_tsan" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib"
@@ -260,6 +261,19 @@ pairs_of() {
     # Its source line, from debug info (valgrind) or addr2line (compiler).
     grep -qx "region_sources stencil3d.c:3[0-9]" "$WORK/st.profile" || { echo "$run"; grep region "$WORK/st.profile"; false; }
   done
+}
+
+@test "two regions from one source line are one region with an alias, and both names get its placement" {
+  run profile_file --app one --threads 4 --output "$WORK/one.profile" -- "$WORK/bin/one_line" 100
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  grep -qx "region main._omp_fn.0" "$WORK/one.profile"
+  grep -qx "aliases main._omp_fn.1" "$WORK/one.profile"
+  grep -qx "region_sources omp_one_line.c:25" "$WORK/one.profile"
+  run "$SLURM_PIN" place --topology "pack:2 core:2 pu:1" --strategy lpgp --profile "$WORK/one.profile" --phases
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"region main._omp_fn.0"*"task 0: "*"region main._omp_fn.1 (merged with the previous region)"* ]]
+  run "$SLURM_PIN" place --topology "pack:2 core:2 pu:1" --strategy lpgp --profile "$WORK/one.profile" --region main._omp_fn.1
+  [ "$status" -eq 0 ]
 }
 
 @test "clang-14's DWARF 5 is refused before a valgrind run, with the fix" {

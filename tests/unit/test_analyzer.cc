@@ -121,6 +121,27 @@ TEST(Analyzer, RepeatedRegionNamesBecomeUnique) {
   EXPECT_EQ(parse_profile(format_profile(p), "p").regions.size(), 2u);
 }
 
+TEST(Analyzer, CallSitesOfOneSourceLineAreOneRegion) {
+  // Regions 1 and 2 are two call sites of one construct (a.c:5): one region
+  // with an alias, whose sharing is the sum of both.
+  std::string text = kTrace;
+  text.replace(text.find("region 1 main._omp_fn.0\n"), 24, "region 1 main+10\nsource 1 a.c:5\n");
+  text.replace(text.find("region 2 main._omp_fn.1\n"), 24, "region 2 main+40\nsource 2 a.c:5\n");
+  Profile p = analyze(read_trace(write_trace(text)), AnalysisInput());
+  ASSERT_EQ(p.regions.size(), 1u);
+  EXPECT_EQ(p.regions[0].name, "main+10");
+  EXPECT_EQ(p.regions[0].aliases, (std::vector<std::string>{"main+40"}));
+  EXPECT_EQ(p.region_sources, (std::vector<std::string>{"a.c:5"}));
+  EXPECT_DOUBLE_EQ(p.region_shares[0], 21.0 / 23);
+  const Rows& m = p.regions[0].matrices.at("simple");
+  EXPECT_EQ(m[0][1], 5);
+  EXPECT_EQ(m[0][2], 4);
+  // Read back, either name finds it.
+  Profile q = parse_profile(format_profile(p), "p");
+  EXPECT_EQ(&q.find_region("main+40", "p"), &q.regions[0]);
+  EXPECT_EQ(q.affinity("simple", "main+40", "p")(0, 2), 8);
+}
+
 TEST(Analyzer, WarnsWhenEveryPairSharesTheSame) {
   std::string text = "slurm-pin-trace 1\nthreads 4\nregion 0 serial\n";
   for (int t = 0; t < 4; ++t) text += "a " + std::to_string(t) + " 0 7 10 0\n";

@@ -118,6 +118,8 @@ TEST(Profile, StrictErrors) {
       {"slurm-pin-profile 1\nthreads 2\nthread_starts main\nmatrix simple\n0 1\n1 0\n", "thread_starts has 1 values for 2 threads"},
       {"slurm-pin-profile 1\nthreads 2\nthread_creators - 2\nmatrix simple\n0 1\n1 0\n", "names thread 2, not a thread"},
       {"slurm-pin-profile 1\nthreads 2\nregion_shares 1.5\n", ":3: a region's share of accesses is from 0 to 1"},
+      {"slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\naliases r\n", ":7: region r given twice"},
+      {"slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\naliases s\naliases t\n", ":8: 'aliases NAME...' comes once"},
       {"slurm-pin-profile 1\nthreads 2\nregion_shares 0.5\nmatrix simple\n0 1\n1 0\n", "region_shares has 1 values for 0 regions"},
   };
   for (const auto& c : cases) {
