@@ -32,12 +32,18 @@ typedef struct {
   uint64_t reads, writes;
 } LcCounts;
 
-/* key = page number + 1, so that a zeroed entry matches no page. */
+/* key = page number + 1, so that a zeroed entry matches no page; tag = key
+ * and region in one word, so that the cache check is one compare (pages
+ * stay below 2^40 for any address a 64-bit process has, regions below
+ * 2^24). */
 typedef struct {
   uint64_t key;
   uint32_t region;
   LcCounts *counts; /* LC_PAGE_LINES of them */
+  uint64_t tag;
 } LcPage;
+
+static inline uint64_t lc_tag(uint64_t key, uint32_t region) { return key | ((uint64_t)region << 40); }
 
 typedef struct {
   LcPage *map; /* open addressing, at most half full */
@@ -73,6 +79,7 @@ __attribute__((noinline)) static LcPage *lc_page(LineCounts *t, uint64_t key, ui
   if (!p->key) {
     p->key = key;
     p->region = region;
+    p->tag = lc_tag(key, region);
     p->counts = (LcCounts *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcCounts));
     t->used++;
   }
@@ -90,7 +97,7 @@ static inline size_t lc_cache_slot(uint64_t key, uint32_t region) {
 __attribute__((always_inline)) static inline LcCounts *lc_line(LineCounts *t, uint64_t line, uint32_t region) {
   uint64_t key = (line >> LC_PAGE_BITS) + 1;
   LcPage *c = &t->cache[lc_cache_slot(key, region)];
-  if (c->key != key || c->region != region) *c = *lc_page(t, key, region);
+  if (c->tag != lc_tag(key, region)) *c = *lc_page(t, key, region);
   return &c->counts[line & (LC_PAGE_LINES - 1)];
 }
 

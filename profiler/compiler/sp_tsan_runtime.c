@@ -80,9 +80,31 @@ static inline Table *my_table(void) {
   return mine;
 }
 
-__attribute__((always_inline)) static inline void record(const void *addr, size_t size, int write) {
+/* Everything but the common case: a thread's first access, an access across
+ * lines, a page not in the cache. */
+__attribute__((noinline)) static void record_slow(const void *addr, size_t size, int write) {
   Table *t = my_table();
   if (t) lc_count(t, (uintptr_t)addr, size, line_shift, current_region, write);
+}
+
+/* The common case with no call and no spilled register: one line, its page
+ * in the running thread's cache; the rest is a tail call. */
+__attribute__((always_inline)) static inline void record(const void *addr, size_t size, int write) {
+  Table *t = mine;
+  uintptr_t a = (uintptr_t)addr;
+  uint64_t line = a >> line_shift;
+  uint32_t region = current_region;
+  if (t && size && ((a + size - 1) >> line_shift) == line) {
+    uint64_t key = (line >> LC_PAGE_BITS) + 1;
+    const LcPage *c = &t->cache[lc_cache_slot(key, region)];
+    if (c->tag == lc_tag(key, region)) {
+      LcCounts *n = &c->counts[line & (LC_PAGE_LINES - 1)];
+      if (write) n->writes++;
+      else n->reads++;
+      return;
+    }
+  }
+  record_slow(addr, size, write);
 }
 
 /* ---- threads in creation order ------------------------------------------ */

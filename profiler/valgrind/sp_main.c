@@ -233,7 +233,7 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * and the current region change only between superblocks (thread switches
  * and client requests end one). A helper that finds the table mid-block
  * leaves this copy at `nobody`, whose cache never hits: still correct. */
-static IRExpr *sb_table, *sb_region, *sb_region97;
+static IRExpr *sb_table, *sb_region, *sb_region97, *sb_region_tag;
 
 /* The common case inline, the rest in the helper: the access lies in one
  * line whose page is in the running thread's page cache (lc_line in
@@ -245,7 +245,6 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   IRExpr *table = sb_table;
   IRExpr *line = op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift)));
   IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, line, IRExpr_Const(IRConst_U8(LC_PAGE_BITS))), u64(1));
-  IRExpr *region = sb_region;
   /* lc_cache_slot: (key ^ key >> 8 ^ key >> 16) + region * 97, masked. */
   IRExpr *folded = op64(sb, Iop_Xor64, op64(sb, Iop_Xor64, key, op64(sb, Iop_Shr64, key, IRExpr_Const(IRConst_U8(8)))),
                         op64(sb, Iop_Shr64, key, IRExpr_Const(IRConst_U8(16))));
@@ -253,12 +252,10 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
                        u64(LC_CACHE - 1));
   IRExpr *page = op64(sb, Iop_Add64, op64(sb, Iop_Add64, table, u64(offsetof(LineCounts, cache))),
                       op64(sb, Iop_Mul64, index, u64(sizeof(LcPage))));
-  IRExpr *page_key = load64(sb, page);
-  IRExpr *page_region = tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
-      op64(sb, Iop_Add64, page, u64(offsetof(LcPage, region)))))));
+  /* lc_tag: the key and the region in one word, one compare. */
+  IRExpr *page_tag = load64(sb, op64(sb, Iop_Add64, page, u64(offsetof(LcPage, tag))));
   IRExpr *one_line = test(sb, Iop_CmpLE64U, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64(line_size - size));
-  IRExpr *hit = test(sb, Iop_And1, test(sb, Iop_And1, test(sb, Iop_CmpEQ64, page_key, key),
-                                        test(sb, Iop_CmpEQ64, page_region, region)), one_line);
+  IRExpr *hit = test(sb, Iop_And1, test(sb, Iop_CmpEQ64, page_tag, op64(sb, Iop_Or64, key, sb_region_tag)), one_line);
   IRExpr *counts = load64(sb, op64(sb, Iop_Add64, page, u64(offsetof(LcPage, counts))));
   IRExpr *offset = op64(sb, Iop_Add64, op64(sb, Iop_Mul64, op64(sb, Iop_And64, line, u64(LC_PAGE_LINES - 1)),
                                             u64(sizeof(LcCounts))),
@@ -380,6 +377,7 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   sb_region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
       mkIRExpr_HWord((HWord)&current_region)))));
   sb_region97 = op64(out, Iop_Mul64, sb_region, u64(97));
+  sb_region_tag = op64(out, Iop_Shl64, sb_region, IRExpr_Const(IRConst_U8(40)));
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
