@@ -289,6 +289,8 @@ pairs_of() {
     [ "$status" -eq 0 ] || { echo "$run: $stderr"; false; }
     # Asked for 4 workers, it made 4 plus the writer plus main: all 6 kept.
     [[ "$stderr" == *"asked for 4 threads and created 6"* ]]
+    # The compiler backend says what it cannot see.
+    [ "${run%%:*}" = valgrind ] || [[ "$stderr" == *"counts only code built with -fsanitize=thread"* ]]
     grep -qx "threads 6" "$WORK/pipe.profile"
     grep -qx "thread_creators - 0 0 0 0 0" "$WORK/pipe.profile"
     grep -qx "thread_starts main writer worker worker worker worker" "$WORK/pipe.profile"

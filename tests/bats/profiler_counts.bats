@@ -8,6 +8,7 @@
 # from the same run's raw trace, and each thread's creator and start
 # routine are recorded.
 
+bats_require_minimum_version 1.5.0
 load helpers
 
 setup_file() {
@@ -16,6 +17,10 @@ setup_file() {
   gcc -O1 -pthread "$src" -o "$BIN/line_access"
   gcc -O1 -pthread -fsanitize=thread -c "$src" -o "$BIN/line_access.o"
   gcc -O1 -pthread "$BATS_TEST_DIRNAME/../programs/kernel_copy.c" -o "$BIN/kernel_copy"
+  local stencil=$BATS_TEST_DIRNAME/../../profiler/workloads/stencil3d.c
+  gcc -O2 -fopenmp "$stencil" -o "$BIN/stencil"
+  gcc -O2 -fopenmp -fsanitize=thread -c "$stencil" -o "$BIN/stencil.o"
+  gcc "$BIN/stencil.o" -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/stencil_tsan"
   gcc "$BIN/line_access.o" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/line_access_tsan"
 }
 
@@ -88,4 +93,16 @@ same_profile_both_ways() {
 1 0 1 1 0
 1 0 2 1 0
 1 0 3 1 0" ] || { echo "$output"; false; }
+}
+
+@test "both backends print a progress line while they run" {
+  # Each run lasts a few seconds: a line every second.
+  run --separate-stderr env VALGRIND_LIB="$BUILD/lib/valgrind" OMP_NUM_THREADS=2 valgrind -q --tool=slurmpin \
+    --progress=1 --out="$BIN/p.sums" "$BIN/stencil" 160 4
+  [ "$status" -eq 0 ]
+  [[ "$stderr" =~ "slurm-pin: profiling: "[0-9]+" s, "[0-9]+" M accesses, "[0-9]+" threads, "[0-9]+" MiB of line tables" ]] ||
+    { echo "$stderr"; false; }
+  run --separate-stderr env SLURM_PIN_PROGRESS=1 SLURM_PIN_SHARING="$BIN/c.sums" OMP_NUM_THREADS=2 "$BIN/stencil_tsan" 256 12
+  [ "$status" -eq 0 ]
+  [[ "$stderr" =~ "slurm-pin: profiling: "[0-9]+" s, "[0-9]+" threads, "[0-9]+" MiB of line tables" ]] || { echo "$stderr"; false; }
 }
