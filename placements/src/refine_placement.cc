@@ -32,8 +32,9 @@ class SwapSearch {
       visits_ = 0;
       bool improved = false;
       for (int a = 0; a < w_.size() && visits_ < budget; ++a) {
-        improved |= improve(a);
-        if (keep_pairs_) improved |= improve_pair(a);
+        size_t tried = heaviest_first(w_.row(a));
+        improved |= improve(a, tried);
+        if (keep_pairs_) improved |= improve_pair(a, tried);
       }
       if (!improved) break;
     }
@@ -79,16 +80,23 @@ class SwapSearch {
     return d;
   }
 
-  // Best improving swap of a with a thread next to one of its heaviest
-  // neighbours; applied at once.
-  bool improve(int a) {
-    Affinity::Row r = w_.row(a);
-    std::vector<size_t>& order = order_;  // reused: this runs for every thread, every pass
-    order.resize(r.size);
-    for (size_t e = 0; e < r.size; ++e) order[e] = e;
-    size_t tried = std::min(kNeighboursTried, order.size());
-    std::partial_sort(order.begin(), order.begin() + tried, order.end(),
+  // Orders order_ (reused: this runs for every thread, every pass) so that
+  // its first entries are row r's heaviest edges; returns how many of them
+  // the searches try.
+  size_t heaviest_first(const Affinity::Row& r) {
+    order_.resize(r.size);
+    for (size_t e = 0; e < r.size; ++e) order_[e] = e;
+    size_t tried = std::min(kNeighboursTried, r.size);
+    std::partial_sort(order_.begin(), order_.begin() + tried, order_.end(),
                       [&](size_t x, size_t y) { return r.w[x] != r.w[y] ? r.w[x] > r.w[y] : x < y; });
+    return tried;
+  }
+
+  // Best improving swap of a with a thread next to one of its `tried`
+  // heaviest neighbours (heaviest_first); applied at once.
+  bool improve(int a, size_t tried) {
+    Affinity::Row r = w_.row(a);
+    const std::vector<size_t>& order = order_;
     int from = slot_of_[a], best_b = -1;
     double best = 0;
     for (size_t o = 0; o < tried; ++o) {
@@ -114,19 +122,14 @@ class SwapSearch {
 
   // Moving whole pairs keeps every pair's sharing, which single swaps under
   // keep_pairs cannot do: the best improving exchange of the contents of a's
-  // two-slot domain with another two-slot domain near one of a's heaviest
-  // neighbours. Edges inside either domain, or between the two, keep their
+  // two-slot domain with another two-slot domain near one of a's `tried`
+  // heaviest neighbours. Edges inside either domain, or between the two, keep their
   // level, so only edges leaving them count.
-  bool improve_pair(int a) {
+  bool improve_pair(int a, size_t tried) {
     int p = domain_of(slot_of_[a]);
     if (p < 0 || t_.nodes[p].slots != 2) return false;
     Affinity::Row r = w_.row(a);
-    size_t tried = std::min(kNeighboursTried, r.size);
-    std::vector<size_t>& order = order_;
-    order.resize(r.size);
-    for (size_t e = 0; e < r.size; ++e) order[e] = e;
-    std::partial_sort(order.begin(), order.begin() + tried, order.end(),
-                      [&](size_t x, size_t y) { return r.w[x] != r.w[y] ? r.w[x] > r.w[y] : x < y; });
+    const std::vector<size_t>& order = order_;
     int best_q = -1;
     double best = 0;
     for (size_t o = 0; o < tried; ++o) {
