@@ -94,10 +94,21 @@ static inline size_t lc_cache_slot(uint64_t key, uint32_t region) {
   return (size_t)((key ^ (key >> 8) ^ (key >> 16)) + region * 97u) & (LC_CACHE - 1);
 }
 
+/* The line's counters when its page is in the cache, else NULL: the fast
+ * path (the compiler runtime inlines it into every hook). */
+__attribute__((always_inline)) static inline LcCounts *lc_cached(const LineCounts *t, uint64_t line,
+                                                                uint32_t region) {
+  uint64_t key = (line >> LC_PAGE_BITS) + 1;
+  const LcPage *c = &t->cache[lc_cache_slot(key, region)];
+  return c->tag == lc_tag(key, region) ? &c->counts[line & (LC_PAGE_LINES - 1)] : NULL;
+}
+
 __attribute__((always_inline)) static inline LcCounts *lc_line(LineCounts *t, uint64_t line, uint32_t region) {
+  LcCounts *n = lc_cached(t, line, region);
+  if (n) return n;
   uint64_t key = (line >> LC_PAGE_BITS) + 1;
   LcPage *c = &t->cache[lc_cache_slot(key, region)];
-  if (c->tag != lc_tag(key, region)) *c = *lc_page(t, key, region);
+  *c = *lc_page(t, key, region);
   return &c->counts[line & (LC_PAGE_LINES - 1)];
 }
 

@@ -93,18 +93,13 @@ __attribute__((always_inline)) static inline void record(const void *addr, size_
   Table *t = mine;
   uintptr_t a = (uintptr_t)addr;
   uint64_t line = a >> line_shift;
-  uint32_t region = current_region;
-  if (t && size && ((a + size - 1) >> line_shift) == line) {
-    uint64_t key = (line >> LC_PAGE_BITS) + 1;
-    const LcPage *c = &t->cache[lc_cache_slot(key, region)];
-    if (c->tag == lc_tag(key, region)) {
-      LcCounts *n = &c->counts[line & (LC_PAGE_LINES - 1)];
-      if (write) n->writes++;
-      else n->reads++;
-      return;
-    }
+  LcCounts *n = t && size && ((a + size - 1) >> line_shift) == line ? lc_cached(t, line, current_region) : NULL;
+  if (!n) {
+    record_slow(addr, size, write);
+    return;
   }
-  record_slow(addr, size, write);
+  if (write) n->writes++;
+  else n->reads++;
 }
 
 /* ---- threads in creation order ------------------------------------------ */
@@ -195,6 +190,12 @@ static void write_code(FILE *f, unsigned region, const void *code, int return_ad
   fprintf(f, "code %u %s 0x%lx\n", region, object, (unsigned long)at);
 }
 
+/* Names are one word in the header. */
+static void one_word(char *s) {
+  for (; *s; ++s)
+    if (*s == ' ' || *s == '\t') *s = '_';
+}
+
 /* Header shared by the sums and the raw trace (docs/profiler.md). */
 static void write_header(FILE *f, const char *magic, unsigned threads) {
   fprintf(f, "%s 1\ntool compiler tsan-hooks\nline_size %u\nthreads %u\n", magic, 1u << line_shift, threads);
@@ -202,8 +203,7 @@ static void write_header(FILE *f, const char *magic, unsigned threads) {
     char start[512] = "-";
     if (t == 0) snprintf(start, sizeof start, "main");
     else if (start_routine[t]) sp_region_name(start_routine[t], start, sizeof start);
-    for (char *c = start; *c; ++c)
-      if (*c == ' ' || *c == '\t') *c = '_';
+    one_word(start);
     if (creator_plus_one[t]) fprintf(f, "thread %u %d %s\n", t, creator_plus_one[t] - 1, start);
     else fprintf(f, "thread %u - %s\n", t, start);
   }
@@ -212,8 +212,7 @@ static void write_header(FILE *f, const char *magic, unsigned threads) {
     char name[512];
     if (region_name[r]) snprintf(name, sizeof name, "%s", region_name[r]);
     else sp_region_name(region_code[r], name, sizeof name); /* as the pinning library names it */
-    for (char *c = name; *c; ++c)
-      if (*c == ' ' || *c == '\t') *c = '_';
+    one_word(name);
     fprintf(f, "region %u %s\n", r, name);
     write_code(f, r, region_code[r], strchr(name, '+') != NULL);
   }

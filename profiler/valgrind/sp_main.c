@@ -167,13 +167,10 @@ static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
  * write() and send() read one: invisible to instrumentation, yet they are
  * how an I/O pipeline's reader shares its data. Counted as that thread's
  * accesses. */
-static ULong kernel_bytes;
-
 static void kernel_access(ThreadId tid, Addr a, SizeT size, Bool write) {
   Int idx = tid <= VG_N_THREADS ? index_of_tid[tid] : -1;
   if (idx < 0 || !size) return;
   lc_count(&tables[idx], a, size, line_shift, current_region, write);
-  kernel_bytes += size;
 }
 
 static void sp_kernel_reads(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT size) {
@@ -233,7 +230,7 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * and the current region change only between superblocks (thread switches
  * and client requests end one). A helper that finds the table mid-block
  * leaves this copy at `nobody`, whose cache never hits: still correct. */
-static IRExpr *sb_table, *sb_region, *sb_region97, *sb_region_tag;
+static IRExpr *sb_table, *sb_region97, *sb_region_tag;
 
 /* The common case inline, the rest in the helper: the access lies in one
  * line whose page is in the running thread's page cache (lc_line in
@@ -374,10 +371,10 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   IRSB *out = deepCopyIRSBExceptStmts(in);
   sb_accesses = 0;
   sb_table = load64(out, mkIRExpr_HWord((HWord)&running));
-  sb_region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
+  IRExpr *region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
       mkIRExpr_HWord((HWord)&current_region)))));
-  sb_region97 = op64(out, Iop_Mul64, sb_region, u64(97));
-  sb_region_tag = op64(out, Iop_Shl64, sb_region, IRExpr_Const(IRConst_U8(40)));
+  sb_region97 = op64(out, Iop_Mul64, region, u64(97));
+  sb_region_tag = op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(40)));
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
