@@ -88,17 +88,22 @@ struct Reader {
   }
 };
 
-std::vector<PairSum> pairs_of(const SsPair* m, unsigned n) {
+// The pairs i < j of an n x n table of C sums (SsPair: simple, rw; SsShared:
+// lines, accesses) whose two values are not both zero.
+template <class T, class V>
+std::vector<PairSum> pairs_of(const T* m, unsigned n, V T::*a, V T::*b) {
   std::vector<PairSum> out;
   for (unsigned i = 0; m && i < n; ++i)
     for (unsigned j = i + 1; j < n; ++j) {
-      const SsPair& p = m[static_cast<size_t>(i) * n + j];
-      if (p.simple || p.rw)
-        out.push_back({static_cast<int>(i), static_cast<int>(j), static_cast<double>(p.simple),
-                       static_cast<double>(p.rw)});
+      const T& p = m[static_cast<size_t>(i) * n + j];
+      if (p.*a || p.*b)
+        out.push_back({static_cast<int>(i), static_cast<int>(j), static_cast<double>(p.*a),
+                       static_cast<double>(p.*b)});
     }
   return out;
 }
+
+std::vector<PairSum> pairs_of(const SsPair* m, unsigned n) { return pairs_of(m, n, &SsPair::simple, &SsPair::rw); }
 
 }  // namespace
 
@@ -154,12 +159,8 @@ Sums sum_trace(const Trace& t) {
     s.region.push_back(pairs_of(c.region[r], n));
   }
   s.run = pairs_of(c.run, n), s.par = pairs_of(c.par, n);
-  for (unsigned i = 0; i < n; ++i)
-    for (unsigned j = i + 1; j < n; ++j) {
-      const SsShared& p = c.shared[static_cast<size_t>(i) * n + j];
-      if (p.lines) s.shared.push_back({static_cast<int>(i), static_cast<int>(j), static_cast<double>(p.lines),
-                                       static_cast<double>(p.accesses)});
-    }
+  // A line both threads touch has accesses: lines and accesses are zero together.
+  s.shared = pairs_of(c.shared, n, &SsShared::lines, &SsShared::accesses);
   ss_free(&c);
   release();
   return s;

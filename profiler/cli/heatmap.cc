@@ -31,16 +31,14 @@ void chunk(std::string& png, const char* type, const std::string& data) {
 class Canvas {
  public:
   Canvas(uint32_t w, uint32_t h) : w_(w), h_(h), rgb_(static_cast<size_t>(w) * h * 3, 255) {}
-  uint32_t width() const { return w_; }
-  uint32_t height() const { return h_; }
 
   void fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, const uint8_t c[3]) {
     for (uint32_t j = y; j < y + h && j < h_; ++j)
       for (uint32_t i = x; i < x + w && i < w_; ++i) std::memcpy(&rgb_[(static_cast<size_t>(j) * w_ + i) * 3], c, 3);
   }
 
-  // Black text, each font pixel `scale` x `scale`; returns its width.
-  uint32_t text(uint32_t x, uint32_t y, const std::string& s, uint32_t scale) {
+  // Black text, each font pixel `scale` x `scale`.
+  void text(uint32_t x, uint32_t y, const std::string& s, uint32_t scale) {
     static const uint8_t black[3] = {0, 0, 0};
     for (size_t k = 0; k < s.size(); ++k)
       for (int row = 0; row < kGlyphHeight; ++row) {
@@ -49,7 +47,6 @@ class Canvas {
           if (bits & (0x10u >> col))
             fill(x + static_cast<uint32_t>((k * (kGlyphWidth + 1) + col)) * scale, y + row * scale, scale, scale, black);
       }
-    return text_width(s, scale);
   }
   static uint32_t text_width(const std::string& s, uint32_t scale) {
     return static_cast<uint32_t>(s.size() * (kGlyphWidth + 1)) * scale;

@@ -350,7 +350,6 @@ Sums run_backend(const Options& o, double& took) {
                 (o.keep_trace ? ": whatever it wrote is in " + work : ""));
   }
   Sums s = b.writes_sums ? read_sums(sums) : sum_trace(read_trace(trace));
-  resolve_sources(s.header);
   if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
   return s;
 }
@@ -363,6 +362,7 @@ int profile(const Options& o) {
   auto started = std::chrono::steady_clock::now();
   double native = o.baseline && o.from_trace.empty() ? run_native(o) : 0, profiled = 0;
   Sums sums = o.from_trace.empty() ? run_backend(o, profiled) : sum_trace(read_trace(o.from_trace));
+  resolve_sources(sums.header);  // a kept trace holds the same code addresses as the sums
   AnalysisInput in;
   in.threads = o.threads;
   in.exclude_serial = !o.serial;

@@ -7,7 +7,6 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
-#include <map>
 #include <sstream>
 #include <string>
 
@@ -119,24 +118,20 @@ int list(const Options& o) {
   return bad ? 1 : 0;
 }
 
-// One region per line, with its share of the run's accesses and where it is
-// in the source; regions at one source line (call sites of one construct)
-// say how many there are.
+// One region per line, with its share of the run's accesses, where it is in
+// the source, and its other call sites (aliases) when it has some.
 void print_regions(const Profile& p) {
   if (p.regions.empty()) return;
   std::printf("regions%s:\n", p.region_shares.empty() ? "" : " (share of accesses, source)");
-  std::map<std::string, int> at_line;
-  for (const std::string& src : p.region_sources)
-    if (src != "-") ++at_line[src];
   for (size_t r = 0; r < p.regions.size(); ++r) {
     char pct[16] = "";
     if (!p.region_shares.empty()) std::snprintf(pct, sizeof pct, "%6.1f%%", 100 * p.region_shares[r]);
-    std::string src = p.region_sources.empty() ? "" : p.region_sources[r];
-    if (src != "" && src != "-" && at_line[src] > 1) src += " (" + std::to_string(at_line[src]) + " regions)";
-    if (!p.regions[r].aliases.empty())
-      src += " (" + std::to_string(p.regions[r].aliases.size() + 1) + " call sites, also " +
-             p.regions[r].aliases[0] + (p.regions[r].aliases.size() > 1 ? ", ..." : "") + ")";
-    std::printf("  %-40s %s  %s\n", p.regions[r].name.c_str(), pct, src == "-" ? "" : src.c_str());
+    std::string src = p.region_sources.empty() || p.region_sources[r] == "-" ? "" : p.region_sources[r];
+    const std::vector<std::string>& also = p.regions[r].aliases;
+    if (!also.empty())
+      src += " (" + std::to_string(also.size() + 1) + " call sites, also " + also[0] + (also.size() > 1 ? ", ..." : "") +
+             ")";
+    std::printf("  %-40s %s  %s\n", p.regions[r].name.c_str(), pct, src.c_str());
   }
 }
 
