@@ -12,6 +12,7 @@
 #include "profile.hh"
 #include "sharing.hh"
 #include "sums.hh"
+#include "test_support.hh"
 #include "trace.hh"
 
 using namespace slurmpin;
@@ -42,6 +43,19 @@ const char kTrace[] =
     "a 1 0 12 1 0\n"
     "a 2 0 12 1 0\n"
     "end\n";
+
+struct ErrorCase {
+  const char* text;
+  const char* expect;  // part of the one error reading `text` must give
+};
+
+template <size_t N>
+void expect_errors(const ErrorCase (&cases)[N], const std::function<void(const char*)>& read) {
+  for (const ErrorCase& c : cases) {
+    std::string e = slurmpin::test::error_of([&] { read(c.text); });
+    EXPECT_NE(e.find(c.expect), std::string::npos) << "reading: " << c.text << "\ngot: '" << e << "'";
+  }
+}
 
 }  // namespace
 
@@ -181,10 +195,7 @@ TEST(Sums, TheBackendsFileGivesTheSameProfileAsTheTrace) {
 }
 
 TEST(Sums, StrictErrors) {
-  struct Case {
-    const char* text;
-    const char* expect;
-  } cases[] = {
+  const ErrorCase cases[] = {
       {"slurm-pin-trace 1\nend\n", ":1: not a slurm-pin-sharing file version 1"},
       {"slurm-pin-sharing 1\nlines 1\nend\n", ":2: 'threads N' must come before the sums"},
       {"slurm-pin-sharing 1\nthreads 2\nlines 1\np run 1 0 1 1\nend\n", ":4: a pair is written once"},
@@ -196,22 +207,14 @@ TEST(Sums, StrictErrors) {
       {"slurm-pin-sharing 1\nthreads 2\nlines 1\n", "stops before its 'end' line"},
       {"slurm-pin-sharing 1\nthreads 2\nlines 1\nq 1\nend\n", ":4: unknown or malformed record 'q'"},
   };
-  for (const auto& c : cases) {
-    std::istringstream in(c.text);
-    try {
-      parse_sums(in, "sums");
-      ADD_FAILURE() << "no error for: " << c.text;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
-    }
-  }
+  expect_errors(cases, [](const char* text) {
+    std::istringstream in(text);
+    parse_sums(in, "sums");
+  });
 }
 
 TEST(Trace, StrictErrors) {
-  struct Case {
-    const char* text;
-    const char* expect;
-  } cases[] = {
+  const ErrorCase cases[] = {
       {"", "empty file"},
       {"slurm-pin-trace 2\n", ":1: not a slurm-pin-trace file version 1"},
       {"slurm-pin-trace 1\nthreads 1\nregion 0 serial\na 1 0 5 1 1\n", ":4: thread 1 but the trace declares 1 threads"},
@@ -225,13 +228,5 @@ TEST(Trace, StrictErrors) {
       {"slurm-pin-trace 1\nregion 0 serial\nsource 1 a.c:3\n", ":3: a region's source follows it"},
       {"slurm-pin-trace 1\nregion 0 serial\ncode 0 /bin/x 12\n", ":3: a region's code follows it"},
   };
-  for (const auto& c : cases) {
-    std::string path = write_trace(c.text);
-    try {
-      read_trace(path);
-      ADD_FAILURE() << "no error for: " << c.text;
-    } catch (const Error& e) {
-      EXPECT_NE(std::string(e.what()).find(c.expect), std::string::npos) << e.what();
-    }
-  }
+  expect_errors(cases, [](const char* text) { read_trace(write_trace(text)); });
 }

@@ -13,6 +13,7 @@
 #include "test_support.hh"
 
 using namespace slurmpin;
+using slurmpin::test::error_of;
 
 namespace {
 
@@ -33,15 +34,6 @@ std::string write_temp(const std::string& text) {
   fputs(text.c_str(), f);
   fclose(f);
   return name;
-}
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "no error";
 }
 
 }  // namespace

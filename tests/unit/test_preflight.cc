@@ -3,26 +3,13 @@
 #include <gtest/gtest.h>
 
 #include <fstream>
-#include <functional>
 #include <string>
 
-#include "error.hh"
 #include "preflight.hh"
+#include "test_support.hh"
 
 using namespace slurmpin;
-
-namespace {
-
-std::string error_of(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "";
-}
-
-}  // namespace
+using slurmpin::test::error_of;
 
 TEST(Preflight, AJobThatCouldNeverStartIsRefused) {
   std::string e = error_of([] { check_cpus(4, 0, {2, 2}, "debug"); });

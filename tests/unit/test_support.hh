@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Helpers shared by the unit tests: fixtures, random matrices, topologies.
 #pragma once
+#include <functional>
 #include <random>
 #include <string>
 #include <vector>
 
 #include "affinity.hh"
 #include "engine.hh"
+#include "error.hh"
 #include "topology.hh"
 
 namespace slurmpin::test {
@@ -16,6 +18,16 @@ inline std::string fixture(const std::string& name) {
 }
 
 inline std::string topo(const std::string& name) { return fixture("topologies/" + name); }
+
+// The message of the Error `f` throws; "" when it throws none.
+inline std::string error_of(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
 
 // A symmetric matrix built entry by entry (set overwrites), then frozen.
 class DenseMatrix {
