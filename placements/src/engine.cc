@@ -206,6 +206,15 @@ void add_regions(const Tree& tree, const std::vector<std::vector<int>>& shares, 
       rp.merged = true;
     }
     out.regions.push_back(rp);
+    // A merged region's other call sites: the same placement, not placed again.
+    auto aliases = r.region_aliases.find(region.first);
+    if (aliases == r.region_aliases.end()) continue;
+    for (const std::string& alias : aliases->second) {
+      RegionPlace same = out.regions.back();
+      same.name = alias;
+      same.merged = true;
+      out.regions.push_back(same);
+    }
   }
 }
 
@@ -241,15 +250,14 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
   r.has_matrix = true;
   r.matrix_source = "profile " + (name.empty() ? path : name + " (" + path + ")");
   r.region_matrices.clear();
+  r.region_aliases.clear();
   if (r.phases) {
     if (profile.regions.empty())
       throw Error(path + ": the profile has no parallel regions, so there are no phases to place "
                   "(drop the phases option, or profile a program with OpenMP regions)");
     for (const auto& region : profile.regions) {
-      Affinity w = profile.affinity(r.profile_model, region.name, path);
-      r.region_matrices.emplace_back(region.name, w);
-      // A merged region's other call sites get the same placement.
-      for (const std::string& alias : region.aliases) r.region_matrices.emplace_back(alias, w);
+      r.region_matrices.emplace_back(region.name, profile.affinity(r.profile_model, region.name, path));
+      if (!region.aliases.empty()) r.region_aliases[region.name] = region.aliases;
     }
   }
 }

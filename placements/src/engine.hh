@@ -42,6 +42,9 @@ struct Request {
   bool phases = false;
   double phase_merge = 0;
   std::vector<std::pair<std::string, Affinity>> region_matrices;  // filled from the profile
+  // Other names of a region (merged call sites, ProfileRegion::aliases): each
+  // gets the placement of the region, computed once.
+  std::map<std::string, std::vector<std::string>> region_aliases;
   // Device locality (devices.hh): each task gets the GPUs nearest it among
   // those the job may use, and its CPUs are taken near them. gpu_env: the
   // job's SLURM_STEP_GPUS, SLURM_JOB_GPUS and *_VISIBLE_DEVICES as set.

@@ -109,9 +109,17 @@ class ProfileParser {
     else rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
   }
 
+  // Every region name and alias once, and no more of them than profilers make.
+  void new_region_name(const std::string& name, const std::string& at) {
+    if (region_names_.size() >= kMaxRegionNames)
+      throw Error(at + "more than " + std::to_string(kMaxRegionNames) +
+                  " regions and aliases (the profilers record at most that many): keep the regions that matter");
+    if (!region_names_.insert(name).second) throw Error(at + "region " + name + " given twice (keep one)");
+  }
+
   void region(const std::vector<std::string>& f, const std::string& at) {
     if (f.size() != 2) throw Error(at + "expected 'region NAME' (one word)");
-    if (!region_names_.insert(f[1]).second) throw Error(at + "region " + f[1] + " given twice (keep one)");
+    new_region_name(f[1], at);
     region_ = f[1];
     p_.regions.push_back(ProfileRegion());
     p_.regions.back().name = f[1];
@@ -123,7 +131,7 @@ class ProfileParser {
     if (!r.aliases.empty() || !r.matrices.empty() || !r.edges.empty() || f.size() < 2)
       throw Error(at + "'aliases NAME...' comes once, right after 'region " + region_ + "'");
     for (size_t i = 1; i < f.size(); ++i) {
-      if (!region_names_.insert(f[i]).second) throw Error(at + "region " + f[i] + " given twice (keep one)");
+      new_region_name(f[i], at);
       r.aliases.push_back(f[i]);
     }
   }

@@ -55,6 +55,11 @@ struct Profile {
                     const std::string& path) const;
 };
 
+// Region names (regions and their aliases) in one profile: what the
+// profilers record at most. Per-region pinning places each region, so this
+// bounds that work whatever the file holds.
+constexpr size_t kMaxRegionNames = 4096;
+
 // Dense matrices of 2048 threads fit in the limit; edge lists, millions of pairs.
 constexpr size_t kMaxProfileBytes = 64u << 20;
 

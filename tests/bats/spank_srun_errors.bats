@@ -72,6 +72,13 @@ submit_fails() {
   chmod 644 "$WORK/short.profile"
   submit_fails "matrix has 1 rows, expected 2" srun --pin-strategy=lpgp --pin-profile="$WORK/short.profile" true
   submit_fails "profile version 'x'" srun --pin-strategy=lpgp --pin-profile=app@x true
+  # Names are cheap to write and each would be placed per region: bounded.
+  { printf 'slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\naliases'
+    seq -f ' a%g' 4096 | tr -d '\n'
+    printf '\nmatrix simple\n0 1\n1 0\n'; } >"$WORK/names.profile"
+  chmod 644 "$WORK/names.profile"
+  submit_fails "more than 4096 regions and aliases" \
+    srun --pin-strategy=lpgp --pin-phases --pin-threads=ompt --pin-profile="$WORK/names.profile" true
 }
 
 @test "a store profile writable by others is refused" {

@@ -89,6 +89,15 @@ TEST(Profile, RoundTripsEveryField) {
             std::string::npos);
 }
 
+TEST(Profile, RegionNamesAreBoundedWhateverTheFileHolds) {
+  std::string text = "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\naliases";
+  for (size_t i = 1; i < kMaxRegionNames; ++i) text += " a" + std::to_string(i);
+  std::string at_limit = write_temp(text + "\nmatrix simple\n0 1\n1 0\n");
+  EXPECT_EQ(read_profile(at_limit).regions[0].aliases.size(), kMaxRegionNames - 1);
+  std::string e = error_of([&] { read_profile(write_temp(text + " one_more\nmatrix simple\n0 1\n1 0\n")); });
+  EXPECT_NE(e.find(":7: more than 4096 regions and aliases"), std::string::npos) << e;
+}
+
 TEST(Profile, StrictErrors) {
   struct Case {
     const char* text;
