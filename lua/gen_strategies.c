@@ -7,7 +7,8 @@
 
 #include "slurm_pin/placement.h"
 
-int main(void) {
+/* argv[1]: where the packages install slurm_pin_io.so (per Lua version). */
+int main(int argc, char **argv) {
   printf("-- SPDX-License-Identifier: GPL-2.0-or-later\n"
          "-- Generated at build time from the placement engine's list of strategies\n"
          "-- and its rule for profile names\n"
@@ -18,7 +19,10 @@ int main(void) {
   printf(" },\n  needs_profile = {");
   for (int i = 0; i < sp_strategy_count(); ++i)
     if (sp_strategy_needs_profile(sp_strategy_name(i)) == 1) printf(" [\"%s\"] = true,", sp_strategy_name(i));
-  printf(" },\n  profile_name = { chars = \"%s\", max = %d, version_digits = %d },\n}\n",
+  printf(" },\n  profile_name = { chars = \"%s\", max = %d, version_digits = %d },\n",
          sp_profile_name_chars(), sp_profile_name_max(), sp_profile_version_digits());
+  printf("  io_module_dirs = {");
+  for (int i = 1; i < argc; ++i) printf(" \"%s\",", argv[i]);
+  printf(" },\n}\n");
   return ferror(stdout) ? 1 : 0;
 }

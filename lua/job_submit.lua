@@ -1,7 +1,7 @@
 -- SPDX-License-Identifier: GPL-2.0-or-later
 -- job_submit.lua for Slurm's job_submit/lua (JobSubmitPlugins=lua), as
 -- shipped by slurm-pin: it applies the site's placement policy and nothing
--- else. Sites with their own job_submit.lua add the two marked lines to it.
+-- else. Sites with their own job_submit.lua add the three marked lines to it.
 local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
 package.path = here .. "?.lua;/usr/share/slurm-pin/lua/?.lua;" .. package.path
 
@@ -12,9 +12,10 @@ if not loaded then
   (slurm.log_error or slurm.error)("%s", "slurm-pin: policy disabled, jobs pass unchanged: cannot load its module (" ..
     string.gsub(tostring(slurm_pin), "%c", " ") .. "): install slurm_pin_job_submit.lua, slurm_pin_policy.lua, " ..
     "slurm_pin_sandbox.lua and slurm_pin_strategies.lua beside job_submit.lua")
-  slurm_pin = { submit = function() end }
+  slurm_pin = { submit = function() return slurm.SUCCESS end, modify = function() return slurm.SUCCESS end }
 else
   slurm_pin.setup({
+    here = here,  -- slurm_pin_io.so may sit beside this file
     file = os.getenv("SLURM_PIN_POLICY_FILE") or here .. "slurm-pin-policy.lua",
     recheck = tonumber(os.getenv("SLURM_PIN_POLICY_RECHECK") or "") or 10,  -- seconds
     -- Slurm's loggers take a format: never pass our text as one.
@@ -26,12 +27,12 @@ else
 end
 
 function slurm_job_submit(job_desc, part_list, submit_uid)
-  slurm_pin.submit(job_desc, part_list, submit_uid)                      -- (2)
-  return slurm.SUCCESS
+  return slurm_pin.submit(job_desc, part_list, submit_uid)               -- (2)
 end
 
+-- A change that can change which rule matches is decided again.
 function slurm_job_modify(job_desc, job_rec, part_list, modify_uid)
-  return slurm.SUCCESS
+  return slurm_pin.modify(job_desc, job_rec, part_list, modify_uid)      -- (3)
 end
 
 return slurm.SUCCESS

@@ -2,10 +2,15 @@
 -- slurm-pin's adapter between Slurm's job_submit/lua and the policy engine.
 -- Merge into an existing job_submit.lua with:
 --   local slurm_pin = require("slurm_pin_job_submit")
---   ... in slurm_job_submit: slurm_pin.submit(job_desc, part_list, submit_uid)
--- It never rejects or fails a job: a broken policy or store leaves jobs as
--- they were and logs one error naming the file, line and fix.
+--   ... in slurm_job_submit: local rc = slurm_pin.submit(job_desc, part_list, submit_uid)
+--   ... in slurm_job_modify: slurm_pin.modify(job_desc, job_rec, part_list, modify_uid)
+-- A broken policy file or store leaves jobs as they were and logs one error
+-- naming the file, line and fix. What one job costs is bounded whatever it
+-- holds (its script is scanned only so far, docs/policy.md "Budgets"), and a
+-- job the policy still cannot decide within its budget is refused, alone:
+-- the policy stays in force for every other job.
 local policy_engine = require("slurm_pin_policy")
+local strategies = require("slurm_pin_strategies")
 
 local M = {}
 
@@ -15,6 +20,11 @@ local OPTIONS = { strategy = "pin_strategy", profile = "pin_profile", mem = "pin
 local NO_VAL = 4294967294
 local NO_VAL16 = 65534
 
+-- What the adapter reads inside slurmctld, and for how long it waits.
+M.POLICY_MAX_BYTES = 16 * 1024 * 1024
+M.INDEX_MAX_BYTES = 64 * 1024 * 1024
+M.READ_TIMEOUT_MS = 200
+
 local state = {
   file = "/etc/slurm/slurm-pin-policy.lua",
   recheck = 10,   -- seconds between looks at the policy file
@@ -22,47 +32,71 @@ local state = {
   text = nil,     -- the file as last read
   policy = nil,
   index = nil,
+  io = nil,       -- slurm_pin_io, or nil when it cannot be loaded
   log = { info = print, error = print },
 }
+
+-- slurm_pin_io (lua/slurm_pin_io.c) from beside job_submit.lua, the build
+-- tree or where the packages install it.
+local function load_io()
+  local version = string.match(_VERSION, "%d+%.%d+") or "5.1"
+  local saved = package.cpath
+  local dirs = {}
+  for _, d in ipairs(strategies.io_module_dirs or {}) do dirs[#dirs + 1] = d .. "/" .. version .. "/?.so" end
+  package.cpath = (state.here and (state.here .. "?.so;") or "") .. table.concat(dirs, ";") .. ";" .. package.cpath
+  local ok, io_module = pcall(require, "slurm_pin_io")
+  package.cpath = saved
+  if ok then return io_module end
+  return nil, tostring(io_module)
+end
 
 function M.setup(options)
   for k, v in pairs(options or {}) do state[k] = v end
   state.checked, state.text, state.policy, state.loaded, state.last_error = nil, nil, nil, false, nil
+  if not state.io then state.io, state.io_error = load_io() end
+end
+
+local function log_once(err)
+  if err ~= state.last_error then state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. err) end
+  state.last_error = err
+end
+
+-- The store index reads its file through slurm_pin_io, its first line per
+-- job and the rest only when the generation changed.
+local function index_reader(path, head)
+  return state.io.read(path, M.INDEX_MAX_BYTES, M.READ_TIMEOUT_MS, head)
 end
 
 -- Re-reads the policy when its text changed; a broken file disables the
 -- policy (jobs pass unchanged) with one error per change.
 local function current_policy()
+  if not state.io then
+    log_once("cannot load its file reader slurm_pin_io (" .. string.gsub(tostring(state.io_error), "%c", " ") ..
+             "): install slurm_pin_io.so beside job_submit.lua, or the slurm-pin package")
+    return nil
+  end
   local now = os.time()
   if state.checked and now - state.checked < state.recheck then return state.policy end
   state.checked = now
-  local f = io.open(state.file, "r")
-  local text = f and f:read("*a") or nil
-  if f then f:close() end
+  local text, read_err = state.io.read(state.file, M.POLICY_MAX_BYTES, M.READ_TIMEOUT_MS)
+  if not text then
+    state.policy, state.text, state.loaded = nil, nil, false
+    log_once(read_err .. " (the policy file must be a regular file of root or its directory's owner, " ..
+             "writable by that owner alone)")
+    return nil
+  end
   if text == state.text and state.loaded then return state.policy end
   state.text, state.loaded, state.last_error = text, true, nil  -- a changed file: its problem is news
   local policy, err = policy_engine.load(state.file, text)
   if not policy then
     state.policy = nil
-    if err ~= state.last_error then  -- once per problem, not once per look
-      state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. err)
-    end
-    state.last_error = err
+    log_once(err)
     return nil
   end
-  state.last_error = nil
   state.policy = policy
-  state.index = policy_engine.index(policy.store or "/var/lib/slurm-pin/profiles")
+  state.index = policy_engine.index(policy.store or "/var/lib/slurm-pin/profiles", index_reader)
   state.log.info("slurm-pin: policy " .. state.file .. " loaded: " .. #policy.rules .. " rules")
   return policy
-end
-
--- A policy that broke its budget deciding a job is disabled until its file
--- changes: one error, and every job passes unchanged meanwhile.
-local function disable(err)
-  state.policy = nil
-  if err ~= state.last_error then state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. err) end
-  state.last_error = err
 end
 
 -- User strings (job and script names, accounts) as they may appear in a
@@ -76,16 +110,14 @@ local function shown(value)
 end
 M._shown = shown
 
-local function spank_options(job_desc)
+local function spank_options(env, environment)
   local found = {}
-  local env = job_desc.spank_job_env
   if type(env) == "table" then
     for _, entry in pairs(env) do
       local name, value = string.match(tostring(entry), "^" .. PLUGIN .. "([%w_]+)=(.*)$")
       if name then found[name] = value end
     end
   end
-  local environment = job_desc.environment
   for _, option in pairs(OPTIONS) do
     local v = type(environment) == "table" and environment[ENV .. option] or nil
     if v and found[option] == nil then found[option] = v end
@@ -93,29 +125,66 @@ local function spank_options(job_desc)
   return found
 end
 
--- Executables the batch script launches: the first word after srun/mpirun/
--- mpiexec and their options.
-local function launched(script)
-  local apps = {}
-  for line in string.gmatch(script or "", "[^\n]+") do
-    local rest = string.match(line, "^%s*srun%s+(.*)") or string.match(line, "^%s*mpirun%s+(.*)") or
-                 string.match(line, "^%s*mpiexec%s+(.*)")
-    if rest then
-      local skip = false
-      for word in string.gmatch(rest, "%S+") do
-        if skip then
-          skip = false
-        elseif string.sub(word, 1, 1) == "-" then
-          -- "-n 4" takes a value; "--ntasks=4" does not
-          skip = string.len(word) == 2 and not string.find(word, "=", 1, true)
-        else
-          apps[#apps + 1] = string.match(word, "([^/]+)$")
-          break
-        end
-      end
+-- Executables a batch script launches: the first word after srun, mpirun or
+-- mpiexec at the start of a line, past their options. The script is
+-- searched in C (string.find); Lua looks at most at MAX_LAUNCH_LINES such
+-- lines, MAX_WORDS words of each, and keeps MAX_APPS distinct names: a
+-- script of any size costs the policy a bounded amount (policy.MAX_APPS).
+M.MAX_LAUNCH_LINES = 1000
+M.MAX_WORDS = 64
+-- A job naming more partitions is refused: it is decided in each.
+M.MAX_PARTITIONS = 16
+local LAUNCHERS = { "srun", "mpirun", "mpiexec" }
+
+-- Launcher options written apart from their value ("--map-by core"), with
+-- how many values follow; one-letter options ("-n 4") take one, and so does
+-- any option followed by a number ("-np 4", "--ntasks 8").
+local VALUES = { ["--map-by"] = 1, ["--bind-to"] = 1, ["--rank-by"] = 1, ["-x"] = 1, ["--host"] = 1,
+                 ["-host"] = 1, ["-hosts"] = 1, ["--hostfile"] = 1, ["-hostfile"] = 1, ["-machinefile"] = 1,
+                 ["-ppn"] = 1, ["-genv"] = 2, ["-env"] = 2, ["--mca"] = 2, ["-mca"] = 2 }
+
+-- The program a launcher line starts, or nil.
+local function program_of(rest)
+  local skip, words, after_option = 0, 0, false
+  for word in string.gmatch(rest, "%S+") do
+    words = words + 1
+    if words > M.MAX_WORDS then return nil end
+    if skip > 0 then
+      skip = skip - 1
+    elseif string.sub(word, 1, 1) == "-" then
+      local eq = string.find(word, "=", 1, true)
+      skip = (not eq and (VALUES[word] or (string.len(word) == 2 and 1))) or 0
+      after_option = not eq
+    elseif after_option and string.match(word, "^[%d,:%-]+$") then
+      after_option = false  -- the value of the option before
+    else
+      return string.match(word, "([^/]+)$")
     end
   end
-  return apps
+  return nil
+end
+
+local function launched(script, apps, seen)
+  if type(script) ~= "string" then return end
+  local text = "\n" .. script
+  local next_at = {}  -- per launcher: where its next line starts, false when none is left
+  for i, word in ipairs(LAUNCHERS) do next_at[i] = string.find(text, "\n[ \t]*" .. word .. "[ \t]", 1) or false end
+  for _ = 1, M.MAX_LAUNCH_LINES do
+    local best
+    for i in ipairs(LAUNCHERS) do
+      if next_at[i] and (not best or next_at[i] < next_at[best]) then best = i end
+    end
+    if not best then return end
+    local at = next_at[best]
+    local line_end = string.find(text, "\n", at + 1, true) or (#text + 1)
+    local rest = string.match(string.sub(text, at + 1, line_end - 1), "^[ \t]*%a+[ \t]+(.*)$") or ""
+    local app = program_of(rest)
+    if app and not seen[app] and #apps < policy_engine.MAX_APPS then
+      seen[app] = true
+      apps[#apps + 1] = app
+    end
+    next_at[best] = string.find(text, "\n[ \t]*" .. LAUNCHERS[best] .. "[ \t]", line_end) or false
+  end
 end
 
 local function default_partition(part_list)
@@ -125,70 +194,198 @@ local function default_partition(part_list)
   return nil
 end
 
-local function job_view(job_desc, part_list)
-  local options = spank_options(job_desc)
-  local apps = {}
-  if options.pin_profile then apps[#apps + 1] = string.match(options.pin_profile, "^([^@/]+)") end
-  if job_desc.name then apps[#apps + 1] = job_desc.name end
-  for _, a in ipairs(launched(job_desc.script)) do apps[#apps + 1] = a end
-  local environment = job_desc.environment
-  local threads = tonumber(type(environment) == "table" and environment["OMP_NUM_THREADS"] or nil)
-  local cpt = job_desc.cpus_per_task
+-- Application candidates: the profile the user named, the job name, then
+-- what the script launches; distinct, at most policy.MAX_APPS.
+local function candidates(options, name, script)
+  local apps, seen = {}, {}
+  local function add(app)
+    if app and app ~= "" and not seen[app] and #apps < policy_engine.MAX_APPS then
+      seen[app] = true
+      apps[#apps + 1] = app
+    end
+  end
+  if options.pin_profile then add(string.match(options.pin_profile, "^([^@/]+)")) end
+  add(name)
+  launched(script, apps, seen)
+  return apps
+end
+
+-- What the policy matches, from a job's fields (`job`: a job_desc at
+-- submission; at modification, the request's fields over the job record's).
+local function view_of(job, part_list)
+  local options = spank_options(job.spank_job_env, job.environment)
+  local threads = tonumber(type(job.environment) == "table" and job.environment["OMP_NUM_THREADS"] or nil)
+  local cpt = job.cpus_per_task
   if not threads and cpt and cpt ~= NO_VAL16 and cpt > 0 then threads = cpt end
-  local nodes = job_desc.min_nodes
+  local nodes = job.min_nodes
+  local partitions = {}
+  for p in string.gmatch(job.partition or default_partition(part_list) or "", "[^,]+") do
+    partitions[#partitions + 1] = p
+    if #partitions > M.MAX_PARTITIONS then break end
+  end
   return {
-    apps = apps,
-    partition = string.match(job_desc.partition or default_partition(part_list) or "", "^([^,]*)"),
-    account = job_desc.account,
-    user = job_desc.user_name,
-    qos = job_desc.qos,
-    nodes = (nodes and nodes ~= NO_VAL) and nodes or 1,
+    name = job.name,
+    apps = candidates(options, job.name, job.script),
+    partition = partitions[1] or "",
+    partitions = partitions,
+    account = job.account,
+    user = job.user_name,
+    qos = job.qos,
+    nodes = (nodes and nodes ~= NO_VAL and nodes ~= 0) and nodes or 1,
     threads = threads,
-    batch = job_desc.script ~= nil,
+    batch = job.script ~= nil,
     user_choice = { strategy = options.pin_strategy, profile = options.pin_profile, mem = options.pin_mem,
                     granularity = options.pin_granularity },
   }
 end
 
--- Our part of admin_comment is "slurm-pin: ..." up to the end or a " | ".
+-- A job being submitted. job_desc.environment exists for batch jobs only
+-- (Slurm logs an error when it is read for others).
+local function job_view(job_desc, part_list)
+  local batch = job_desc.script ~= nil
+  return view_of({
+    spank_job_env = job_desc.spank_job_env, environment = batch and job_desc.environment or nil,
+    name = job_desc.name, script = job_desc.script, cpus_per_task = job_desc.cpus_per_task,
+    min_nodes = job_desc.min_nodes, partition = job_desc.partition, account = job_desc.account,
+    user_name = job_desc.user_name, qos = job_desc.qos,
+  }, part_list)
+end
+
+-- A job being changed: what the request sets, over what the job has.
+local MODIFIABLE = { "name", "partition", "account", "qos", "min_nodes", "cpus_per_task" }
+local function modified_view(job_desc, job_rec, part_list)
+  local job = {
+    spank_job_env = job_rec.spank_job_env, script = job_rec.script, user_name = job_rec.user_name,
+    name = job_rec.name, partition = job_rec.partition, account = job_rec.account, qos = job_rec.qos,
+    min_nodes = job_rec.min_nodes, cpus_per_task = job_rec.cpus_per_task,
+  }
+  for _, k in ipairs(MODIFIABLE) do
+    local v = job_desc[k]
+    if v ~= nil and v ~= NO_VAL and v ~= NO_VAL16 then job[k] = v end
+  end
+  return view_of(job, part_list)
+end
+
+-- admin_comment: what other writers keep there, then slurm-pin's decision,
+-- always last (the node reads only the last part, pin_policy_from_comment).
+-- Any other part that looks like a decision is dropped: nobody but the
+-- policy may stand for it.
 local function with_decision(comment, text)
   local others = {}
   for part in string.gmatch(comment or "", "[^|]+") do
     part = string.match(part, "^%s*(.-)%s*$")
-    if part ~= "" and string.sub(part, 1, 10) ~= "slurm-pin:" then others[#others + 1] = part end
+    if part ~= "" and not string.find(part, "slurm-pin:", 1, true) then others[#others + 1] = part end
   end
-  others[#others + 1] = text
+  if text then others[#others + 1] = text end
   return table.concat(others, " | ")
 end
 
-local function apply(job_desc, job, decision)
-  local text = policy_engine.format(decision) .. (decision.applied and "" or " applied=no")
-  job_desc.admin_comment = with_decision(job_desc.admin_comment, text)
-  -- Batch jobs also carry an applied decision as the options themselves, so
-  -- that srun checks them before launching; the plugin on the node reads
-  -- the decision itself from AdminComment (plugstack.conf `policy`).
-  if job.batch and decision.applied then
-    for setting, option in pairs(OPTIONS) do
-      if decision[setting] then job_desc.environment[ENV .. option] = decision[setting] end
+local function decision_text(decision)
+  return decision and (policy_engine.format(decision) .. (decision.applied and "" or " applied=no")) or nil
+end
+
+-- The decision recorded in an admin_comment: its last part, when it is one.
+local function recorded(comment)
+  local last = string.match(comment or "", "([^|]*)$") or ""
+  last = string.match(last, "^%s*(.-)%s*$")
+  return string.sub(last, 1, 10) == "slurm-pin:" and last or nil
+end
+
+local function log_decision(job, decision, text, verb)
+  if not decision then return end
+  state.log.info(string.format("slurm-pin: job %s of %s%s: rule %s %s: %s", shown(job.name), shown(job.user), verb,
+                               decision.rule, decision.applied and "applied" or "yields to the user's own choice", text))
+end
+
+-- Decides the job `view` builds (inside the budget) in each partition it
+-- names; the decision, or nil and why the job cannot be decided. A job
+-- that names several partitions whose decisions differ cannot be: it may
+-- run in any of them.
+local function decide(view)
+  local policy = current_policy()
+  if not policy then return false end
+  if state.index then state.index:refresh() end
+  local job, decision, err = policy_engine.decide_budgeted(policy, view, state.index, state.file)
+  if err then
+    return nil, nil, err, "slurm-pin: the site policy cannot decide this job within its budget; ask the admin"
+  end
+  local text = decision_text(decision)
+  if #job.partitions > M.MAX_PARTITIONS then
+    return nil, nil, "more than " .. M.MAX_PARTITIONS .. " partitions",
+           "slurm-pin: the site policy decides jobs of at most " .. M.MAX_PARTITIONS .. " partitions"
+  end
+  for i = 2, #job.partitions do
+    local other = {}
+    for k, v in pairs(job) do other[k] = v end
+    other.partition = job.partitions[i]
+    local _, d = policy_engine.decide_budgeted(policy, other, state.index, state.file)
+    if decision_text(d) ~= text then
+      return nil, nil, "partitions " .. shown(job.partitions[1]) .. " and " .. shown(job.partitions[i]) ..
+             " are decided differently", "slurm-pin: the site policy places jobs differently in partitions " ..
+             job.partitions[1] .. " and " .. job.partitions[i] .. ": submit to one of them"
     end
   end
-  state.log.info(string.format("slurm-pin: job %s of %s: rule %s %s: %s", shown(job_desc.name), shown(job.user),
-                               decision.rule, decision.applied and "applied" or "yields to the user's own choice",
-                               text))
+  return job, decision
 end
 
+-- job_submit: returns slurm.SUCCESS, or slurm.ERROR with the reason in
+-- slurm.log_user (the user sees it) when the policy cannot decide the job.
 function M.submit(job_desc, part_list, submit_uid)
-  local ok, err = pcall(function()
-    local policy = current_policy()
-    if not policy then return end
-    if state.index then state.index:refresh() end
-    local job = job_view(job_desc, part_list)
-    local decision, over = policy_engine.decide_budgeted(policy, job, state.index, state.file)
-    if over then return disable(over) end
-    if decision then apply(job_desc, job, decision) end
-  end)
-  if not ok then state.log.error("slurm-pin: policy skipped for this job: " .. shown(err)) end
+  local ok, job, decision, err, why = pcall(decide, function() return job_view(job_desc, part_list) end)
+  if ok and not err then
+    if job then
+      local text = decision_text(decision)
+      local comment = with_decision(job_desc.admin_comment, text)
+      if comment ~= (job_desc.admin_comment or "") then job_desc.admin_comment = comment end
+      log_decision(job, decision, text, "")
+    end
+    return slurm and slurm.SUCCESS or 0
+  end
+  state.log.error("slurm-pin: job " .. shown(job_desc.name) .. ": refused: " .. (ok and err or shown(job)))
+  why = ok and why or "slurm-pin: the site policy failed on this job; ask the admin (slurmctld's log says why)"
+  if slurm and slurm.log_user then slurm.log_user("%s", why) end
+  return slurm and slurm.ERROR or -1
 end
 
-M._job_view, M._launched, M._with_decision = job_view, launched, with_decision
+-- What can change which rule matches a job.
+local MATCHED = { "name", "partition", "account", "qos", "min_nodes", "cpus_per_task" }
+
+local function changes_match(job_desc)
+  for _, k in ipairs(MATCHED) do
+    local v = job_desc[k]
+    if v ~= nil and v ~= NO_VAL and v ~= NO_VAL16 then return true end
+  end
+  return false
+end
+
+-- job_modify: a change that can change which rule matches (partition,
+-- account, QOS, node count, name, CPUs per task) is decided again. The new
+-- decision is recorded when the change comes from an administrator (only
+-- they may set AdminComment, Slurm checks); a user's change that would
+-- change the decision is refused, so that no move escapes a rule. A change
+-- of the comment itself keeps the decision last.
+function M.modify(job_desc, job_rec, part_list, modify_uid)
+  if not changes_match(job_desc) and job_desc.admin_comment == nil then return slurm and slurm.SUCCESS or 0 end
+  local ok, job, decision, err = pcall(decide, function() return modified_view(job_desc, job_rec, part_list) end)
+  if ok and not err then
+    if not job then return slurm and slurm.SUCCESS or 0 end
+    local text = decision_text(decision)
+    local admin = modify_uid == 0 or job_desc.admin_comment ~= nil  -- Slurm checked the latter already
+    if text == recorded(job_rec.admin_comment) and job_desc.admin_comment == nil then
+      return slurm and slurm.SUCCESS or 0
+    end
+    if admin then
+      job_desc.admin_comment = with_decision(job_desc.admin_comment or job_rec.admin_comment, text)
+      log_decision(job, decision, text, " (changed)")
+      return slurm and slurm.SUCCESS or 0
+    end
+    err = "it would change the site policy's decision (" .. tostring(recorded(job_rec.admin_comment) or "none") ..
+          " -> " .. tostring(text or "none") .. "), which only an administrator can record; resubmit the job instead"
+  end
+  state.log.error("slurm-pin: job " .. shown(job_rec.job_id) .. ": change by uid " .. shown(modify_uid) ..
+                  " refused: " .. (ok and err or shown(job)))
+  return slurm and (slurm.ESLURM_ACCESS_DENIED or slurm.ERROR) or -1
+end
+
+M._job_view, M._modified_view, M._launched, M._with_decision = job_view, modified_view, launched, with_decision
 return M

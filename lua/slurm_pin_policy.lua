@@ -7,6 +7,11 @@ local strategies = require("slurm_pin_strategies")  -- generated from the engine
 
 local M = {}
 
+-- A job's application candidates are at most this many distinct names (the
+-- profile it names, its name, what its script launches): with the rules'
+-- app index, what deciding one job costs is bounded by the policy alone.
+M.MAX_APPS = 16
+
 M.STRATEGIES = {}
 for _, name in ipairs(strategies.names) do M.STRATEGIES[name] = true end
 M.NEEDS_PROFILE = strategies.needs_profile
@@ -215,6 +220,21 @@ function M.check(policy, text, path)
     at_line(text, path, function() return '"' .. tostring(type(r) == "table" and r.name) .. '"' end,
             function() check_rule(i, r, seen) end)
   end
+  -- Which rules name which application: a job then looks only at the rules
+  -- naming one of its candidates, and at those naming none.
+  policy._by_app = {}
+  for i, r in ipairs(policy.rules) do
+    local apps = (r.match or {}).app
+    if apps ~= nil then
+      r.match._apps = {}
+      for _, a in ipairs(as_list(apps)) do
+        r.match._apps[a] = true
+        local list = policy._by_app[a] or {}
+        if list[#list] ~= i then list[#list + 1] = i end
+        policy._by_app[a] = list
+      end
+    end
+  end
   return policy
 end
 
@@ -229,6 +249,10 @@ function M.load(path, text)
   -- in what the file built.
   local ok, result = sandbox.run(sandbox.LOAD, evaluate, text, path)
   if ok then ok, result = pcall(M.check, result, text, path) end
+  if ok then
+    local probe_err = M.probe(result, path)
+    if probe_err then return nil, probe_err end
+  end
   if not ok then
     if getmetatable(result) == PolicyError then return nil, result.message end
     if sandbox.is_budget_error(result) then
@@ -239,13 +263,36 @@ function M.load(path, text)
   return result, nil, text
 end
 
--- decide() under the per-job budget: the decision, or nil and an error
--- naming the limit. A policy that needs more is broken for every job.
+-- decide() under the per-job budget, for `job` or what the function `job`
+-- returns (so that reading the job's fields is counted too): the job, the
+-- decision (nil: none), or nil, nil and an error naming the limit.
 function M.decide_budgeted(policy, job, index, path)
-  local ok, result = sandbox.run(sandbox.DECIDE, M.decide, policy, job, index)
-  if ok then return result end
-  if sandbox.is_budget_error(result) then return nil, (path or "the policy") .. ": deciding one job went " .. tostring(result) end
-  return nil, (path or "the policy") .. ": " .. tostring(result)
+  local ok, view, result = sandbox.run(sandbox.DECIDE, function()
+    local j = type(job) == "function" and job() or job
+    return j, M.decide(policy, j, index)
+  end)
+  if ok then return view, result end
+  if sandbox.is_budget_error(view) then
+    return nil, nil, (path or "the policy") .. ": deciding one job went " .. tostring(view)
+  end
+  return nil, nil, (path or "the policy") .. ": " .. tostring(view)
+end
+
+-- The dearest job a policy can meet (MAX_APPS candidates that no rule
+-- names, every field set) decided under the per-job budget: nil when it
+-- fits, else why the policy cannot be used. So no job's size can push a
+-- decision past its budget once the policy is loaded.
+function M.probe(policy, path)
+  local apps = {}
+  for i = 1, M.MAX_APPS do apps[i] = "slurm-pin-probe-" .. i end
+  local job = { apps = apps, partition = "slurm-pin-probe", account = "probe", user = "probe", qos = "probe",
+                nodes = 1, threads = 1, user_choice = {} }
+  local none = { has = function() return false end }
+  local _, _, err = M.decide_budgeted(policy, job, none, path)
+  if err then
+    return err .. " for a job naming " .. M.MAX_APPS .. " applications (use fewer rules, or merge them)"
+  end
+  return nil
 end
 
 -- ---- the profile store index ----------------------------------------------------
@@ -255,31 +302,44 @@ end
 local Index = {}
 Index.__index = Index
 
-function M.index(store)
-  return setmetatable({ store = store, generation = nil, apps = {} }, Index)
+-- Reads `path` whole, or its first `head` bytes: the plain one, for the
+-- commands; inside slurmctld the adapter gives slurm_pin_io's.
+local function plain_reader(path, head)
+  local f, err = io.open(path, "r")
+  if not f then return nil, err end
+  local text = f:read(head or "*a")
+  f:close()
+  return text or ""
 end
 
+-- reader(path, head): the file's text (its first `head` bytes), or nil and
+-- why; plain io by default.
+function M.index(store, reader)
+  return setmetatable({ store = store, generation = nil, apps = {}, reader = reader or plain_reader }, Index)
+end
+
+local HEADER_BYTES = 128  -- "slurm-pin-store-index 1 generation N\n" fits
+
 function Index:refresh()
-  local f = io.open(self.store .. "/.index", "r")
-  if not f then
+  local path = self.store .. "/.index"
+  local head = self.reader(path, HEADER_BYTES)
+  local generation = head and string.match(head, "^slurm%-pin%-store%-index 1 generation (%d+)\n")
+  if not generation then
     self.generation, self.apps = nil, {}
     return false
   end
-  local header = f:read("*l") or ""
-  local generation = string.match(header, "^slurm%-pin%-store%-index 1 generation (%d+)$")
-  if generation ~= self.generation then
-    local apps = {}
-    for line in f:lines() do
-      local app, threads, version = string.match(line, "^p (%S+) (%d+) (%d+)$")
-      if app then
-        apps[app] = apps[app] or {}
-        local t, v = tonumber(threads), tonumber(version)
-        if (apps[app][t] or 0) < v then apps[app][t] = v end
-      end
-    end
-    self.apps, self.generation = apps, generation
+  if generation == self.generation then return true end
+  local text = self.reader(path)
+  if not text or string.match(text, "^slurm%-pin%-store%-index 1 generation (%d+)\n") ~= generation then
+    return true  -- rewritten meanwhile, or unreadable now: keep what is known until the next job
   end
-  f:close()
+  local apps = {}
+  for app, threads, version in string.gmatch(text, "\np (%S+) (%d+) (%d+)") do
+    apps[app] = apps[app] or {}
+    local t, v = tonumber(threads), tonumber(version)
+    if (apps[app][t] or 0) < v then apps[app][t] = v end
+  end
+  self.apps, self.generation = apps, generation
   return true
 end
 
@@ -295,7 +355,8 @@ end
 
 local function matches_name(want, have)
   if have == nil then return false end
-  for _, w in ipairs(as_list(want)) do
+  if type(want) ~= "table" then return want == have end
+  for _, w in ipairs(want) do
     if w == have then return true end
   end
   return false
@@ -306,8 +367,9 @@ end
 -- and script names): one that becomes a profile name (%app) must be a
 -- valid store name, or the rule does not match it.
 local function matching_app(rule_match, job, index, names_profile)
+  local names = rule_match.app ~= nil and (rule_match._apps or {}) or nil
   for _, app in ipairs(job.apps or {}) do
-    local ok = rule_match.app == nil or matches_name(rule_match.app, app)
+    local ok = names == nil or names[app] == true
     if ok and names_profile and not M.valid_profile_name(app) then ok = false end
     if ok and rule_match.has_profile ~= nil then
       ok = (index ~= nil and index:has(app, job.threads)) == rule_match.has_profile
@@ -321,6 +383,7 @@ local function matching_app(rule_match, job, index, names_profile)
 end
 
 local function rule_matches(m, job, index, names_profile)
+  m = m or {}
   if m.partition and not matches_name(m.partition, job.partition) then return nil end
   if m.account and not matches_name(m.account, job.account) then return nil end
   if m.user and not matches_name(m.user, job.user) then return nil end
@@ -345,9 +408,16 @@ end
 -- when nothing applies. `applied` is false when a default rule yields to the
 -- user's own choice.
 function M.decide(policy, job, index)
+  -- Rules naming one of the job's candidates; others with an app list are
+  -- skipped without comparing names.
+  local naming = {}
+  for _, app in ipairs(job.apps or {}) do
+    for _, i in ipairs((policy._by_app or {})[app] or {}) do naming[i] = true end
+  end
   local decision
-  for _, r in ipairs(policy.rules) do
-    local app = rule_matches(r.match or {}, job, index, r.action.profile == "%app")
+  for i, r in ipairs(policy.rules) do
+    local m = r.match or {}
+    local app = (m.app == nil or naming[i]) and rule_matches(m, job, index, r.action.profile == "%app")
     if app then
       decision = settings_of(r.action, app)
       decision.rule, decision.mode = r.name, r.action.mode or "default"

@@ -174,7 +174,7 @@ T.test("the adapter reads user options, script launches and threads from job_des
     script = "#!/bin/sh\nmodule load x\nsrun -n 4 --cpu-bind=none ./bin/stream -s 3\nmpirun ../lulesh\n" }),
     { { name = "debug", flag_default = 1 } })
   T.eq(v.user_choice.strategy, "lpgp")
-  T.eq(table.concat(v.apps, ","), "stream,wrap,stream,lulesh")
+  T.eq(table.concat(v.apps, ","), "stream,wrap,lulesh")  -- distinct, in order
   T.eq(v.threads, 8)
   T.eq(v.partition, "debug")
   T.eq(v.nodes, 1)
@@ -188,16 +188,17 @@ T.test("admin_comment keeps what others wrote and replaces slurm-pin's part", fu
   T.eq(adapter._with_decision("site note | slurm-pin: rule=old", "slurm-pin: rule=a"), "site note | slurm-pin: rule=a")
 end)
 
-T.test("submit: batch jobs get options, every job its admin_comment, no forgeable environment decision", function()
+T.test("submit: every job gets its admin_comment, and nothing in its environment", function()
   local logs = {}
   adapter.setup({ file = good_path, recheck = 0,
                   log = { info = function(m) logs[#logs + 1] = m end, error = function(m) logs[#logs + 1] = "E " .. m end } })
   local batch = job_desc({ name = "stream", environment = { OMP_NUM_THREADS = "8" }, script = "#!/bin/sh\nsrun ./stream\n" })
-  adapter.submit(batch, {}, 0)
+  T.eq(adapter.submit(batch, {}, 0), 0)
   T.eq(batch.admin_comment, "slurm-pin: rule=profiled mode=default strategy=lpgp profile=stream")
-  T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_strategy"], "lpgp")
-  T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_profile"], "stream")
-  T.eq(batch.environment["SLURM_PIN_POLICY"], nil)  -- the node reads AdminComment, never the environment
+  -- The node reads the decision (job_decision.h), never the environment:
+  -- options there would pass for the user's own after a change of the job.
+  T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_strategy"], nil)
+  T.eq(batch.environment["SLURM_PIN_POLICY"], nil)
   local interactive = job_desc({ name = "stream", cpus_per_task = 8,
     spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" } })
   adapter.submit(interactive, {}, 0)
@@ -287,24 +288,153 @@ T.test("policy check validates the type of every documented field", function()
   end
 end)
 
-T.test("a decision over its budget disables the policy with one error; jobs pass unchanged", function()
-  local rules = {}
-  -- Cheap to load, dear to decide: every rule compares its names with every
-  -- application the job's script launches.
-  for i = 1, 2000 do
-    rules[#rules + 1] = string.format('{ name = "r%d", match = { app = { "a", "b", "c", "d", "e%d" } }, action = { strategy = "compact" } },', i, i)
-  end
-  local path = write("slow.lua", "return { rules = {\n" .. table.concat(rules, "\n") .. "\n} }")
+T.test("a script of 20,000 launcher lines is decided within budget; the policy stays in force", function()
   local logs = {}
-  adapter.setup({ file = path, recheck = 0, log = { info = function() end, error = function(m) logs[#logs + 1] = m end } })
+  adapter.setup({ file = good_path, recheck = 0, log = { info = function(m) logs[#logs + 1] = m end,
+                                                     error = function(m) logs[#logs + 1] = "E " .. m end } })
   local lines = {}
-  for i = 1, 60 do lines[i] = "srun ./app" .. i end
+  for i = 1, 20000 do lines[i] = "srun ./app" .. i end
   local d = job_desc({ name = "n", script = table.concat(lines, "\n") })
-  adapter.submit(d, {}, 0)
-  adapter.submit(job_desc({}), {}, 0)
-  T.eq(d.admin_comment, nil)
-  T.eq(#logs, 1, "errors logged")
-  T.contains(logs[1], "policy disabled, jobs pass unchanged: " .. path .. ": deciding one job went over its budget of 1000000 instructions")
+  local t0 = os.clock()
+  T.eq(adapter.submit(d, {}, 0), 0)
+  if os.clock() - t0 > 0.5 then error("took " .. (os.clock() - t0) .. " s") end
+  T.eq(d.admin_comment, "slurm-pin: rule=partition:* mode=default strategy=compact")
+  local v = adapter._job_view(d, {})
+  T.eq(#v.apps, engine.MAX_APPS, "candidates bounded")
+  -- The next job still meets the enforced rule.
+  local e = job_desc({ name = "x", account = "bench", spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" } })
+  adapter.submit(e, {}, 0)
+  T.contains(e.admin_comment, "rule=bench-fixed mode=enforce strategy=compact")
+  for _, line in ipairs(logs) do T.eq(string.sub(line, 1, 2) ~= "E ", true, line) end
+  -- Lines that merely mention srun, and long option lists, are not candidates.
+  local w = adapter._job_view(job_desc({ script = "echo srun ./no\n  srun -n 2 --x=1 ./yes\n\tmpiexec -np 4 ../b/c\n" ..
+                                                  "mpirun --map-by core --bind-to none -x A ./d\nsrun --ntasks 8 e\n" }), {})
+  T.eq(table.concat(w.apps, ","), "app,yes,c,d,e")
+end)
+
+T.test("a policy too dear to decide one job is refused when it loads, naming the limit", function()
+  local rules = {}
+  for i = 1, 30000 do
+    rules[#rules + 1] = string.format('{ name = "r%d", match = { has_profile = true, partition = "p%d" }, action = { strategy = "compact" } },', i, i)
+  end
+  local p, err = engine.load(write("dear.lua", "return { rules = {\n" .. table.concat(rules, "\n") .. "\n} }"))
+  T.eq(p, nil)
+  T.contains(err, "dear.lua")
+  T.contains(err, "over its budget")
+end)
+
+T.test("one job the policy cannot decide is refused alone; the policy stays in force", function()
+  local logs = {}
+  adapter.setup({ file = good_path, recheck = 0, log = { info = function() end, error = function(m) logs[#logs + 1] = m end } })
+  -- A job record whose fields cost the sandbox an error (a field that
+  -- raises when read), as a stand-in for any failure deciding one job.
+  local bad = setmetatable(job_desc({ name = "x" }), { __index = function(_, k) if k == "partition" then error("boom") end end })
+  bad.partition = nil
+  T.eq(adapter.submit(bad, {}, 0), -1)
+  T.eq(#logs, 1)
+  T.contains(logs[1], "refused")
+  local good = job_desc({ name = "x", account = "bench" })
+  T.eq(adapter.submit(good, {}, 0), 0)
+  T.contains(good.admin_comment, "rule=bench-fixed")
+end)
+
+T.test("changing a job decides it again: a move to another partition or account meets its rules", function()
+  local logs = {}
+  adapter.setup({ file = good_path, recheck = 0, log = { info = function() end, error = function(m) logs[#logs + 1] = m end } })
+  local rec = { job_id = 7, name = "x", partition = "debug", account = "users", user_name = "alice",
+                spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" },
+                admin_comment = "site note | slurm-pin: rule=partition:* mode=default strategy=compact applied=no" }
+  -- A user may make a change that keeps the decision; one that changes it
+  -- is refused (only administrators may record a new one).
+  local same = { partition = "other" }
+  T.eq(adapter.modify(same, rec, {}, 1000), 0)
+  T.eq(same.admin_comment, nil)
+  local mine = { account = "bench" }
+  T.eq(adapter.modify(mine, rec, {}, 1000), -1)
+  T.contains(logs[#logs], "change by uid '1000' refused: it would change the site policy's decision")
+  T.eq(adapter.modify({ time_limit = 5 }, rec, {}, 1000), 0)  -- nothing a rule matches
+  local change = { account = "bench" }
+  T.eq(adapter.modify(change, rec, {}, 0), 0)
+  T.eq(change.admin_comment, "site note | slurm-pin: rule=bench-fixed mode=enforce strategy=compact")
+  change = { partition = "numa" }
+  T.eq(adapter.modify(change, rec, {}, 0), 0)
+  T.eq(change.admin_comment, "site note | slurm-pin: rule=partition:numa mode=default strategy=scatter mem=local applied=no")
+  -- A change of the comment itself keeps the decision last, and drops
+  -- anything else that looks like one.
+  change = { admin_comment = "user note: slurm-pin: rule=evil mode=enforce strategy=none | more" }
+  T.eq(adapter.modify(change, rec, {}, 0), 0)
+  T.eq(change.admin_comment, "more | slurm-pin: rule=partition:* mode=default strategy=compact applied=no")
+end)
+
+T.test("a hung file system costs slurm_pin_io one timeout, then nothing until the read finishes", function()
+  local build = assert(os.getenv("SLURM_PIN_BUILD"), "SLURM_PIN_BUILD (the build directory) is not set")
+  os.execute("mkdir -p " .. tmp .. "/hung && cp " .. good_path .. " " .. tmp .. "/hung/policy.lua")
+  local script = write("hung.lua", [[
+local io_module = require("slurm_pin_io")
+local clock = function() local f = io.popen("date +%s.%N") local t = tonumber(f:read("*a")) f:close() return t end
+local path = arg[1]
+local t0 = clock()
+local text, err = io_module.read(path, 1048576, 300)
+local t1 = clock()
+local text2, err2 = io_module.read(path, 1048576, 300)
+local t2 = clock()
+os.execute("sleep 4")
+local text3 = io_module.read(path, 1048576, 5000)
+print(string.format("%s|%.2f|%s|%.2f|%s", tostring(err), t1 - t0, tostring(err2), t2 - t1, tostring(text3 ~= nil)))
+]])
+  local p = io.popen("HUNG_OPEN_SECONDS=3 LD_PRELOAD=" .. build .. "/lib/hung_open.so " .. (arg[-1] or "lua5.1") ..
+                     " " .. script .. " " .. tmp .. "/hung/policy.lua")
+  local out = p:read("*a")
+  p:close()
+  local err, took, err2, took2, later = string.match(out, "^(.-)|([%d.]+)|(.-)|([%d.]+)|(%a+)")
+  T.contains(tostring(err), "not read within 300 ms")
+  T.eq(tonumber(took) < 1.5, true, "first read gave up in time: " .. tostring(took))
+  T.contains(tostring(err2), "an earlier read has not finished yet")
+  T.eq(tonumber(took2) < 0.5, true, "second read at once: " .. tostring(took2))
+  T.eq(later, "true", "read again once the file system answers")
+end)
+
+T.test("a job naming partitions the policy decides differently is refused; the same decision passes", function()
+  adapter.setup({ file = good_path, recheck = 0, log = { info = function() end, error = function() end } })
+  T.eq(adapter.submit(job_desc({ name = "x", partition = "debug,numa" }), {}, 0), -1)
+  local d = job_desc({ name = "x", partition = "debug,other" })
+  T.eq(adapter.submit(d, {}, 0), 0)
+  T.eq(d.admin_comment, "slurm-pin: rule=partition:* mode=default strategy=compact")
+end)
+
+T.test("the policy file and the store index are read by slurm_pin_io: a FIFO or an untrusted file never blocks", function()
+  local io_module = require("slurm_pin_io")
+  local fifo = tmp .. "/fifo"
+  os.execute("mkfifo " .. fifo)
+  local t0 = os.time()
+  local text, err = io_module.read(fifo, 1024, 200)
+  T.eq(text, nil)
+  T.contains(err, "not a regular file")
+  T.eq(os.time() - t0 < 3, true, "fast")
+  os.execute("chmod g+w " .. good_path)
+  text, err = io_module.read(good_path, 1048576, 200)
+  T.eq(text, nil)
+  T.contains(err, "writable by group or others")
+  os.execute("chmod g-w " .. good_path)
+  os.execute("ln -sf " .. good_path .. " " .. tmp .. "/link.lua")
+  text, err = io_module.read(tmp .. "/link.lua", 1048576, 200)
+  T.eq(text, nil)
+  T.contains(err, "symbolic link")
+  T.eq(io_module.read(good_path, 1048576, 200), (io.open(good_path):read("*a")))
+  T.eq(io_module.read(good_path, 1048576, 200, 6), "return")
+  text, err = io_module.read(good_path, 10, 200)
+  T.contains(err, "larger than")
+  -- The adapter with a FIFO as the store's index: jobs are decided as
+  -- with no index, at once.
+  local fifo_store = tmp .. "/fifostore"
+  os.execute("mkdir -p " .. fifo_store .. " && mkfifo " .. fifo_store .. "/.index")
+  local path = write("fifo.lua", (string.gsub(GOOD, "STORE", fifo_store)))
+  adapter.setup({ file = path, recheck = 0, log = { info = function() end, error = function() end } })
+  t0 = os.time()
+  local d = job_desc({ name = "stream", cpus_per_task = 8 })
+  T.eq(adapter.submit(d, {}, 0), 0)
+  T.eq(os.time() - t0 < 3, true, "fast")
+  T.eq(d.admin_comment, "slurm-pin: rule=partition:* mode=default strategy=compact")
 end)
 
 T.test("hostile job names: %app refuses names that are not store names, logs escape them", function()
