@@ -155,9 +155,14 @@ const char *const *sp_gpu_env_names(void) {
 
 /* ---- computing, binding, environment ---------------------------------- */
 
+int sp_set_budget(sp_placement_t *p, size_t max_file_bytes, double max_seconds) {
+  LINK(sp_set_budget, -1);
+  return real(p, max_file_bytes, max_seconds);
+}
 int sp_compute(sp_placement_t *p) { LINK(sp_compute, -1); return real(p); }
 int sp_bind_task(sp_placement_t *p, int task) { LINK(sp_bind_task, -1); return real(p, task); }
 const char *sp_describe_task(sp_placement_t *p, int task) { LINK(sp_describe_task, NULL); return real(p, task); }
+const char *sp_get_task_data(sp_placement_t *p, int task) { LINK(sp_get_task_data, NULL); return real(p, task); }
 int sp_get_env_count(sp_placement_t *p) { LINK(sp_get_env_count, -1); return real(p); }
 const char *sp_get_env_name(sp_placement_t *p, int i) { LINK(sp_get_env_name, NULL); return real(p, i); }
 const char *sp_get_env_value(sp_placement_t *p, int task, int i, const char *current) {
@@ -212,6 +217,10 @@ int sp_check_thread_library(const char *path, char *err, size_t len) {
 int sp_find_thread_library(const char *from, char *buf, size_t len, char *err, size_t errlen) {
   LINK_CHECK(sp_find_thread_library, err, errlen);
   return real(from, buf, len, err, errlen);
+}
+int sp_check_preloadable(const char *program, const char *path_env, char *err, size_t len) {
+  LINK_CHECK(sp_check_preloadable, err, len);
+  return real(program, path_env, err, len);
 }
 const char *sp_strategies_help(void) { LINK(sp_strategies_help, load_error); return real(); }
 int sp_strategy_needs_profile(const char *name) { LINK(sp_strategy_needs_profile, -1); return real(name); }

@@ -23,7 +23,9 @@ void pin_config_defaults(struct pin_config *c) {
   strcpy(c->mem, "none");
   strcpy(c->granularity, "core");
   strcpy(c->gpu, "none");
-  strcpy(c->topology_cache, PIN_TOPOLOGY_CACHE);
+  strcpy(c->run_dir, PIN_RUN_DIR);
+  c->max_file = PIN_MAX_FILE;
+  c->max_time = PIN_MAX_TIME;
 }
 
 /* The values are the engine's (one list, one message). */
@@ -77,11 +79,77 @@ int pin_check_site_rules(const struct pin_config *c, const char *value, char *er
     snprintf(err, len, "strategy '%s' is not allowed on this cluster: use one of %s", value, c->allowed);
     return -1;
   }
-  if (c->enforce && strcmp(value, c->default_strategy) != 0) {
+  if ((c->enforce & PIN_ENFORCE_STRATEGY) && strcmp(value, c->default_strategy) != 0) {
     snprintf(err, len, "this cluster enforces strategy '%s': remove --pin-strategy=%s", c->default_strategy,
              value);
     return -1;
   }
+  return 0;
+}
+
+/* "16M", "4096", "1G": bytes, from 1 KiB to 1 GiB. */
+static int parse_size(const char *v, unsigned long long *out) {
+  char *end;
+  unsigned long long n = strtoull(v, &end, 10);
+  if (end == v || v[0] == '-') return -1;
+  int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
+  if (shift) ++end;
+  if (*end || n > (1ULL << 30) || (n << shift) < 1024 || (n << shift) > (1ULL << 30)) return -1;
+  *out = n << shift;
+  return 0;
+}
+
+static const struct {
+  const char *name;
+  unsigned bit;
+} enforceable[] = {{"strategy", PIN_ENFORCE_STRATEGY},   {"mem", PIN_ENFORCE_MEM},
+                   {"granularity", PIN_ENFORCE_GRANULARITY}, {"threads", PIN_ENFORCE_THREADS},
+                   {"smt", PIN_ENFORCE_SMT},             {"oversubscribe", PIN_ENFORCE_OVERSUBSCRIBE},
+                   {"gpu", PIN_ENFORCE_GPU}};
+#define N_ENFORCEABLE (sizeof enforceable / sizeof enforceable[0])
+
+/* enforce=strategy,mem: the settings named. */
+static int parse_enforce(struct pin_config *c, const char *v, char *err, size_t len) {
+  c->enforce = 0;
+  for (const char *p = v; *p;) {
+    size_t n = strcspn(p, ",");
+    size_t i = 0;
+    while (i < N_ENFORCEABLE && !(strlen(enforceable[i].name) == n && strncmp(p, enforceable[i].name, n) == 0)) ++i;
+    if (i == N_ENFORCEABLE) {
+      snprintf(err, len, "enforce=%.200s: '%.*s' is no setting (enforce alone holds every one; or name some of "
+               "strategy, mem, granularity, threads, smt, oversubscribe, gpu)", v, (int)n, p);
+      return -1;
+    }
+    c->enforce |= enforceable[i].bit;
+    p += n + (p[n] == ',');
+  }
+  if (!c->enforce) return snprintf(err, len, "enforce=: name the settings, or write enforce alone"), -1;
+  return 0;
+}
+
+int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, char *err, size_t len) {
+  const struct {
+    unsigned bit;
+    int changed;
+    const char *option, *site;
+  } settings[] = {
+      {PIN_ENFORCE_STRATEGY, r->strategy_set && strcmp(r->strategy, c->default_strategy) != 0, "--pin-strategy",
+       c->default_strategy},
+      {PIN_ENFORCE_MEM, r->mem[0] && strcmp(r->mem, c->mem) != 0, "--pin-mem", c->mem},
+      {PIN_ENFORCE_GRANULARITY, r->granularity[0] && strcmp(r->granularity, c->granularity) != 0,
+       "--pin-granularity", c->granularity},
+      {PIN_ENFORCE_THREADS, r->threads[0] && strcmp(r->threads, "env") != 0, "--pin-threads", "env"},
+      {PIN_ENFORCE_THREADS, r->phases, "--pin-phases", "one placement for the whole run"},
+      {PIN_ENFORCE_SMT, r->smt[0] != '\0', "--pin-smt", "every hardware thread, as granularity says"},
+      {PIN_ENFORCE_OVERSUBSCRIBE, r->oversubscribe, "--pin-oversubscribe", "no oversubscription"},
+      {PIN_ENFORCE_GPU, r->gpu[0] && strcmp(r->gpu, c->gpu) != 0, "--pin-gpu", c->gpu},
+  };
+  for (size_t i = 0; i < sizeof settings / sizeof settings[0]; ++i)
+    if ((c->enforce & settings[i].bit) && settings[i].changed) {
+      snprintf(err, len, "this cluster binds every step as it says (enforce: %s): remove %s", settings[i].site,
+               settings[i].option);
+      return -1;
+    }
   return 0;
 }
 
@@ -90,7 +158,8 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   const char *v = eq ? eq + 1 : NULL;
   size_t key = eq ? (size_t)(eq - arg) : strlen(arg);
 #define KEY(k) (key == strlen(k) && strncmp(arg, k, key) == 0)
-  if (!v && KEY("enforce")) return c->enforce = 1, 0;
+  if (!v && KEY("enforce")) return c->enforce = PIN_ENFORCE_ALL, 0;
+  if (v && KEY("enforce")) return parse_enforce(c, v, err, len);
   if (!v && KEY("exclusive_only")) return c->exclusive_only = 1, 0;
   if (!v && KEY("whole_node")) return c->whole_node = 1, 0;
   if (!v && KEY("verbose")) return c->verbose = 1, 0;
@@ -107,13 +176,32 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
     }
     return set_field(c->topology_cache, sizeof c->topology_cache, v, "topology_cache=", err, len);
   }
+  if (v && KEY("run_dir")) {
+    if (v[0] != '/') {
+      snprintf(err, len, "run_dir=%s: give an absolute path (a directory only root can change)", v);
+      return -1;
+    }
+    return set_field(c->run_dir, sizeof c->run_dir, v, "run_dir=", err, len);
+  }
+  if (v && KEY("max_file")) {
+    if (parse_size(v, &c->max_file) == 0) return 0;
+    snprintf(err, len, "max_file=%.64s: give a size from 1K to 1G (16M, say)", v);
+    return -1;
+  }
+  if (v && KEY("max_time")) {
+    char *end;
+    double t = strtod(v, &end);
+    if (end != v && !*end && t >= 0.1 && t <= 3600) return c->max_time = t, 0;
+    snprintf(err, len, "max_time=%.64s: give seconds from 0.1 to 3600", v);
+    return -1;
+  }
   if (v && KEY("threads_lib")) return set_field(c->threads_lib, sizeof c->threads_lib, v, "threads_lib=", err, len);
   if (v && KEY("mem")) return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
   if (v && KEY("gpu")) return set_field(c->gpu, sizeof c->gpu, v, "gpu=", err, len);
   if (v && KEY("granularity")) return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
 #undef KEY
   snprintf(err, len,
-           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, "
+           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, run_dir=, max_file=, max_time=, "
            "mem=, granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
            arg);
   return -1;
@@ -163,7 +251,7 @@ static const char *pick(const char *enforced, const char *user, const char *by_d
 
 const char *pin_effective_strategy(const struct pin_config *c, const struct pin_request *r,
                                    const struct pin_policy *p) {
-  if (c->enforce) return c->default_strategy;
+  if (c->enforce & PIN_ENFORCE_STRATEGY) return c->default_strategy;
   return pick(p ? policy_value(p, p->strategy, 1) : NULL, r->strategy_set ? r->strategy : NULL,
               p ? policy_value(p, p->strategy, 0) : NULL, c->default_strategy);
 }
@@ -173,11 +261,13 @@ const char *pin_effective_profile(const struct pin_request *r, const struct pin_
 }
 
 const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r, const struct pin_policy *p) {
+  if (c->enforce & PIN_ENFORCE_MEM) return c->mem;
   return pick(p ? policy_value(p, p->mem, 1) : NULL, r->mem, p ? policy_value(p, p->mem, 0) : NULL, c->mem);
 }
 
 const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r,
                                       const struct pin_policy *p) {
+  if (c->enforce & PIN_ENFORCE_GRANULARITY) return c->granularity;
   return pick(p ? policy_value(p, p->granularity, 1) : NULL, r->granularity,
               p ? policy_value(p, p->granularity, 0) : NULL, c->granularity);
 }
@@ -225,4 +315,18 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
   p->present = 1;
   p->applies = applied;
   return 0;
+}
+
+void pin_policy_from_comment(const char *comment, char *out, size_t len) {
+  if (len) out[0] = '\0';
+  if (!comment) return;
+  const char *last = comment;
+  for (const char *bar = strchr(comment, '|'); bar; bar = strchr(bar + 1, '|')) last = bar + 1;
+  while (*last == ' ') ++last;
+  if (strncmp(last, "slurm-pin:", 10) != 0) return;
+  size_t n = strlen(last);
+  while (n && last[n - 1] == ' ') --n;
+  if (n >= len) return; /* longer than any decision: not one */
+  memcpy(out, last, n);
+  out[n] = '\0';
 }

@@ -13,8 +13,8 @@
 #define PIN_STRATEGY_MAX (PATH_MAX + 8)
 
 /* plugstack.conf: required slurm_pin.so [default=S] [allowed=S,S..]
- *   [store=DIR] [enforce] [exclusive_only] [whole_node] [gpu=closest|none]
- *   [topology=FILE.xml] [topology_cache=PATH|none] [verbose]
+ *   [store=DIR] [enforce[=SETTING,...]] [exclusive_only] [whole_node] [gpu=closest|none]
+ *   [topology=FILE.xml] [topology_cache=PATH|none] [run_dir=DIR] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
  *   [threads_lib=PATH] [legacy_omp_env] [policy] */
 struct pin_config {
@@ -23,14 +23,27 @@ struct pin_config {
   char store[PATH_MAX];    /* profile store directory */
   char topology[PATH_MAX]; /* hwloc XML instead of discovery; empty: this machine */
   /* Where slurmd saves this node's topology when it starts, for every step
-   * to read instead of discovering the machine again; "none": discover. */
+   * to read instead of discovering the machine again; "none": discover;
+   * empty: RUN_DIR/topology.xml. */
   char topology_cache[PATH_MAX];
+  /* Root's directory on the node (common/trusted_dir.h) for what root-side
+   * hooks keep for a job's steps and tasks: the policy's decision per job,
+   * the data a task's thread library reads. Default /run/slurm-pin. */
+  char run_dir[PATH_MAX];
+  /* What placing one step may cost slurmstepd, whatever the user gives:
+   * the largest profile or placement file read (bytes), and the wall time
+   * (seconds). max_file=SIZE[K|M|G], max_time=SECONDS. */
+  unsigned long long max_file;
+  double max_time;
   char mem[16];
   char granularity[16];
   /* gpu=closest: tasks of jobs Slurm gave GPUs get the nearest ones and
    * CPUs near them (--pin-gpu). Default none. */
   char gpu[16];
-  int enforce;             /* users cannot choose another strategy */
+  /* The settings users cannot change (PIN_ENFORCE_*): `enforce` alone is
+   * every one, so that every step is bound as the site says;
+   * enforce=strategy,mem names some. */
+  unsigned enforce;
   int exclusive_only;      /* act only when the job has the whole node */
   /* A step of one task on a node its job holds whole uses every CPU of the
    * node (as mpibind), not only the cores Slurm gave the step. */
@@ -84,7 +97,31 @@ struct pin_policy {
  * is a store name, never a path), so no field can be smuggled in. */
 int pin_policy_parse(const char *text, struct pin_policy *p);
 
-#define PIN_TOPOLOGY_CACHE "/run/slurm-pin/topology.xml"
+/* What `enforce` can hold fixed, by the option that would change it. */
+enum {
+  PIN_ENFORCE_STRATEGY = 1u << 0,      /* --pin-strategy: default= */
+  PIN_ENFORCE_MEM = 1u << 1,           /* --pin-mem: mem= */
+  PIN_ENFORCE_GRANULARITY = 1u << 2,   /* --pin-granularity: granularity= */
+  PIN_ENFORCE_THREADS = 1u << 3,       /* --pin-threads, --pin-phases: OpenMP places */
+  PIN_ENFORCE_SMT = 1u << 4,           /* --pin-smt: every hardware thread as granularity says */
+  PIN_ENFORCE_OVERSUBSCRIBE = 1u << 5, /* --pin-oversubscribe: never */
+  PIN_ENFORCE_GPU = 1u << 6,           /* --pin-gpu: gpu= */
+  PIN_ENFORCE_ALL = (1u << 7) - 1
+};
+
+/* Every setting the site holds fixed that the request changes: -1 with a
+ * one-line message naming the option to remove. */
+int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, char *err, size_t len);
+
+#define PIN_RUN_DIR "/run/slurm-pin"
+#define PIN_MAX_FILE (16ULL << 20)
+#define PIN_MAX_TIME 10.0
+
+/* The decision in an AdminComment: its last " | " part when that part is a
+ * decision ("slurm-pin: ..."), else "" (no decision). job_submit.lua puts its
+ * own last and drops any other part that looks like one, so text other
+ * writers keep in the comment can never stand for the policy. */
+void pin_policy_from_comment(const char *comment, char *out, size_t len);
 
 void pin_config_defaults(struct pin_config *c);
 /* Parses plugstack arguments; -1 with a message naming the argument. The

@@ -25,9 +25,12 @@
 #include <unistd.h>
 
 #include "engine_link.h"
+#include "job_decision.h"
 #include "pin_components.h"
 #include "pin_config.h"
 #include "slurm_pin/placement.h"
+#include "step_files.h"
+#include "task_env.h"
 
 SPANK_PLUGIN(slurm_pin, 1);
 
@@ -46,6 +49,9 @@ static int active;                /* this step is pinned on this node */
 #define MAX_COMPONENTS 128
 static struct pin_request components[MAX_COMPONENTS];
 static int component_count;
+
+static int is_application_step(spank_t sp);
+static int read_policy(spank_t sp);
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -181,7 +187,11 @@ static struct spank_option options[] = {
 
 /* Where slurmd saved this node's topology, or NULL (topology= or none). */
 static const char *cache_path(void) {
-  return config.topology[0] || strcmp(config.topology_cache, "none") == 0 ? NULL : config.topology_cache;
+  static char in_run_dir[PATH_MAX + 16];
+  if (config.topology[0] || strcmp(config.topology_cache, "none") == 0) return NULL;
+  if (config.topology_cache[0]) return config.topology_cache;
+  snprintf(in_run_dir, sizeof in_run_dir, "%s/topology.xml", config.run_dir);
+  return in_run_dir;
 }
 
 /* slurmd, as root, when it starts: discover this node once and save it for
@@ -279,6 +289,11 @@ static int check_request(int component) {
                 config.default_strategy);
     exit(1);
   }
+  char err[ERR_LEN];
+  if (pin_check_enforced(&config, &request, err, sizeof err) != 0) {
+    slurm_error("%s", err);
+    exit(1);
+  }
   if (request.phases && request.threads[0] && strcmp(request.threads, "ompt") != 0) {
     slurm_error("--pin-phases moves threads at every parallel region, which needs --pin-threads=ompt, not %s",
                 request.threads);
@@ -319,10 +334,13 @@ static void save_component(void) {
   }
 }
 
-/* After every option is known (srun, sbatch, salloc): cross-option checks. */
+/* After every option is known: in srun, sbatch, salloc the cross-option
+ * checks; in slurmstepd (root, before privileges are dropped) the policy's
+ * decision, read once per step. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   (void)sp, (void)ac, (void)av;
-  if (spank_remote(sp) || active < 0) return 0;
+  if (active < 0) return 0;
+  if (spank_remote(sp)) return is_application_step(sp) ? read_policy(sp), 0 : 0;
   int rc = check_request(spank_context() == S_CTX_LOCAL ? component_count : -1);
   if (spank_context() == S_CTX_LOCAL) save_component();
   return rc;
@@ -466,36 +484,28 @@ static int compute(spank_t sp, const char *strategy) {
       sp_set_granularity(placement, pin_effective_granularity(&config, &request, &policy)) ||
       sp_set_oversubscribe(placement, request.oversubscribe) || sp_set_phases(placement, request.phases, 0) ||
       sp_set_smt(placement, request.smt[0] ? atoi(request.smt) : 0) ||
+      sp_set_budget(placement, (size_t)config.max_file, config.max_time) ||
       (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
   return 0;
 }
 
-/* The decision job_submit.lua recorded in the job's AdminComment, which
- * only slurmctld and admins can set: read from the job record with one RPC
- * per step and node, as the user. The task's environment is never trusted
+/* The decision job_submit.lua recorded for this job, as the job's prolog
+ * kept it on this node (job_decision.h); slurmstepd, root, before the
+ * step's privileges are dropped. The task's environment is never trusted
  * for it (a user can set any variable). */
 static int read_policy(spank_t sp) {
   memset(&policy, 0, sizeof policy);
   policy_text[0] = '\0';
   if (!config.policy) return 0;
   uint32_t job_id = 0;
-  job_info_msg_t *msg = NULL;
-  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id ||
-      slurm_load_job(&msg, job_id, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
-    if (msg) slurm_free_job_info_msg(msg);
-    return fail("cannot read the site policy's decision for this job from slurmctld (plugstack.conf has 'policy'): "
-                "try again, or ask the admin"), -1;
-  }
-  const char *comment = msg->job_array[0].admin_comment;
-  const char *ours = comment ? strstr(comment, "slurm-pin:") : NULL;
-  if (ours) {
-    snprintf(policy_text, sizeof policy_text, "%s", ours);
-    char *end = strstr(policy_text, " | ");
-    if (end) *end = '\0';
-  }
-  slurm_free_job_info_msg(msg);
+  char err[ERR_LEN];
+  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
+    return fail("cannot read this job's id for the site policy's decision"), -1;
+  if (job_decision_read(config.run_dir, job_id, job_decision_node(), policy_text, sizeof policy_text, err,
+                        sizeof err) != 0)
+    return fail(err), -1;
   if (pin_policy_parse(policy_text, &policy) != 0) {
     slurm_error("slurm-pin: ignoring a malformed policy decision in the job's AdminComment");
     memset(&policy, 0, sizeof policy);
@@ -520,6 +530,7 @@ static int site_allows(const char *strategy) {
   } else if (pin_check_strategy(&config, strategy, err, sizeof err) != 0) {
     return fail(err), -1;
   }
+  if (pin_check_enforced(&config, &request, err, sizeof err) != 0) return fail(err), -1;
   if (request.dryrun && (config.enforce || (policy.present && policy.applies && policy.enforce))) {
     snprintf(m, sizeof m, "--pin-dryrun: %s binds every step of this job: remove --pin-dryrun",
              config.enforce ? "this cluster (enforce in plugstack.conf)" : "the site policy (an enforced rule)");
@@ -596,11 +607,18 @@ static int use_component_options(spank_t sp) {
   return 0;
 }
 
+/* Where this step's task files go (step_files.h). */
+static void name_step_files(spank_t sp) {
+  uint32_t job = 0, step = 0;
+  if (spank_get_item(sp, S_JOB_ID, &job) == ESPANK_SUCCESS && spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS)
+    step_files_name(config.run_dir, job, step, job_decision_node());
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   if (!spank_remote(sp) || active < 0 || !is_application_step(sp)) return 0;
-  if (use_component_options(sp) != 0) return active = 1, 0; /* task_init reports it */
-  if (read_policy(sp) != 0) return active = 1, 0;
+  name_step_files(sp);
+  if (use_component_options(sp) != 0 || failure[0]) return active = 1, 0; /* task_init reports it */
   const char *strategy = pin_effective_strategy(&config, &request, &policy);
   if (site_allows(strategy) != 0) return active = 1, 0;
   if (strcmp(strategy, "none") == 0) return 0;
@@ -670,18 +688,63 @@ static void drop_component_options(spank_t sp) {
   }
 }
 
+/* The task file (common/task_env.h) of the task being started, written by
+ * its privileged hook; "" when the task needs none. */
+static char task_file[4800];
+
+/* Root, in the task's process before privileges are dropped: what the
+ * task's thread library reads and its environment cannot hold. */
+int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
+  (void)ac, (void)av;
+  task_file[0] = '\0';
+  int task = -1;
+  if (active <= 0 || failure[0] || request.dryrun || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS) return 0;
+  const char *data = sp_get_task_data(placement, task);
+  if (!data) {
+    if (*sp_error(placement)) fail(sp_error(placement));
+    return 0;
+  }
+  char err[ERR_LEN];
+  if (step_files_write(task, data, strlen(data), task_file, sizeof task_file, err, sizeof err) != 0) fail(err);
+  return 0;
+}
+
+/* Binding variables the task inherited (from a batch script, a launcher,
+ * the user) that describe no binding of this task: removed, so that what
+ * the task sees is what slurm-pin did, or nothing. */
+static void drop_inherited_binding(spank_t sp) {
+  static const char *const names[] = SP_ENV_BINDING_NAMES;
+  for (const char *const *n = names; *n; ++n) spank_unsetenv(sp, *n);
+}
+
+/* preload and ompt: the program must take the library, or its threads
+ * would stay where the task is while the verbose line names places. */
+static int check_program(spank_t sp) {
+  if (strcmp(pin_effective_threads(&request), "env") == 0) return 0;
+  int argc = 0;
+  char **argv = NULL, err[ERR_LEN];
+  static char path[LIST_LEN];
+  if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0]) return 0;
+  if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
+  return sp_check_preloadable(argv[0], path, err, sizeof err) == 0 ? 0 : (fail(err), -1);
+}
+
 static int pin_task(spank_t sp, struct task_view *v) {
   if (read_task(sp, v) != 0) return -1;
   drop_component_options(sp);
   if (request.dryrun) return describe(v), 0;
+  if (check_program(sp) != 0) return -1;
   if (sp_bind_task(placement, v->task) != 0) return fail(sp_error(placement)), -1;
   if (export_env(sp, v) != 0) return -1;
+  if (task_file[0] && spank_setenv(sp, SP_ENV_TASK_FILE, task_file, 1) != ESPANK_SUCCESS)
+    return fail("cannot set the task's environment"), -1;
   if (request.verbose || config.verbose) describe(v);
   return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
+  if (spank_remote(sp) && active >= 0 && is_application_step(sp)) drop_inherited_binding(sp);
   if (active <= 0) return 0;
   struct task_view view;
   if (!failure[0]) pin_task(sp, &view);
@@ -698,7 +761,37 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
 
 int slurm_spank_exit(spank_t sp, int ac, char **av) {
   (void)sp, (void)ac, (void)av;
+  if (spank_remote(sp)) step_files_remove();
   sp_finalize(placement);
   placement = NULL;
+  return 0;
+}
+
+/* ---- the job's prolog and epilog, on each node, as root ---------------- */
+
+/* plugstack.conf's arguments, as the hooks of a job script get them. */
+static int job_script_config(int ac, char **av, uint32_t *job, spank_t sp) {
+  char err[ERR_LEN];
+  pin_config_defaults(&config);
+  if (pin_config_parse(&config, ac, av, err, sizeof err) != 0) {
+    slurm_error("slurm-pin: plugstack.conf: %s", err);
+    return -1;
+  }
+  return spank_get_item(sp, S_JOB_ID, job) == ESPANK_SUCCESS ? 0 : -1;
+}
+
+/* With `policy`, the job's decision is read from slurmctld here, once per
+ * job and node, and kept for its steps. Never fails: a failing prolog
+ * drains the node. */
+int slurm_spank_job_prolog(spank_t sp, int ac, char **av) {
+  uint32_t job = 0;
+  if (job_script_config(ac, av, &job, sp) == 0 && config.policy)
+    job_decision_fetch(config.run_dir, job, job_decision_node());
+  return 0;
+}
+
+int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {
+  uint32_t job = 0;
+  if (job_script_config(ac, av, &job, sp) == 0) job_decision_forget(config.run_dir, job, job_decision_node());
   return 0;
 }

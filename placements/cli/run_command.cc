@@ -8,6 +8,7 @@
 
 #include <getopt.h>
 #include <limits.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -20,6 +21,7 @@
 #include "error.hh"
 #include "slurm_pin/placement.h"
 #include "store.hh"
+#include "task_env.h"
 
 namespace slurmpin {
 
@@ -117,8 +119,10 @@ void set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
   }
 }
 
+std::string binding_mode(const Options& o) { return !o.binding.empty() ? o.binding : o.phases ? "ompt" : "env"; }
+
 void compute(sp_placement_t* p, const Options& o) {
-  const std::string mode = !o.binding.empty() ? o.binding : o.phases ? "ompt" : "env";
+  const std::string mode = binding_mode(o);
   if (o.phases && mode != "ompt")
     throw UsageError("--phases moves threads at every parallel region, which needs --thread-binding=ompt, not " + mode);
   if (sp_strategy_needs_profile(o.strategy.c_str()) == 1 && o.profile.empty())
@@ -141,8 +145,40 @@ void compute(sp_placement_t* p, const Options& o) {
   check(p, sp_compute(p));
 }
 
+// What the thread runtime reads and the environment cannot hold, in an
+// anonymous file the program inherits (no file is left behind): named
+// /proc/self/fd/N, which is the same file in the program after exec.
+void export_task_data(sp_placement_t* p) {
+  const char* data = sp_get_task_data(p, 0);
+  if (!data) {
+    if (*sp_error(p)) throw Error(sp_error(p));
+    return;
+  }
+  int fd = memfd_create("slurm-pin-task", 0);
+  size_t size = std::strlen(data), done = 0;
+  while (fd >= 0 && done < size) {
+    ssize_t n = write(fd, data + done, size - done);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) break;
+    done += static_cast<size_t>(n);
+  }
+  if (fd < 0 || done < size) throw Error(std::string("cannot keep the task's places for its thread library: ") +
+                                         std::strerror(errno));
+  std::string path = "/proc/self/fd/" + std::to_string(fd);
+  if (setenv(SP_ENV_TASK_FILE, path.c_str(), 1) != 0) throw Error("cannot set " SP_ENV_TASK_FILE);
+}
+
+// Binding variables inherited from whoever started this process: they
+// describe no binding of this one.
+void drop_inherited_binding() {
+  static const char* const names[] = SP_ENV_BINDING_NAMES;
+  for (const char* const* n = names; *n; ++n) unsetenv(*n);
+}
+
 // The task's environment, variable by variable, as the engine wants it.
 void export_env(sp_placement_t* p) {
+  drop_inherited_binding();
+  export_task_data(p);
   for (int i = 0; i < sp_get_env_count(p); ++i) {
     const char* name = sp_get_env_name(p, i);
     const char* value = sp_get_env_value(p, 0, i, std::getenv(name));
@@ -180,6 +216,7 @@ int run_command(int argc, char** argv) {
     return 0;
   }
   if (o.strategy == "none") {
+    drop_inherited_binding();
     if (o.verbose) std::fprintf(stderr, "slurm-pin: strategy none: nothing is bound\n");
     exec(o.program);
   }
@@ -189,6 +226,11 @@ int run_command(int argc, char** argv) {
   if (o.dryrun) {
     describe(p, true);
   } else {
+    char err[1024];
+    const char* path_env = std::getenv("PATH");
+    if (binding_mode(o) != "env" &&
+        sp_check_preloadable(o.program[0], path_env ? path_env : "", err, sizeof err) != 0)
+      throw Error(err);
     check(p, sp_bind_task(p, 0));
     export_env(p);
     if (o.verbose) describe(p, false);

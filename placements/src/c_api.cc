@@ -14,6 +14,8 @@
 #include "matrix_file.hh"
 #include "node_topology.hh"
 #include "placement_file.hh"
+#include "preloadable.hh"
+#include "printable.hh"
 #include "process_binding.hh"
 #include "profile.hh"
 #include "store.hh"
@@ -39,7 +41,7 @@ struct sp_placement {
   // replaced task by task, so a name handed out stays valid.
   std::vector<std::string> env_names;
   bool names_valid = false;
-  std::string env_value, description;
+  std::string env_value, description, task_data;
 };
 
 namespace {
@@ -52,7 +54,7 @@ int guarded(sp_placement_t* p, F&& f) {
     p->error.clear();
     return 0;
   } catch (const std::exception& e) {
-    p->error = e.what();
+    p->error = printable(e.what());  // front ends print it to users' terminals and logs
     return -1;
   }
 }
@@ -79,7 +81,7 @@ int checked(char* err, size_t len, F&& f) {
     f();
     return 0;
   } catch (const std::exception& e) {
-    copy_out(e.what(), err, len);
+    copy_out(printable(e.what()), err, len);
     return -1;
   }
 }
@@ -306,6 +308,14 @@ int sp_set_restrict_to_process(sp_placement_t* p, int on) {
   return guarded(p, [&] { p->restrict_to_process = on != 0; });
 }
 
+int sp_set_budget(sp_placement_t* p, size_t max_file_bytes, double max_seconds) {
+  return guarded(p, [&] {
+    require(max_seconds >= 0 && max_seconds <= 86400, "the time budget is from 0 to 86400 seconds");
+    p->request.max_file_bytes = max_file_bytes;
+    p->request.max_seconds = max_seconds;
+  });
+}
+
 int sp_compute(sp_placement_t* p) {
   return guarded(p, [&] {
     p->computed = false;
@@ -340,6 +350,10 @@ int sp_find_thread_library(const char* from, char* buf, size_t len, char* err, s
 
 int sp_check_thread_library(const char* path, char* err, size_t len) {
   return checked(err, len, [&] { check_thread_library(path ? path : ""); });
+}
+
+int sp_check_preloadable(const char* program, const char* path_env, char* err, size_t len) {
+  return checked(err, len, [&] { check_preloadable(program ? program : "", path_env ? path_env : ""); });
 }
 
 int sp_set_mem_policy(sp_placement_t* p, const char* policy) {
@@ -400,6 +414,17 @@ const char* sp_get_env_value(sp_placement_t* p, int task, int i, const char* cur
     if (env && i >= 0 && i < static_cast<int>(env->size()) &&
         env_final_value((*env)[static_cast<size_t>(i)], current, &p->env_value))
       out = p->env_value.c_str();
+  });
+  return out;
+}
+
+const char* sp_get_task_data(sp_placement_t* p, int task) {
+  const char* out = nullptr;
+  guarded(p, [&] {
+    require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
+            "no task " + std::to_string(task) + " in this placement");
+    p->task_data = task_data(p->result, static_cast<size_t>(task), p->bind);
+    if (!p->task_data.empty()) out = p->task_data.c_str();
   });
   return out;
 }

@@ -43,16 +43,48 @@ std::vector<unsigned> widen(const Tree& t, int slot, const std::string& kind) {
   return t.nodes[a].pus;
 }
 
+// The step's bound on wall time, checked between pieces of work: a user's
+// input can make it long, never unbounded.
+class Deadline {
+ public:
+  explicit Deadline(double seconds)
+      : seconds_(seconds),
+        end_(std::chrono::steady_clock::now() +
+             std::chrono::duration_cast<std::chrono::steady_clock::duration>(std::chrono::duration<double>(seconds))) {}
+  void check() const {
+    if (seconds_ > 0 && std::chrono::steady_clock::now() > end_)
+      throw Error("placing this step took longer than the site allows (" + std::to_string(static_cast<int>(seconds_)) +
+                  " s): use a smaller profile, fewer regions (no per-region pinning) or a simpler strategy");
+  }
+
+ private:
+  double seconds_;
+  std::chrono::steady_clock::time_point end_;
+};
+
+// What a profile must hold for this step, so that one it cannot use costs
+// nothing more than its first lines.
+ProfileNeeds needs_of(const Request& r, int share) {
+  ProfileNeeds n;
+  n.regions = r.phases || !r.profile_region.empty();
+  n.max_threads = share * (r.oversubscribe ? kMaxOversubscription : 1);
+  n.too_many_threads = "each task has " + std::to_string(share) + " CPUs" +
+                       (r.oversubscribe ? "" : ": allow oversubscription, or") + " profile with fewer threads";
+  if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
+  return n;
+}
+
 // Loads the requested profile's matrix; a store profile is picked for the
 // thread count the step will run (given, or one per slot of the share).
 void load_profile(Request& r, int share) {
   ProfileSpec spec = parse_profile_spec(r.profile_spec);
-  if (spec.is_path) return use_profile_file(r, spec.path, "");
+  ProfileNeeds needs = needs_of(r, share);
+  if (spec.is_path) return use_profile(r, read_profile(spec.path, needs), spec.path, "");
   if (r.profile_store.empty())
     throw Error("profile '" + spec.app + "' names a store profile but no store is configured "
                 "(configure a profile store, or give a file path)");
   StoredProfile found = find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version);
-  use_profile(r, parse_profile(found.text, found.path), found.path, r.profile_spec);
+  use_profile(r, parse_profile(found.text, found.path, needs), found.path, r.profile_spec);
 }
 
 void resolve_threads(const Request& r, int share, int& threads) {
@@ -87,7 +119,8 @@ std::vector<unsigned> checked_cpus(const CpuRanges& cpus, const std::vector<unsi
 
 Result from_file(const Request& r, LoadedTopology& lt) {
   // Ids are bounded by this machine while the file is parsed.
-  PlacementFile f = read_placement_file(r.placement_path, lt.all_pus.empty() ? kMaxCpuId : lt.all_pus.back());
+  PlacementFile f = read_placement_file(r.placement_path, lt.all_pus.empty() ? kMaxCpuId : lt.all_pus.back(),
+                                        r.max_file_bytes ? r.max_file_bytes : kMaxPlacementFileBytes);
   const std::string& p = r.placement_path;
   if (!f.topology.empty() && f.topology != lt.fingerprint)
     throw Error(p + ": computed for a machine with '" + f.topology + "' but this one has '" +
@@ -154,10 +187,11 @@ Result from_file(const Request& r, LoadedTopology& lt) {
 
 // Every task's threads inside its share, by the request's strategy and `w`.
 std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::vector<int>>& shares, const Request& r,
-                                   const Affinity& w, int threads) {
+                                   const Affinity& w, int threads, const Deadline& deadline) {
   std::vector<TaskPlace> out;
   int share = static_cast<int>(shares[0].size());
   for (size_t t = 0; t < shares.size(); ++t) {
+    deadline.check();
     Tree sub = tree.restricted_to(shares[t]);
     if (threads > share) sub = sub.oversubscribed((threads + share - 1) / share);
     uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
@@ -192,7 +226,7 @@ double moved(const std::vector<TaskPlace>& a, const std::vector<TaskPlace>& b) {
 }
 
 void add_regions(const Tree& tree, const std::vector<std::vector<int>>& shares, const Request& r, int threads,
-                 Result& out) {
+                 Result& out, const Deadline& deadline) {
   if (!r.phases) return;
   if (!strategy_info(r.strategy).needs_matrix)
     throw Error(std::string("per-region placement needs a profile-guided strategy, not ") +
@@ -200,7 +234,7 @@ void add_regions(const Tree& tree, const std::vector<std::vector<int>>& shares, 
   for (const auto& region : r.region_matrices) {
     RegionPlace rp;
     rp.name = region.first;
-    rp.tasks = place_tasks(tree, shares, r, region.second, threads);
+    rp.tasks = place_tasks(tree, shares, r, region.second, threads, deadline);
     if (!out.regions.empty() && moved(out.regions.back().tasks, rp.tasks) <= r.phase_merge) {
       rp.tasks = out.regions.back().tasks;
       rp.merged = true;
@@ -296,6 +330,7 @@ std::vector<std::vector<unsigned>> near_gpus(const std::vector<VisibleGpu>& visi
 
 Result compute_placement(const Request& request) {
   Request r = request;
+  Deadline deadline(r.max_seconds);
   NodeDevices devices;
   std::vector<VisibleGpu> visible;
   std::vector<std::vector<int>> task_gpus;
@@ -336,8 +371,9 @@ Result compute_placement(const Request& request) {
     task_gpus = gpus_per_task(visible, tasks);
     auto shares = visible.empty() ? split_tasks(tree, tasks, share, r.task_layout)
                                   : split_tasks_near(tree, share, near_gpus(visible, task_gpus));
-    out.tasks = place_tasks(tree, shares, r, r.matrix, threads);
-    add_regions(tree, shares, r, threads, out);
+    deadline.check();
+    out.tasks = place_tasks(tree, shares, r, r.matrix, threads, deadline);
+    add_regions(tree, shares, r, threads, out, deadline);
     if (r.has_matrix && r.matrix.all_zero())
       out.notes.push_back(r.matrix_source + " is all zeros: no thread shares with another, so "
                           "every placement scores the same");

@@ -2,6 +2,7 @@
 // The placement engine: (topology, allowed CPUs, tasks x threads, optional
 // sharing matrix, strategy) -> the CPUs of every thread of every task.
 #pragma once
+#include <chrono>
 #include <cstdint>
 #include <map>
 #include <string>
@@ -50,6 +51,11 @@ struct Request {
   // job's SLURM_STEP_GPUS, SLURM_JOB_GPUS and *_VISIBLE_DEVICES as set.
   bool gpu_closest = false;
   std::map<std::string, std::string> gpu_env;
+  // What one computation may cost, set by whoever runs it for someone else
+  // (slurmstepd for a user): the largest user file read, and the wall
+  // time; 0: the formats' own limits, no time limit.
+  size_t max_file_bytes = 0;
+  double max_seconds = 0;
 };
 
 struct ThreadPlace {

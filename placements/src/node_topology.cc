@@ -13,6 +13,7 @@
 #include "cpuset.hh"
 #include "error.hh"
 #include "topology.hh"
+#include "trusted_dir.h"
 #include "user_file.hh"
 
 namespace slurmpin {
@@ -29,20 +30,25 @@ void keep_devices(hwloc_topology_t t) {
   hwloc_topology_set_type_filter(t, HWLOC_OBJ_OS_DEVICE, HWLOC_TYPE_FILTER_KEEP_ALL);
 }
 
-std::string parent_of(const std::string& path) {
-  size_t slash = path.rfind('/');
-  if (slash == std::string::npos) return ".";
-  return slash == 0 ? "/" : path.substr(0, slash);
-}
+// A cache path as its trusted directory (checked from /, made if missing
+// when `create`) and its file name.
+struct CachePlace {
+  Fd dir;
+  std::string name;
+};
 
-void write_all(int fd, const char* data, size_t size, const std::string& shown) {
-  while (size > 0) {
-    ssize_t n = write(fd, data, size);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(shown + ": " + std::strerror(errno));
-    data += n;
-    size -= static_cast<size_t>(n);
-  }
+CachePlace open_cache_place(const std::string& path, bool create) {
+  size_t slash = path.rfind('/');
+  if (path.empty() || path[0] != '/' || slash == std::string::npos || slash + 1 == path.size())
+    throw Error("topology cache '" + path + "': not a file path (give an absolute path, or none)");
+  CachePlace place;
+  place.name = path.substr(slash + 1);
+  if (!trusted_name_ok(place.name.c_str()))
+    throw Error("topology cache '" + path + "': use letters, digits and . _ - in the file name");
+  char err[512];
+  place.dir.fd = trusted_dir_open(slash == 0 ? "/" : path.substr(0, slash).c_str(), create, err, sizeof err);
+  if (place.dir.fd < 0) throw Error(std::string("topology cache: ") + err);
+  return place;
 }
 
 // The CPUs the kernel has online now, or nullptr when it cannot tell.
@@ -59,15 +65,6 @@ hwloc_bitmap_t online_cpus() {
   return nullptr;
 }
 
-// A file only root may have written: anyone else could describe a machine
-// that sends binding elsewhere.
-bool trusted(const struct stat& st, std::string& why) {
-  if (st.st_uid != 0) why = "not owned by root";
-  else if (st.st_mode & (S_IWGRP | S_IWOTH)) why = "writable by others than root";
-  else return true;
-  return false;
-}
-
 }  // namespace
 
 bool hwloc_source_overridden() {
@@ -78,7 +75,9 @@ bool hwloc_source_overridden() {
 }
 
 void save_node_topology(const std::string& path) {
-  if (path.empty() || path.back() == '/') throw Error("topology cache '" + path + "': not a file path");
+  // The directory is root's all the way from /: no user can redirect the
+  // write through a link or a directory of their own.
+  CachePlace place = open_cache_place(path, true);
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
   TopologyPtr topo(raw);
@@ -91,32 +90,28 @@ void save_node_topology(const std::string& path) {
     throw Error("hwloc cannot write this machine's topology as XML");
   std::unique_ptr<char, void (*)(char*)> owned(xml, [](char* p) { free(p); });
 
-  std::string dir = parent_of(path);
-  if (mkdir(dir.c_str(), 0755) != 0 && errno != EEXIST) throw Error(dir + ": " + std::strerror(errno));
-  // A new file next to the old, renamed over it: a step never reads half.
-  std::string tmp = path + ".new." + std::to_string(getpid());
-  Fd f(open(tmp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644));
-  if (f.fd < 0) throw Error(tmp + ": " + std::strerror(errno));
-  try {
-    if (fchmod(f.fd, 0644) != 0) throw Error(tmp + ": " + std::strerror(errno));  // whatever the umask
-    write_all(f.fd, xml, static_cast<size_t>(len) - 1, tmp);                  // len counts the final NUL
-    if (rename(tmp.c_str(), path.c_str()) != 0) throw Error(path + ": " + std::strerror(errno));
-  } catch (...) {
-    unlink(tmp.c_str());
-    throw;
-  }
+  char err[512];
+  if (trusted_file_write(place.dir.fd, place.name.c_str(), xml, static_cast<size_t>(len) - 1, 0644, err,
+                         sizeof err) != 0)  // len counts the final NUL
+    throw Error("topology cache " + path + ": " + err);
 }
 
 hwloc_topology_t load_node_topology(const std::string& path, bool io, std::string& why) {
   if (hwloc_source_overridden()) return why = "HWLOC_* variables choose the topology", nullptr;
+  // Only a file root wrote, in directories only root can change: anyone
+  // else could describe a machine that sends binding elsewhere.
   std::string xml;
-  struct stat st;
   try {
-    xml = read_file_at(AT_FDCWD, path, kMaxTopologyXmlBytes, O_NOFOLLOW, path, &st);
+    CachePlace place = open_cache_place(path, false);
+    char err[512];
+    size_t size = 0;
+    char* text = trusted_file_read(place.dir.fd, place.name.c_str(), kMaxTopologyXmlBytes, &size, err, sizeof err);
+    if (!text) return why = path + ": " + err, nullptr;
+    xml.assign(text, size);
+    free(text);
   } catch (const Error& e) {
     return why = e.what(), nullptr;
   }
-  if (!trusted(st, why)) return why = path + ": " + why, nullptr;
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) return why = "hwloc: cannot initialise a topology", nullptr;
   TopologyPtr topo(raw);

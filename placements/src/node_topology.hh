@@ -4,8 +4,9 @@
 // machine again (milliseconds, more on large nodes). Slurm does the same
 // with hwloc_topo_whole.xml in slurmd's spool directory. slurmd saves it as
 // root when it starts; slurmstepd loads it as the user, and only when it is
-// root's, writable by nobody else and describes the CPUs online now:
-// otherwise the machine is discovered as before.
+// root's, writable by nobody else, in directories only root can change
+// (common/trusted_dir.h), and describes the CPUs online now: otherwise the
+// machine is discovered as before.
 #pragma once
 #include <hwloc.h>
 
@@ -22,7 +23,8 @@ using TopologyPtr = std::unique_ptr<hwloc_topology, TopologyFree>;
 
 // Discovers this machine (every PU, allowed or not, with PCI and OS
 // devices) and writes it to `path` as XML, mode 0644, replacing the file
-// atomically; creates the last directory of `path` (0755) if missing.
+// atomically; creates missing directories of `path` (0755, root's) and
+// refuses a path through a directory others could change.
 // Throws Error naming the problem.
 void save_node_topology(const std::string& path);
 

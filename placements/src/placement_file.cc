@@ -98,8 +98,8 @@ CpuRanges task_cpus(const std::vector<CpuRanges>& threads) {
   return merge_ranges(std::move(all));
 }
 
-PlacementFile read_placement_file(const std::string& path, unsigned max_cpu) {
-  return parse_placement_file(read_user_file(path, kMaxPlacementFileBytes), path, max_cpu);
+PlacementFile read_placement_file(const std::string& path, unsigned max_cpu, size_t max_bytes) {
+  return parse_placement_file(read_user_file(path, std::min(max_bytes, kMaxPlacementFileBytes)), path, max_cpu);
 }
 
 PlacementFile parse_placement_file(const std::string& text, const std::string& path, unsigned max_cpu) {

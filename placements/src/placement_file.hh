@@ -27,7 +27,8 @@ struct PlacementFile {
 constexpr size_t kMaxPlacementFileBytes = 4u << 20;
 
 // CPU ids above `max_cpu` (the machine's highest, when known) are errors.
-PlacementFile read_placement_file(const std::string& path, unsigned max_cpu = kMaxCpuId);
+PlacementFile read_placement_file(const std::string& path, unsigned max_cpu = kMaxCpuId,
+                                  size_t max_bytes = kMaxPlacementFileBytes);
 // The same for text already read; `path` names it in errors.
 PlacementFile parse_placement_file(const std::string& text, const std::string& path, unsigned max_cpu = kMaxCpuId);
 std::string format_placement_file(const PlacementFile& p);

@@ -4,6 +4,7 @@
 #include <fnmatch.h>
 
 #include <algorithm>
+#include <cctype>
 #include <cmath>
 #include <set>
 #include <sstream>
@@ -37,7 +38,8 @@ int parse_int(const std::string& s, const std::string& at, const std::string& ke
 
 class ProfileParser {
  public:
-  ProfileParser(const std::string& text, const std::string& path) : path_(path), lines_(split_text_lines(text, path)) {}
+  ProfileParser(const std::string& text, const std::string& path, const ProfileNeeds& needs)
+      : path_(path), needs_(needs), lines_(split_text_lines(text, path)) {}
 
   Profile parse() {
     header();
@@ -105,8 +107,20 @@ class ProfileParser {
     auto& edges = region_.empty() ? p_.edges : p_.regions.back().edges;
     if (rows.count(f[1]) || edges.count(f[1]))
       throw Error(at + "matrix " + f[1] + " given twice" + (region_.empty() ? "" : " in region " + region_));
+    if (!region_.empty() && !needs_.regions) return skip_matrix(f[0] == "edges");
     if (f[0] == "edges") edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
     else rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
+  }
+
+  // A region matrix nobody asked for: its lines passed over, not parsed
+  // (dense: `threads` rows; edges: lines that start with a digit).
+  void skip_matrix(bool edges) {
+    for (int rows = 0; pos_ < lines_.size(); ++pos_) {
+      const std::string& t = lines_[pos_].text;
+      if (t.empty()) continue;
+      if (edges ? !std::isdigit(static_cast<unsigned char>(t[0])) : rows == p_.threads) break;
+      ++rows;
+    }
   }
 
   // Every region name and alias once, and no more of them than profilers make.
@@ -148,6 +162,10 @@ class ProfileParser {
     else if (k == "threads") {
       if (!p_.matrices.empty()) throw Error(at + "'threads' must come before the matrices");
       p_.threads = parse_int(f[1], at, "threads", 1, 1 << 16);
+      if (p_.threads > needs_.max_threads)
+        throw Error(at + "a profile of " + std::to_string(p_.threads) + " threads, but at most " +
+                    std::to_string(needs_.max_threads) + " can run here" +
+                    (needs_.too_many_threads.empty() ? "" : " (" + needs_.too_many_threads + ")"));
     } else if (k == "line_size") {
       p_.line_size = parse_int(f[1], at, "line_size", 8, 4096);
       if (p_.line_size & (p_.line_size - 1)) throw Error(at + "line_size must be a power of two");
@@ -180,6 +198,7 @@ class ProfileParser {
   }
 
   std::string path_;
+  ProfileNeeds needs_;
   std::vector<TextLine> lines_;
   size_t pos_ = 0;
   Profile p_;
@@ -248,9 +267,13 @@ Affinity Profile::affinity(const std::string& model, const std::string& region,
   return Affinity::from_rows(it->second);
 }
 
-Profile read_profile(const std::string& path) { return parse_profile(read_user_file(path, kMaxProfileBytes), path); }
+Profile read_profile(const std::string& path, const ProfileNeeds& needs) {
+  return parse_profile(read_user_file(path, std::min(needs.max_bytes, kMaxProfileBytes)), path, needs);
+}
 
-Profile parse_profile(const std::string& text, const std::string& path) { return ProfileParser(text, path).parse(); }
+Profile parse_profile(const std::string& text, const std::string& path, const ProfileNeeds& needs) {
+  return ProfileParser(text, path, needs).parse();
+}
 
 std::string format_profile(const Profile& p) {
   std::ostringstream out;

@@ -63,9 +63,19 @@ constexpr size_t kMaxRegionNames = 4096;
 // Dense matrices of 2048 threads fit in the limit; edge lists, millions of pairs.
 constexpr size_t kMaxProfileBytes = 64u << 20;
 
-Profile read_profile(const std::string& path);
+// What a caller needs of a profile, so that a large one costs only that:
+// region matrices are skipped unless wanted, and a thread count the caller
+// cannot run is refused at the 'threads' line, before any matrix is read.
+struct ProfileNeeds {
+  bool regions = true;           // parse every region's matrices
+  int max_threads = 1 << 16;     // refuse profiles of more threads
+  size_t max_bytes = kMaxProfileBytes;
+  std::string too_many_threads;  // the fix to name when max_threads is exceeded
+};
+
+Profile read_profile(const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
 // The same for text already read; `path` names it in errors.
-Profile parse_profile(const std::string& text, const std::string& path);
+Profile parse_profile(const std::string& text, const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
 std::string format_profile(const Profile& p);
 
 }  // namespace slurmpin

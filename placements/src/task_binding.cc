@@ -6,6 +6,7 @@
 #include "cpulist.hh"
 #include "cpuset.hh"
 #include "error.hh"
+#include "task_env.h"
 
 namespace slurmpin {
 
@@ -48,14 +49,19 @@ std::string thread_cpus(const TaskPlace& t) {
   return out;
 }
 
-// SLURM_PIN_REGION_PLACES: "NAME=CPUS CPUS ...;NAME=..." for the shim.
-std::string region_places(const Result& r, size_t task) {
-  std::string out;
-  for (const auto& region : r.regions) {
-    out += (out.empty() ? "" : ";") + region.name + "=";
-    if (task < region.tasks.size()) out += thread_cpus(region.tasks[task]);
-  }
-  return out;
+// Fits one environment entry (common/task_env.h).
+bool fits(const std::string& name, const std::string& value) {
+  return name.size() + value.size() + 2 < SP_MAX_ENV_ENTRY;
+}
+
+// A variable the runtime of the task cannot do without: too long is an
+// error naming what to change.
+void require_fits(const std::string& name, const std::string& value) {
+  if (fits(name, value)) return;
+  throw Error(name + " would be " + std::to_string((name.size() + value.size() + 2) >> 10) +
+              " KiB, more than the " + std::to_string(SP_MAX_ENV_ENTRY >> 10) +
+              " KiB one environment variable may hold (Slurm, Linux): use fewer threads, a coarser granularity, "
+              "or --pin-threads=preload (slurm-pin's runtime reads its places from a file)");
 }
 
 // A CPU set as Slurm writes masks: "0x3" (hwloc's taskset format).
@@ -128,6 +134,7 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
   if (task >= r.tasks.size()) throw Error("no task " + std::to_string(task) + " in this placement");
   const TaskPlace& t = r.tasks[task];
   std::vector<EnvVar> env;
+  std::string cpus = thread_cpus(t);
   if (o.threads == ThreadMode::kEnv) {
     env.push_back({"OMP_PLACES", omp_places(t), A::kSet});
     env.push_back({"OMP_PROC_BIND", "close", A::kSet});
@@ -135,6 +142,7 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
       env.push_back({"GOMP_CPU_AFFINITY", gomp_affinity(t), A::kSet});
       env.push_back({"KMP_AFFINITY", kmp_affinity(t), A::kSet});
     }
+    for (const EnvVar& v : env) require_fits(v.name, v.value);
   } else {
     if (o.thread_library.empty())
       throw Error(std::string("thread binding ") + thread_mode_name(o.threads) +
@@ -143,20 +151,22 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
     // OMP_PLACES stays unset so that no runtime binds behind its back.
     env.push_back({"KMP_AFFINITY", "disabled", A::kSet});
     env.push_back({"LD_PRELOAD", o.thread_library, A::kAppendWord});
-    if (o.threads == ThreadMode::kOmpt && !r.regions.empty())
-      env.push_back({"SLURM_PIN_REGION_PLACES", region_places(r, task), A::kSet});
   }
   env.push_back({"OMP_NUM_THREADS", std::to_string(t.threads.size()), A::kKeep});
-  env.push_back({"SLURM_PIN_CPUS", thread_cpus(t), A::kSet});
-  env.push_back({"SLURM_PIN_STRATEGY", o.strategy, A::kSet});
+  // The runtime reads its places (and regions) from the task file; the
+  // variable is for the program and its user, and left out when it cannot
+  // be held (the file still has it).
+  if (o.threads == ThreadMode::kEnv) require_fits(SP_ENV_CPUS, cpus);
+  env.push_back({SP_ENV_CPUS, cpus, fits(SP_ENV_CPUS, cpus) ? A::kSet : A::kUnset});
+  env.push_back({SP_ENV_STRATEGY, o.strategy, A::kSet});
   // Only the decision the front end read from a trusted place, never one
   // the user left in the environment.
-  env.push_back({"SLURM_PIN_POLICY", o.decision, o.decision.empty() ? A::kUnset : A::kSet});
-  env.push_back({"SLURM_PIN_THREADS", thread_mode_name(o.threads), A::kSet});
+  env.push_back({SP_ENV_POLICY, o.decision, o.decision.empty() ? A::kUnset : A::kSet});
+  env.push_back({SP_ENV_THREADS, thread_mode_name(o.threads), A::kSet});
   // Device locality: the task's GPUs, by the names the job gave them, and
   // the network adapter nearest its CPUs (for UCX_NET_DEVICES and the like).
   if (!r.gpu_variable.empty()) env.push_back({r.gpu_variable, join(t.gpus, ","), A::kSet});
-  if (!t.nic.empty()) env.push_back({"SLURM_PIN_NIC", t.nic, A::kSet});
+  if (!t.nic.empty()) env.push_back({SP_ENV_NIC, t.nic, A::kSet});
   if (o.slurm_cpu_bind) {
     std::string masks = task_masks(r);
     env.push_back({"SLURM_CPU_BIND_VERBOSE", "quiet", A::kSet});
@@ -165,6 +175,16 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
     env.push_back({"SLURM_CPU_BIND", "quiet,mask_cpu:" + masks, A::kSet});
   }
   return env;
+}
+
+std::string task_data(const Result& r, size_t task, const BindOptions& o) {
+  if (task >= r.tasks.size()) throw Error("no task " + std::to_string(task) + " in this placement");
+  if (o.threads == ThreadMode::kEnv) return "";
+  std::string out = std::string(SP_TASK_FILE_HEADER) + "\nplaces " + thread_cpus(r.tasks[task]) + "\n";
+  if (o.threads == ThreadMode::kOmpt)
+    for (const auto& region : r.regions)
+      if (task < region.tasks.size()) out += "region " + region.name + " " + thread_cpus(region.tasks[task]) + "\n";
+  return out;
 }
 
 bool env_final_value(const EnvVar& v, const char* current, std::string* out) {

@@ -55,6 +55,12 @@ struct EnvVar {
 // The same names, in the same order, for every task of a result.
 std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOptions& o);
 
+// What slurm-pin's runtime in the task reads from its task file
+// (common/task_env.h): its places and every region's, with preload or ompt;
+// "" with env (no runtime is loaded). The front end writes it where the
+// task can read it and names it in SLURM_PIN_TASK_FILE.
+std::string task_data(const Result& r, size_t task, const BindOptions& o);
+
 // The value a variable must end with given its current one (nullptr when
 // unset); false when it must be unset.
 bool env_final_value(const EnvVar& v, const char* current, std::string* out);

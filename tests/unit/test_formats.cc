@@ -77,7 +77,7 @@ TEST(Profile, RoundTripsEveryField) {
   p.drr_class = "medium";
   p.matrices["simple"] = {{0, 5}, {5, 0}};
   p.matrices["rw"] = {{0, 2}, {3, 0}};
-  p.regions.push_back({"main._omp_fn.0", {{"simple", {{0, 1}, {1, 0}}}}});
+  p.regions.push_back({"main._omp_fn.0", {{"simple", {{0, 1}, {1, 0}}}}, {}, {}});
   std::string path = write_temp(format_profile(p));
   Profile q = read_profile(path);
   EXPECT_EQ(format_profile(q), format_profile(p));

@@ -94,6 +94,14 @@ int sp_set_omp_num_threads(sp_placement_t *p, const char *value);
  * binding never leaves them. */
 int sp_set_restrict_to_process(sp_placement_t *p, int on);
 
+/* What sp_compute may cost when it works for someone else (slurmstepd for
+ * a user): the largest profile or placement file it reads (bytes; 0: the
+ * formats' own limits) and its wall time (seconds; 0: none). A profile of
+ * more threads than the step can run is refused at its 'threads' line, and
+ * region matrices are read only for per-region placement, whatever the
+ * budget. */
+int sp_set_budget(sp_placement_t *p, size_t max_file_bytes, double max_seconds);
+
 int sp_compute(sp_placement_t *p);
 
 /* Outputs, valid after a successful sp_compute. */
@@ -131,6 +139,12 @@ int sp_set_thread_library(sp_placement_t *p, const char *path);
 int sp_find_thread_library(const char *from, char *buf, size_t len, char *err, size_t errlen);
 /* A readable regular file, checked the same way; -1 with a message. */
 int sp_check_thread_library(const char *path, char *err, size_t len);
+/* Whether the loader will preload the thread library into `program` (as
+ * execvp finds it in `path_env`, read as the caller): -1 with a one-line
+ * message when it is statically linked or set-user/group-ID (or a script
+ * whose interpreter is), so a task never claims places the library cannot
+ * give; 0 otherwise (a program exec cannot find passes: exec says so). */
+int sp_check_preloadable(const char *program, const char *path_env, char *err, size_t len);
 int sp_set_mem_policy(sp_placement_t *p, const char *policy); /* none|local|interleave */
 /* Also GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes before OpenMP 4.0. */
 int sp_set_legacy_omp_env(sp_placement_t *p, int on);
@@ -154,6 +168,14 @@ hwloc_const_bitmap_t sp_get_thread_cpuset(sp_placement_t *p, int task, int threa
 int sp_get_env_count(sp_placement_t *p);
 const char *sp_get_env_name(sp_placement_t *p, int i);
 const char *sp_get_env_value(sp_placement_t *p, int task, int i, const char *current);
+
+/* What slurm-pin's thread runtime inside task `task` reads from its task
+ * file (the places of its threads, and of every region's with ompt): NULL
+ * when the task needs none (thread mode env), or on error (sp_error then
+ * says why). The front end writes it where the task can read it and sets
+ * SLURM_PIN_TASK_FILE to that path: it can be larger than an environment
+ * variable may be. Valid until the next call. */
+const char *sp_get_task_data(sp_placement_t *p, int task);
 
 /* Binds the calling process as task `task`: its CPU affinity (read back, so
  * CPUs the kernel refuses are an error) and its memory policy; both survive

@@ -1,0 +1,135 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#define _GNU_SOURCE
+#include "job_decision.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <slurm/slurm.h>
+#include <slurm/spank.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "pin_config.h"
+#include "trusted_dir.h"
+
+#define DECISION_MAX 4096
+
+const char *job_decision_node(void) {
+  /* slurmstepd (and the prolog it runs) has it in its own environment. */
+  const char *node = getenv("SLURMD_NODENAME");
+  return node && trusted_name_ok(node) ? node : NULL;
+}
+
+static void file_name(char *buf, size_t len, uint32_t job, const char *node) {
+  snprintf(buf, len, "%u.%s", job, node);
+}
+
+/* The decision in the job record, with one RPC; -1 when slurmctld cannot
+ * tell. */
+static int ask_slurmctld(uint32_t job, char *out, size_t len) {
+  job_info_msg_t *msg = NULL;
+  if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+    if (msg) slurm_free_job_info_msg(msg);
+    return -1;
+  }
+  pin_policy_from_comment(msg->job_array[0].admin_comment, out, len);
+  slurm_free_job_info_msg(msg);
+  return 0;
+}
+
+void job_decision_fetch(const char *run_dir, uint32_t job, const char *node) {
+  char decision[DECISION_MAX], err[512], name[300], jobs[4096];
+  if (!node) {
+    slurm_error("slurm-pin: prolog: this node's name (SLURMD_NODENAME) is missing or unusual: steps of job %u "
+                "will ask slurmctld for the policy's decision", job);
+    return;
+  }
+  /* A few tries: the prolog runs once per job and node, and a step that
+   * finds no file asks again itself. */
+  int rc = -1;
+  for (int attempt = 0; attempt < 3 && rc != 0; ++attempt) {
+    if (attempt) sleep(1);
+    rc = ask_slurmctld(job, decision, sizeof decision);
+  }
+  if (rc != 0) {
+    slurm_error("slurm-pin: prolog: slurmctld did not give job %u's record: its steps will ask again", job);
+    return;
+  }
+  if (!decision[0]) strcpy(decision, "slurm-pin: none");
+  snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
+  int dir = trusted_dir_open(jobs, 1, err, sizeof err);
+  file_name(name, sizeof name, job, node);
+  if (dir < 0 || trusted_file_write(dir, name, decision, strlen(decision), 0600, err, sizeof err) != 0)
+    slurm_error("slurm-pin: prolog: cannot keep job %u's decision (its steps will ask slurmctld): %s", job, err);
+  if (dir >= 0) close(dir);
+}
+
+/* Every RUN_DIR/steps/JOB.*.NODE a step of this job left behind (its
+ * slurmstepd killed before it could clean up). */
+static void forget_steps(const char *run_dir, uint32_t job, const char *node) {
+  char steps[4096], err[512], prefix[64], suffix[300];
+  snprintf(steps, sizeof steps, "%s/steps", run_dir);
+  int dir = trusted_dir_open(steps, 0, err, sizeof err);
+  if (dir < 0) return;
+  int fd = dup(dir);
+  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+  if (!d && fd >= 0) close(fd);
+  snprintf(prefix, sizeof prefix, "%u.", job);
+  snprintf(suffix, sizeof suffix, ".%s", node);
+  for (struct dirent *e; d && (e = readdir(d));) {
+    size_t n = strlen(e->d_name), s = strlen(suffix);
+    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && n > s && strcmp(e->d_name + n - s, suffix) == 0)
+      trusted_dir_remove(dir, e->d_name);
+  }
+  if (d) closedir(d);
+  close(dir);
+}
+
+void job_decision_forget(const char *run_dir, uint32_t job, const char *node) {
+  char jobs[4096], err[512], name[300];
+  if (!node) return;
+  snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
+  int dir = trusted_dir_open(jobs, 0, err, sizeof err);
+  if (dir >= 0) {
+    file_name(name, sizeof name, job, node);
+    unlinkat(dir, name, 0);
+    close(dir);
+  }
+  forget_steps(run_dir, job, node);
+}
+
+int job_decision_read(const char *run_dir, uint32_t job, const char *node, char *out, size_t len, char *err,
+                      size_t errlen) {
+  char jobs[4096], why[512] = "", name[300];
+  snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
+  int dir = node ? trusted_dir_open(jobs, 0, why, sizeof why) : -1;
+  int missing = !node || (dir < 0 && errno == ENOENT);
+  if (dir >= 0) {
+    size_t size = 0;
+    file_name(name, sizeof name, job, node);
+    char *text = trusted_file_read(dir, name, DECISION_MAX, &size, why, sizeof why);
+    missing = !text && errno == ENOENT;
+    close(dir);
+    if (text) {
+      snprintf(out, len, "%s", strcmp(text, "slurm-pin: none") == 0 ? "" : text);
+      free(text);
+      return 0;
+    }
+  }
+  if (!missing) {
+    /* Something is there that root did not put there: never trust it, and
+     * never silently fall back. */
+    snprintf(err, errlen, "the policy's decision kept on this node cannot be trusted (%s/jobs: %s): ask the "
+             "admin to check run_dir=", run_dir, why);
+    return -1;
+  }
+  if (ask_slurmctld(job, out, len) != 0) {
+    snprintf(err, errlen, "cannot read the site policy's decision for this job from slurmctld (plugstack.conf "
+             "has 'policy'): try again, or ask the admin");
+    return -1;
+  }
+  return 0;
+}
