@@ -106,7 +106,23 @@ def recommend(config, results):
 
 
 def lua_string(s):
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    """A Lua 5.1 string literal for any text: backslash, quote and every
+    control or non-ASCII byte escaped as \\ddd, so no name can end the
+    string, the line or the file early."""
+    out = []
+    for b in s.encode("utf-8", "surrogateescape"):
+        c = chr(b)
+        if c in '\\"' or b < 32 or b >= 127:
+            out.append("\\%03d" % b)
+        else:
+            out.append(c)
+    return '"' + "".join(out) + '"'
+
+
+def lua_comment(s):
+    """Text for a -- comment line: control bytes (a CR or LF would end the
+    comment and make the rest code) written as \\ddd."""
+    return "".join(c if 32 <= ord(c) != 127 else "\\%03d" % ord(c) for c in s)
 
 
 def rule(config, best, why):
@@ -120,13 +136,13 @@ def rule(config, best, why):
             # A rule names store profiles only: the file must be imported.
             action += ", profile = \"%app\""
             match += ", has_profile = true"
-            notes.append("-- import the profile first: slurm-pin profiles import %s --app %s" % (profile, app))
+            notes.append(lua_comment("-- import the profile first: slurm-pin profiles import %s --app %s" % (profile, app)))
         else:
             action += ", profile = %s" % lua_string(profile)
     name = re.sub(r"[^A-Za-z0-9_.+-]", "-", "evaluated-" + app)
-    head = ["-- slurm-pin evaluate: %s, %d runs per strategy%s" % (
-        app, config["runs"], ", %d noise processes" % config["noise"] if config["noise"] else ""),
-        "-- %s" % why] + notes
+    head = [lua_comment("-- slurm-pin evaluate: %s, %d runs per strategy%s" % (
+        app, config["runs"], ", %d noise processes" % config["noise"] if config["noise"] else "")),
+        lua_comment("-- %s" % why)] + notes
     body = ["return {", "  rules = {",
             "    { name = %s, match = { %s }, action = { %s } }," % (lua_string(name), match, action),
             "  },", "}"]

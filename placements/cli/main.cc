@@ -11,6 +11,7 @@
 
 #include "error.hh"
 #include "place_command.hh"
+#include "printable.hh"
 #include "run_command.hh"
 
 namespace {
@@ -66,7 +67,7 @@ int main(int argc, char** argv) {
     std::fprintf(stderr, "slurm-pin: error: unknown command '%s' (see slurm-pin --help)\n", argv[1]);
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
+    std::fprintf(stderr, "slurm-pin: error: %s\n", slurmpin::printable(e.what()).c_str());
     return dynamic_cast<const slurmpin::UsageError*>(&e) ? 2 : 1;
   }
 }

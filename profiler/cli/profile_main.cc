@@ -24,8 +24,9 @@
 #include "backends.hh"
 #include "capture.hh"
 #include "error.hh"
-#include "profile.hh"
 #include "preflight.hh"
+#include "printable.hh"
+#include "profile.hh"
 #include "sharing.hh"
 #include "source_lines.hh"
 #include "store.hh"
@@ -413,7 +414,7 @@ int main(int argc, char** argv) {
     return profile(parse(argc, argv));
   } catch (const std::exception& e) {
     remove_work();  // an analysis or store error leaves no work directory
-    std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
+    std::fprintf(stderr, "slurm-pin: error: %s\n", printable(e.what()).c_str());
     return dynamic_cast<const UsageError*>(&e) ? 2 : 1;
   }
 }

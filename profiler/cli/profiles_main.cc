@@ -13,6 +13,7 @@
 #include "args.hh"
 #include "error.hh"
 #include "heatmap.hh"
+#include "printable.hh"
 #include "profile.hh"
 #include "profile_diff.hh"
 #include "store.hh"
@@ -99,21 +100,22 @@ int list(const Options& o) {
   std::vector<std::string> problems;
   std::vector<StoredProfile> all = list_store(o.store, &problems);
   int bad = static_cast<int>(problems.size());
-  for (const auto& m : problems) std::fprintf(stderr, "slurm-pin: error: skipping a bad profile: %s\n", m.c_str());
+  for (const auto& m : problems)
+    std::fprintf(stderr, "slurm-pin: error: skipping a bad profile: %s\n", printable(m).c_str());
   for (const auto& e : all) {
     Profile p;
     try {
       p = parse_profile(read_stored_profile(o.store, e), e.path);
     } catch (const Error& err) {
       std::fflush(stdout);
-      std::fprintf(stderr, "slurm-pin: error: skipping a bad profile: %s\n", err.what());
+      std::fprintf(stderr, "slurm-pin: error: skipping a bad profile: %s\n", printable(err.what()).c_str());
       ++bad;
       continue;
     }
     char drr[32] = "-";
     if (p.drr >= 0) std::snprintf(drr, sizeof drr, "%.2f%%", p.drr);
     std::printf("%-24s %7d %7d  %-20s %-8s %s\n", e.app.c_str(), e.threads, e.version,
-                p.date.empty() ? "-" : p.date.c_str(), drr, p.tool.c_str());
+                p.date.empty() ? "-" : printable(p.date).c_str(), drr, printable(p.tool).c_str());
   }
   return bad ? 1 : 0;
 }
@@ -126,12 +128,12 @@ void print_regions(const Profile& p) {
   for (size_t r = 0; r < p.regions.size(); ++r) {
     char pct[16] = "";
     if (!p.region_shares.empty()) std::snprintf(pct, sizeof pct, "%6.1f%%", 100 * p.region_shares[r]);
-    std::string src = p.region_sources.empty() || p.region_sources[r] == "-" ? "" : p.region_sources[r];
+    std::string src = p.region_sources.empty() || p.region_sources[r] == "-" ? "" : printable(p.region_sources[r]);
     const std::vector<std::string>& also = p.regions[r].aliases;
     if (!also.empty())
-      src += " (" + std::to_string(also.size() + 1) + " call sites, also " + also[0] + (also.size() > 1 ? ", ..." : "") +
+      src += " (" + std::to_string(also.size() + 1) + " call sites, also " + printable(also[0]) + (also.size() > 1 ? ", ..." : "") +
              ")";
-    std::printf("  %-40s %s  %s\n", p.regions[r].name.c_str(), pct, src.c_str());
+    std::printf("  %-40s %s  %s\n", printable(p.regions[r].name).c_str(), pct, src.c_str());
   }
 }
 
@@ -142,7 +144,7 @@ void print_threads(const Profile& p) {
   for (int t = 0; t < p.threads; ++t) {
     int c = p.thread_creators.empty() ? -1 : p.thread_creators[t];
     std::printf("  %-5d %-5s %s\n", t, c < 0 ? "-" : std::to_string(c).c_str(),
-                p.thread_starts.empty() ? "-" : p.thread_starts[t].c_str());
+                p.thread_starts.empty() ? "-" : printable(p.thread_starts[t]).c_str());
   }
 }
 
@@ -172,7 +174,7 @@ int show(const Options& o) {
     rows = &shown;
   }
   std::printf("%s@%d: %d threads, %s model%s%s\n", e.app.c_str(), e.version, p.threads, o.model.c_str(),
-              region.empty() ? "" : ", region ", region.c_str());
+              region.empty() ? "" : ", region ", printable(region).c_str());
   print_regions(p);
   print_threads(p);
   for (const auto& row : *rows) {
@@ -213,7 +215,7 @@ int diff(const Options& o) {
   Profile a = load_any(o, o.target, a_name), b = load_any(o, o.second, b_name);
   DiffInput in;
   in.model = o.model, in.region = o.region, in.topology = o.topology, in.strategy = o.strategy;
-  std::fputs(diff_profiles(a, a_name, b, b_name, in).c_str(), stdout);
+  std::fputs(diff_profiles(a, printable(a_name), b, printable(b_name), in).c_str(), stdout);
   return 0;
 }
 
@@ -259,7 +261,7 @@ int main(int argc, char** argv) {
     if (o.verb == "reindex") return reindex(o);
     throw UsageError("unknown command '" + o.verb + "': use list, show, diff, export, import, rm or reindex");
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "slurm-pin: error: %s\n", e.what());
+    std::fprintf(stderr, "slurm-pin: error: %s\n", printable(e.what()).c_str());
     return dynamic_cast<const UsageError*>(&e) ? 2 : 1;
   }
 }
