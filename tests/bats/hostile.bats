@@ -9,7 +9,15 @@ load slurm_helpers
 
 setup_file() {
   export SLURM_PIN_JOB_SUBMIT=1 SLURM_PIN_POLICY_RECHECK=0
+  # A second partition on the same node, for moves between partitions.
+  export SLURM_PIN_EXTRA_CONF="PartitionName=numa Nodes=ALL MaxTime=INFINITE State=UP"
   slurm_up task/none
+  gcc -O1 -fopenmp "$PROGRAMS/omp_phases.c" -o "$WORK/bin/phases"
+  printf 'int main(void) { return 0; }\n' >"$WORK/static.c"
+  gcc -static -O1 "$WORK/static.c" -o "$WORK/bin/static_prog"
+  cp /bin/true "$WORK/bin/suid_true"
+  chmod 4755 "$WORK/bin/suid_true"
+  chmod -R a+rX "$WORK/bin"
   printf 'slurm-pin-placement 1\ntask 0: 0 1\n' >"$WORK/good.placement"
   chmod 644 "$WORK/good.placement"
 }
@@ -19,7 +27,7 @@ teardown_file() {
 }
 
 # plugstack.conf with exactly these arguments (no threads_lib= unless given).
-plugstack() { printf 'required %s %s\n' "$PLUGIN" "$*" >"$CLUSTER/plugstack.conf"; }
+plugstack() { printf 'required %s run_dir=%s %s\n' "$PLUGIN" "$CLUSTER/pin-run" "$*" >"$CLUSTER/plugstack.conf"; }
 
 policy_file() { cat >"$CLUSTER/slurm-pin-policy.lua"; }
 
@@ -235,4 +243,279 @@ POLICY
   run --separate-stderr as_user env OMP_NUM_THREADS=2,2 srun -c2 --pin-strategy=compact sh -c 'echo "$SLURM_PIN_CPUS"'
   [ "$status" -eq 0 ]
   [ "$output" = "0 1" ]
+}
+
+# ---- second round (tests one per hole) -------------------------------------
+
+# A policy whose enforced rule the tests check is still in force.
+enforcing_policy() {
+  policy_file <<'POLICY'
+return {
+  partitions = { ["*"] = { strategy = "scatter" } },
+  rules = {
+    { name = "bench-compact", match = { account = "benchmark" }, action = { strategy = "compact", mode = "enforce" } },
+    { name = "numa-compact", match = { partition = "numa" }, action = { strategy = "compact", mode = "enforce" } },
+    { name = "by-app", match = { app = { "lulesh", "amg" } }, action = { strategy = "scatter" } },
+  },
+}
+POLICY
+}
+
+comment_of() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' | sed 's/ *$//'; }
+
+@test "1: a script of 20,000 srun lines costs its own decision only; the enforced rule holds for the next job" {
+  enforcing_policy
+  disabled=$(ctld_log | grep -c "policy disabled" || true)
+  python3 -c "print('#!/bin/bash'); [print('srun ./app%d' % i) for i in range(20000)]" >"$WORK/huge.sh"
+  chmod 644 "$WORK/huge.sh"
+  timed as_user sbatch -c2 -o /dev/null -H "$WORK/huge.sh"
+  [ "$status" -eq 0 ]
+  echo "sbatch of 20,000 srun lines: ${elapsed}s" >&3
+  [ "$(echo "$elapsed < 3" | bc)" -eq 1 ]
+  scancel -u "$TEST_USER"
+  job=$(as_user sbatch --parsable -A benchmark -c2 -o /dev/null -H --pin-strategy=scatter --wrap true)
+  [ "$(comment_of "$job")" = "slurm-pin: rule=bench-compact mode=enforce strategy=compact" ]
+  [ "$(ctld_log | grep -c "policy disabled" || true)" -eq "$disabled" ]
+  scancel -u "$TEST_USER"
+}
+
+@test "2: moving a held job to another partition or account is decided again; the user's choice loses to enforce" {
+  enforcing_policy
+  plugstack "policy"
+  job=$(as_user sbatch --parsable -p debug -c2 -H --pin-strategy=scatter -o "$WORK/moved.out" \
+        --wrap 'srun -c2 sh -c "echo strategy=\$SLURM_PIN_STRATEGY"')
+  [[ "$(comment_of "$job")" == *"rule=partition:* mode=default strategy=scatter applied=no"* ]]
+  # The user's own move would change the decision, which only an
+  # administrator may record: refused, the job stays where it was.
+  run as_user scontrol update job "$job" Partition=numa
+  [ "$status" -ne 0 ]
+  scontrol show job "$job" | grep -q " Partition=debug "
+  run as_user scontrol update job "$job" Account=benchmark
+  [ "$status" -ne 0 ]
+  ctld_log | grep -q "slurm-pin: job '$job': change by uid '$(id -u "$TEST_USER")' refused: it would change the site policy's decision"
+  # An administrator's move is decided again and recorded; the job runs by it.
+  scontrol update job "$job" Partition=numa
+  [ "$(comment_of "$job")" = "slurm-pin: rule=numa-compact mode=enforce strategy=compact" ]
+  scontrol release "$job"
+  for _ in $(seq 100); do [ -s "$WORK/moved.out" ] && break; sleep 0.2; done
+  for _ in $(seq 100); do squeue -h -j "$job" | grep -q . || break; sleep 0.2; done
+  [ "$(cat "$WORK/moved.out")" = "strategy=compact" ]
+  # A job naming two partitions the policy decides differently is refused.
+  run --separate-stderr as_user sbatch -p debug,numa -c2 -o /dev/null --wrap true
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"slurm-pin: the site policy places jobs differently in partitions debug and numa: submit to one of them"* ]]
+  scancel -u "$TEST_USER"
+}
+
+@test "3: a FIFO, a link or another user's file as the store's .index never stalls slurmctld" {
+  enforcing_policy
+  sed -i "s|return {|return { store = \"$WORK/fifo-store\",|" "$CLUSTER/slurm-pin-policy.lua"
+  install -d -o "$TEST_USER" -m 755 "$WORK/fifo-store"
+  as_user mkfifo "$WORK/fifo-store/.index"
+  for i in 1 2 3; do
+    timed as_user timeout 20 sbatch -J lulesh -c2 -o /dev/null -H --wrap true
+    [ "$status" -eq 0 ]
+    echo "sbatch with a FIFO as .index: ${elapsed}s" >&3
+    [ "$(echo "$elapsed < 3" | bc)" -eq 1 ]
+  done
+  timed timeout 20 sinfo -h
+  [ "$status" -eq 0 ]
+  job=$(as_user sbatch --parsable -J lulesh -c2 -o /dev/null -H --wrap true)
+  [ "$(comment_of "$job")" = "slurm-pin: rule=by-app mode=default strategy=scatter" ]
+  # A store the user can write, or an index that is a link: refused, never read.
+  rm -f "$WORK/fifo-store/.index"
+  ln -s /etc/passwd "$WORK/fifo-store/.index"
+  run as_user timeout 20 sbatch -J x -c2 -o /dev/null -H --wrap true
+  [ "$status" -eq 0 ]
+  scancel -u "$TEST_USER"
+}
+
+@test "4: a placement file of 300 regions: the last ones are applied, as verbose reports" {
+  plugstack "threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  {
+    echo 'slurm-pin-placement 1'
+    echo 'task 0: 0 1'
+    for i in $(seq 1 298); do echo "task 0 region filler$i: 0 1"; done
+    echo 'task 0 region main._omp_fn.0: 1 0'
+    echo 'task 0 region main._omp_fn.1: 1 1'
+  } >"$WORK/many.placement"
+  chmod 644 "$WORK/many.placement"
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy="file:$WORK/many.placement" \
+    --pin-phases --pin-verbose "$WORK/bin/phases" 2
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *", 300 regions"* ]]
+  grep -q "^region 1 thread 0 cpu 1 mask 1$" <<<"$output"
+  grep -q "^region 1 thread 1 cpu 0 mask 0$" <<<"$output"
+  grep -q "^region 2 thread 0 cpu 1 mask 1$" <<<"$output"
+  grep -q "^region 2 thread 1 cpu 1 mask 1$" <<<"$output"
+}
+
+@test "5: per-region places over 128 KiB reach the task through its task file, and are applied" {
+  plugstack "threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  python3 - "$WORK/wide.placement" <<'PY'
+import sys
+places = " ".join(["0", "1"] * 64)  # 128 threads on 2 CPUs
+with open(sys.argv[1], "w") as f:
+    f.write("slurm-pin-placement 1\ntask 0: %s\n" % places)
+    for i in range(600):
+        f.write("task 0 region filler%d: %s\n" % (i, places))
+    f.write("task 0 region main._omp_fn.0: %s\n" % " ".join(["1", "0"] * 64))
+    f.write("task 0 region main._omp_fn.1: %s\n" % " ".join(["1"] * 128))
+PY
+  chmod 644 "$WORK/wide.placement"
+  run --separate-stderr as_user env OMP_NUM_THREADS=128 srun -c2 --pin-strategy="file:$WORK/wide.placement" \
+    --pin-phases --pin-oversubscribe --pin-verbose sh -c 'echo "file=$SLURM_PIN_TASK_FILE"; exec '"$WORK/bin/phases"' 1'
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *", 602 regions"* ]]
+  [[ "$output" == *"file=$CLUSTER/pin-run/steps/"*"/task0"* ]]
+  [ "$(grep -c '^region 1 thread [0-9]* cpu 1 mask 1$' <<<"$output")" -eq 64 ]
+  [ "$(grep -c '^region 2 thread [0-9]* cpu 1 mask 1$' <<<"$output")" -eq 128 ]
+  # Root's file, gone with the step.
+  [ -z "$(ls -A "$CLUSTER/pin-run/steps" 2>/dev/null)" ]
+}
+
+@test "6: a profile slurmstepd cannot use costs it its first lines; any profile is bounded in bytes and time" {
+  # 8192 threads (56 MB of matrices) on a node of 2 CPUs.
+  python3 - "$WORK/huge.profile" <<'PY'
+import sys
+n = 8192
+with open(sys.argv[1], "w") as f:
+    f.write("slurm-pin-profile 1\nthreads %d\nmatrix simple\n" % n)
+    row = " ".join(["1"] * n) + "\n"
+    for _ in range(n // 2):
+        f.write(row)
+PY
+  chmod 644 "$WORK/huge.profile"
+  head -c 1048576 "$WORK/huge.profile" >"$WORK/head.profile"
+  chmod 644 "$WORK/head.profile"
+  plugstack ""
+  # Over the site's file bound (16 MiB), through the option's environment
+  # twin, which only slurmstepd reads:
+  timed as_user env _SLURM_SPANK_OPTION_slurm_pin_pin_strategy=lpgp \
+    _SLURM_SPANK_OPTION_slurm_pin_pin_profile="$WORK/huge.profile" srun -c2 echo ran
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"$WORK/huge.profile: file is larger than 16 MiB"* ]]
+  [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
+  # Within it, but for 8192 threads: refused at its threads line.
+  timed as_user env _SLURM_SPANK_OPTION_slurm_pin_pin_strategy=lpgp \
+    _SLURM_SPANK_OPTION_slurm_pin_pin_profile="$WORK/head.profile" srun -c2 echo ran
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"a profile of 8192 threads, but at most 2 can run here"* ]]
+  [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
+  # 4000 regions placed one by one: the site's time bound ends it.
+  python3 - "$WORK/regions.profile" <<'PY'
+import sys
+with open(sys.argv[1], "w") as f:
+    f.write("slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\n")
+    for i in range(4000):
+        f.write("region r%d\nmatrix simple\n0 %d\n%d 0\n" % (i, i + 1, i + 1))
+PY
+  chmod 644 "$WORK/regions.profile"
+  plugstack "max_time=0.1"
+  timed as_user srun -c2 --pin-strategy=lpgp --pin-profile="$WORK/regions.profile" --pin-phases echo ran
+  [ "$status" -ne 0 ]
+  [[ "$output" != *ran* ]]
+  [[ "$stderr" == *"placing this step took longer than the site allows"* ]]
+  [ "$(echo "$elapsed < 10" | bc)" -eq 1 ]
+  # Without per-region pinning the regions are not even read.
+  timed as_user srun -c2 --pin-strategy=lpgp --pin-profile="$WORK/regions.profile" echo ran
+  [ "$status" -eq 0 ]
+  node_is_idle
+}
+
+@test "7: --pin-threads=preload refuses a static or set-user-ID program instead of claiming places" {
+  plugstack "threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  for prog in static_prog suid_true; do
+    run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=preload --pin-verbose "$WORK/bin/$prog"
+    [ "$status" -ne 0 ]
+    [[ "$stderr" == *"slurm-pin's thread library cannot be loaded into $WORK/bin/$prog"* ]]
+    [[ "$stderr" != *"places"* ]]
+  done
+  [[ "$stderr" == *"set-user-ID"* ]]
+  # A dynamic program found through PATH passes.
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=preload true
+  [ "$status" -eq 0 ]
+}
+
+@test "8: text other writers keep in AdminComment never stands for the policy's decision" {
+  enforcing_policy
+  plugstack "policy"
+  job=$(as_user sbatch --parsable -A benchmark -c2 -H -o "$WORK/note.out" \
+        --wrap 'srun -c2 sh -c "echo strategy=\$SLURM_PIN_STRATEGY"')
+  scontrol update job "$job" AdminComment="user note: slurm-pin: rule=evil mode=enforce strategy=none"
+  [ "$(comment_of "$job")" = "slurm-pin: rule=bench-compact mode=enforce strategy=compact" ]
+  scontrol update job "$job" AdminComment="site note | slurm-pin: rule=evil mode=enforce strategy=none | after"
+  [ "$(comment_of "$job")" = "site note | after | slurm-pin: rule=bench-compact mode=enforce strategy=compact" ]
+  scontrol release "$job"
+  for _ in $(seq 100); do [ -s "$WORK/note.out" ] && break; sleep 0.2; done
+  for _ in $(seq 100); do squeue -h -j "$job" | grep -q . || break; sleep 0.2; done
+  [ "$(cat "$WORK/note.out")" = "strategy=compact" ]
+}
+
+@test "9: slurmd never saves the topology through a directory a user controls, and steps never trust one" {
+  install -d -o "$TEST_USER" "$WORK/planted"
+  echo "root's own" >"$CLUSTER/secret"
+  chmod 600 "$CLUSTER/secret"
+  ln -s "$CLUSTER/secret" "$WORK/planted/topology.xml"
+  plugstack "topology_cache=$WORK/planted/topology.xml"
+  "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
+  [ "$(cat "$CLUSTER/secret")" = "root's own" ]
+  [ "$(stat -c %a "$CLUSTER/secret")" = 600 ]
+  grep -q "slurm-pin: cannot save this node's topology (steps will discover it): topology cache: $WORK is not owned by root" \
+    "$CLUSTER/log/slurmd.log"
+  # A root-owned cache inside the user's directory: steps discover instead.
+  rm "$WORK/planted/topology.xml"
+  printf '<?xml version="1.0"?>\n<topology>nonsense</topology>\n' >"$WORK/planted/topology.xml"
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact sh -c 'echo "$SLURM_PIN_CPUS"'
+  [ "$status" -eq 0 ]
+  [ "$output" = "0 1" ]
+  plugstack ""
+  "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
+}
+
+@test "10: enforce holds every binding setting, in srun and in slurmstepd; enforce=strategy only the strategy" {
+  plugstack "default=compact enforce"
+  for opt in --pin-granularity=numa --pin-smt=1 --pin-oversubscribe --pin-threads=preload --pin-mem=interleave; do
+    run --separate-stderr as_user srun -c2 "$opt" echo ran
+    [ "$status" -ne 0 ]
+    expect_one_error_line srun "this cluster binds every step as it says (enforce: "
+    [[ "$stderr" == *"remove ${opt%%=*}"* ]]
+  done
+  run --separate-stderr as_user env _SLURM_SPANK_OPTION_slurm_pin_pin_granularity=numa srun -c2 echo ran
+  [ "$status" -ne 0 ]
+  [[ "$output" != *ran* ]]
+  [[ "$stderr" == *"slurm-pin: this cluster binds every step as it says (enforce: core): remove --pin-granularity"* ]]
+  plugstack "default=compact enforce=strategy"
+  run --separate-stderr as_user srun -c2 --pin-granularity=numa sh -c 'echo "$OMP_PLACES"'
+  [ "$status" -eq 0 ]
+  [ "$output" = "{0,1},{0,1}" ]
+}
+
+@test "11: evaluate's rule for a hostile program name is valid Lua that policy check accepts" {
+  run /usr/bin/python3 - "$BATS_TEST_DIRNAME/../../evaluate" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+import evaluate_report as r
+print(r.rule({"app": 'x"\r\nreturn {} -- \x1b', "runs": 3, "noise": 0, "profile": ""}, "compact", "why\rreturn nil"))
+PY
+  [ "$status" -eq 0 ]
+  printf '%s\n' "$output" >"$WORK/evaluated.lua"
+  run "$SLURM_PIN" policy check "$WORK/evaluated.lua"
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"ok, 1 rules"* ]]
+}
+
+@test "12: profiles show prints no terminal escapes from an imported profile" {
+  install -d -m 755 "$WORK/escape-store"
+  esc=$(printf '\033')
+  printf 'slurm-pin-profile 1\nthreads 2\nthread_starts main %s]0;owned%sX\nmatrix simple\n0 1\n1 0\nregion r%s[2J\nmatrix simple\n0 1\n1 0\n' \
+    "$esc" "$(printf '\007')" "$esc" >"$WORK/escapes.profile"
+  run "$SLURM_PIN" profiles import "$WORK/escapes.profile" --app esc --store "$WORK/escape-store"
+  [ "$status" -eq 0 ]
+  run "$SLURM_PIN" profiles show esc --store "$WORK/escape-store"
+  [ "$status" -eq 0 ]
+  [[ "$output" != *"$esc"* ]]
+  [[ "$output" != *$'\a'* ]]
+  [[ "$output" == *'r\x1b[2J'* ]]
+  [[ "$output" == *'\x1b]0;owned\x07X'* ]]
 }

@@ -16,7 +16,7 @@ if [ -n "${SLURM_PIN_INSTALLED:-}" ]; then
 else
   PLUGIN=$BUILD/lib/slurm_pin.so
   THREADS_ARG="threads_lib=$BUILD/lib/libslurm_pin_threads.so"
-  LUA_MODULES=("$BATS_TEST_DIRNAME/../../lua/"*.lua "$BUILD/lua/"*.lua)
+  LUA_MODULES=("$BATS_TEST_DIRNAME/../../lua/"*.lua "$BUILD/lua/"*.lua "$BUILD/lua/5.1/slurm_pin_io.so")
 fi
 LOCAL_CLUSTER=$BATS_TEST_DIRNAME/../slurm/local-cluster
 PROGRAMS=$BATS_TEST_DIRNAME/../programs
@@ -63,11 +63,12 @@ slurm_up() {
   if [ -n "${SLURM_PIN_JOB_SUBMIT:-}" ]; then
     # job_submit/lua loads job_submit.lua from slurm.conf's directory.
     cp "${LUA_MODULES[@]}" "$CLUSTER/"
-    export SLURM_PIN_EXTRA_CONF="JobSubmitPlugins=lua"
+    export SLURM_PIN_EXTRA_CONF="JobSubmitPlugins=lua${SLURM_PIN_EXTRA_CONF:+
+$SLURM_PIN_EXTRA_CONF}"
   fi
   build_programs
   "$LOCAL_CLUSTER" up "$CLUSTER" "$task" \
-    "required $PLUGIN store=$STORE topology_cache=$CLUSTER/node-topology.xml $THREADS_ARG $*" >&2
+    "required $PLUGIN store=$STORE topology_cache=$CLUSTER/node-topology.xml run_dir=$CLUSTER/pin-run $THREADS_ARG $*" >&2
 }
 
 # Puts a profile file into the store as APP at THREADS threads, version V.
@@ -99,7 +100,7 @@ build_programs() {
 # Rewrites plugstack.conf: srun and slurmstepd read it at every step. Each
 # cluster has its own saved node topology (slurmd wrote it when it started).
 set_plugstack() {
-  printf 'required %s store=%s topology_cache=%s %s %s\n' "$PLUGIN" "$STORE" "$CLUSTER/node-topology.xml" \
+  printf 'required %s store=%s topology_cache=%s run_dir=%s %s %s\n' "$PLUGIN" "$STORE" "$CLUSTER/node-topology.xml" "$CLUSTER/pin-run" \
     "$THREADS_ARG" "$*" >"$CLUSTER/plugstack.conf"
 }
 
@@ -119,11 +120,19 @@ thread_cpus() {
 # The value of variable $2 as rank $1 saw it.
 env_of() { grep "^rank $1 env $2=" <<<"$output" | head -1 | cut -d= -f2-; }
 
-# The node is still usable: a step failure must never drain it.
+# The node is still usable: a step failure must never drain it. Jobs that
+# just ended may still be completing (their epilog runs): wait for that,
+# for a while, but never accept a drained or down node.
 node_is_idle() {
   local state
-  state=$(sinfo -h -o %t | head -1)
-  [ "$state" = idle ] || { echo "node state: $state"; return 1; }
+  for _ in $(seq 1 300); do
+    state=$(sinfo -h -o %t | sort -u | tr '\n' ' ')
+    [ "$state" = "idle " ] && return 0
+    [[ $state =~ ^((comp|mix|alloc|idle)\ )+$ ]] || break
+    sleep 0.1
+  done
+  echo "node state: $state"
+  return 1
 }
 
 # One line on stderr, "$1: error: " then $2.
