@@ -35,9 +35,11 @@ static int open_component(int parent, const char *name, const char *shown, int c
   }
   if (fd < 0) {
     int e = errno;
+    struct stat st; /* for the message only: what is there */
+    int link = e == ELOOP || (e == ENOTDIR && fstatat(parent, name, &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode));
     if (e == ELOOP || e == ENOTDIR)
       fail(err, len, "%s: %s (make it a directory owned by root)", shown,
-           e == ELOOP ? "is a symbolic link" : "is not a directory");
+           link ? "is a symbolic link" : "is not a directory");
     else
       fail(err, len, "%s: %s", shown, strerror(e));
     errno = e; /* ENOENT tells callers that nothing is there */

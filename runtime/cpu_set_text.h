@@ -6,7 +6,9 @@
 #ifndef SLURM_PIN_CPU_SET_TEXT_H
 #define SLURM_PIN_CPU_SET_TEXT_H
 
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <sched.h>
 #include <stddef.h>
 

@@ -32,6 +32,21 @@ static int parse_places(const char *p, const char *end, struct cpu_place **place
   return 0;
 }
 
+static void free_places(struct cpu_place *places, size_t count) {
+  for (size_t i = 0; places && i < count; ++i) cpu_place_free(&places[i]);
+  free(places);
+}
+
+void task_places_free(struct task_places *t) {
+  free_places(t->places, t->count);
+  for (size_t r = 0; t->regions && r < t->nregions; ++r) {
+    free(t->regions[r].name);
+    free_places(t->regions[r].places, t->regions[r].count);
+  }
+  free(t->regions);
+  memset(t, 0, sizeof *t);
+}
+
 int task_places_parse(const char *text, size_t size, struct task_places *t, char *err, size_t len) {
   memset(t, 0, sizeof *t);
   const char *p = text, *end = text + size;
@@ -63,6 +78,7 @@ int task_places_parse(const char *text, size_t size, struct task_places *t, char
     }
     if (!ok) {
       snprintf(err, len, "line %zu is malformed", line_no);
+      task_places_free(t);
       return -1;
     }
     p = eol + 1;
@@ -115,7 +131,7 @@ int task_places_load(struct task_places *t, char *err, size_t len) {
   if (!cpus || !*cpus) return 0;
   if (parse_places(cpus, cpus + strlen(cpus), &t->places, &t->count) != 0) {
     snprintf(err, len, "%s is not a list of CPU lists", SP_ENV_CPUS);
-    t->count = 0;
+    task_places_free(t);
     return -1;
   }
   return 0;

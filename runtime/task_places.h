@@ -29,6 +29,9 @@ struct task_places {
  * problem. */
 int task_places_load(struct task_places *t, char *err, size_t len);
 
+/* Frees what t holds. */
+void task_places_free(struct task_places *t);
+
 /* Parses a task file's text (for tests and the loader). */
 int task_places_parse(const char *text, size_t size, struct task_places *t, char *err, size_t len);
 

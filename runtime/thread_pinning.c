@@ -52,7 +52,10 @@ static void keep_whole(void) {
 
 __attribute__((constructor)) static void setup(void) {
   char err[1024];
-  const char *v;
+  const char *v = getenv(SP_ENV_THREADS);
+  /* Inherited into a task whose threads OpenMP binds (a launcher's daemon
+   * or a batch script had it loaded): nothing to do here. */
+  if (v && strcmp(v, "env") == 0) return;
   if (task_places_load(&rt_task, err, sizeof err) != 0) {
     /* The binder said where threads go and it cannot be read: never run
      * with less binding than the task was told it has. */

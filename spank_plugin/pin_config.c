@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "launcher_step.h"
 #include "slurm_pin/placement.h"
 
 /* Copies src into a fixed buffer, failing instead of truncating. */
@@ -26,6 +27,7 @@ void pin_config_defaults(struct pin_config *c) {
   strcpy(c->run_dir, PIN_RUN_DIR);
   c->max_file = PIN_MAX_FILE;
   c->max_time = PIN_MAX_TIME;
+  strcpy(c->launchers, PIN_LAUNCHERS);
 }
 
 /* The values are the engine's (one list, one message). */
@@ -195,13 +197,20 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
     snprintf(err, len, "max_time=%.64s: give seconds from 0.1 to 3600", v);
     return -1;
   }
+  if (v && KEY("launchers")) {
+    if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-,") != strlen(v)) {
+      snprintf(err, len, "launchers=%.200s: give program names separated by commas, or none", v);
+      return -1;
+    }
+    return set_field(c->launchers, sizeof c->launchers, v, "launchers=", err, len);
+  }
   if (v && KEY("threads_lib")) return set_field(c->threads_lib, sizeof c->threads_lib, v, "threads_lib=", err, len);
   if (v && KEY("mem")) return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
   if (v && KEY("gpu")) return set_field(c->gpu, sizeof c->gpu, v, "gpu=", err, len);
   if (v && KEY("granularity")) return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
 #undef KEY
   snprintf(err, len,
-           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, run_dir=, max_file=, max_time=, "
+           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, run_dir=, max_file=, max_time=, launchers=, "
            "mem=, granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
            arg);
   return -1;

@@ -35,6 +35,9 @@ struct pin_config {
    * (seconds). max_file=SIZE[K|M|G], max_time=SECONDS. */
   unsigned long long max_file;
   double max_time;
+  /* The programs whose steps are MPI launchers' daemons (launcher_step.h),
+   * comma-separated; "none": no step is one. */
+  char launchers[512];
   char mem[16];
   char granularity[16];
   /* gpu=closest: tasks of jobs Slurm gave GPUs get the nearest ones and

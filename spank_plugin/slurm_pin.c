@@ -26,6 +26,8 @@
 
 #include "engine_link.h"
 #include "job_decision.h"
+#include "launcher_step.h"
+#include "preload_list.h"
 #include "pin_components.h"
 #include "pin_config.h"
 #include "slurm_pin/placement.h"
@@ -44,6 +46,15 @@ static char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_poli
 static sp_placement_t *placement; /* computed by user_init */
 static char failure[ERR_LEN];     /* found by user_init, reported by task_init */
 static int active;                /* this step is pinned on this node */
+/* This step is an MPI launcher's daemon, or a batch script (launcher_step.h):
+ * left as Slurm placed it, its ranks place themselves. */
+static struct {
+  int on;
+  char name[64];             /* the daemon's program, or "batch script" */
+  char command[PATH_MAX];    /* slurm-pin, which starts each rank */
+  char options[PATH_MAX * 4]; /* SLURM_PIN_RANK_OPTIONS */
+  char node_cpus[65536];     /* the CPUs the node's ranks share */
+} launcher;
 /* srun: the components of a heterogeneous step whose options are parsed;
  * Slurm allows at most 128 (MAX_HET_JOB_COMPONENTS). */
 #define MAX_COMPONENTS 128
@@ -51,6 +62,7 @@ static struct pin_request components[MAX_COMPONENTS];
 static int component_count;
 
 static int is_application_step(spank_t sp);
+static int is_batch_step(spank_t sp);
 static int read_policy(spank_t sp);
 
 /* ---- options ---------------------------------------------------------- */
@@ -340,7 +352,7 @@ static void save_component(void) {
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   (void)sp, (void)ac, (void)av;
   if (active < 0) return 0;
-  if (spank_remote(sp)) return is_application_step(sp) ? read_policy(sp), 0 : 0;
+  if (spank_remote(sp)) return is_application_step(sp) || is_batch_step(sp) ? read_policy(sp), 0 : 0;
   int rc = check_request(spank_context() == S_CTX_LOCAL ? component_count : -1);
   if (spank_context() == S_CTX_LOCAL) save_component();
   return rc;
@@ -354,6 +366,11 @@ static int is_application_step(spank_t sp) {
   /* The batch shell, the extern step and interactive steps are not pinned:
    * pinning the batch shell would also leak OMP_* into every inner step. */
   return step != SLURM_BATCH_SCRIPT && step != SLURM_EXTERN_CONT && step != SLURM_INTERACTIVE_STEP;
+}
+
+static int is_batch_step(spank_t sp) {
+  uint32_t step = 0;
+  return spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step == SLURM_BATCH_SCRIPT;
 }
 
 /* Long messages are cut, never overflowed: the first failure wins. */
@@ -443,6 +460,17 @@ static int set_binding(const char *strategy) {
 /* Device locality: the user's --pin-gpu, else the site's gpu= for jobs
  * Slurm gave GPUs (it set their variables). The job's view of its GPUs goes
  * to the engine as the job has it. */
+/* The GPU mode in force: the user's --pin-gpu, else the site's gpu= for a
+ * job Slurm gave GPUs (its variables are set); "" otherwise. */
+static const char *gpu_mode(spank_t sp) {
+  if (request.gpu[0]) return request.gpu;
+  if (strcmp(config.gpu, "closest") != 0) return "";
+  static char value[8192];
+  for (const char *const *name = sp_gpu_env_names(); *name; ++name)
+    if (spank_getenv(sp, *name, value, sizeof value) != ESPANK_ENV_NOEXIST) return config.gpu;
+  return "";
+}
+
 static int set_gpus(spank_t sp) {
   const char *mode = request.gpu[0] ? request.gpu : config.gpu;
   if (strcmp(mode, "closest") != 0) return 0;
@@ -607,6 +635,46 @@ static int use_component_options(spank_t sp) {
   return 0;
 }
 
+/* A launcher's daemon or a batch script: nothing is placed for it; what
+ * its ranks need is prepared (launcher_step.h). */
+static int prepare_launcher(spank_t sp, const char *strategy) {
+  char err[ERR_LEN];
+  uint32_t ntasks = 0;
+  if (find_threads_lib() != 0) return -1; /* the ranks start through the runtime */
+  Dl_info self;
+  const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
+  if (launcher_find_command(plugin, launcher.command, sizeof launcher.command, err, sizeof err) != 0)
+    return fail(err), -1;
+  placement = sp_init();
+  if (!placement) return fail("out of memory"), -1;
+  if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0 ||
+      sp_set_topology_cache(placement, cache_path()) != 0)
+    return fail(sp_error(placement)), -1;
+  if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
+    return fail("cannot read the number of tasks on this node"), -1;
+  int rc = step_cpus(sp, ntasks, launcher.node_cpus, sizeof launcher.node_cpus);
+  if (rc != 0) return rc;
+  struct pin_request ranks = request;
+  snprintf(ranks.strategy, sizeof ranks.strategy, "%s", strategy);
+  ranks.strategy_set = 1;
+  snprintf(ranks.profile, sizeof ranks.profile, "%s", pin_effective_profile(&request, &policy));
+  snprintf(ranks.mem, sizeof ranks.mem, "%s", pin_effective_mem(&config, &request, &policy));
+  snprintf(ranks.granularity, sizeof ranks.granularity, "%s", pin_effective_granularity(&config, &request, &policy));
+  snprintf(ranks.threads, sizeof ranks.threads, "%s", pin_effective_threads(&request));
+  snprintf(ranks.gpu, sizeof ranks.gpu, "%s", gpu_mode(sp));
+  ranks.verbose = request.verbose || config.verbose;
+  char origin[200] = "";
+  if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
+    snprintf(origin, sizeof origin, "policy rule %s", policy.rule);
+  const char *cache = cache_path();
+  const char *node = job_decision_node();
+  struct rank_request r = {&ranks, &config, cache ? cache : "", policy_text, origin, launcher.name, node ? node : ""};
+  if (launcher_rank_options(&r, launcher.options, sizeof launcher.options) != 0)
+    return fail("the ranks' options are too long to pass on"), -1;
+  launcher.on = 1;
+  return 0;
+}
+
 /* Where this step's task files go (step_files.h). */
 static void name_step_files(spank_t sp) {
   uint32_t job = 0, step = 0;
@@ -614,14 +682,34 @@ static void name_step_files(spank_t sp) {
     step_files_name(config.run_dir, job, step, job_decision_node());
 }
 
+/* The step's program is an MPI launcher's daemon: its name in `name`. */
+static int is_launcher_daemon(spank_t sp) {
+  int argc = 0;
+  char **argv = NULL;
+  return spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 &&
+         launcher_named(config.launchers, argv[0], launcher.name, sizeof launcher.name);
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
-  if (!spank_remote(sp) || active < 0 || !is_application_step(sp)) return 0;
-  name_step_files(sp);
+  if (!spank_remote(sp) || active < 0) return 0;
+  int batch = is_batch_step(sp);
+  if (!batch && !is_application_step(sp)) return 0;
+  /* A batch script is placed for the ranks an mpirun in it may start
+   * itself, when the job asked for a strategy and launchers are on. */
+  if (batch && strcmp(config.launchers, "none") == 0) return 0;
+  if (batch) snprintf(launcher.name, sizeof launcher.name, "batch script");
+  if (!batch) name_step_files(sp);
   if (use_component_options(sp) != 0 || failure[0]) return active = 1, 0; /* task_init reports it */
   const char *strategy = pin_effective_strategy(&config, &request, &policy);
+  if (strcmp(strategy, "none") == 0 && batch) return 0;
   if (site_allows(strategy) != 0) return active = 1, 0;
   if (strcmp(strategy, "none") == 0) return 0;
+  if (batch || is_launcher_daemon(sp)) {
+    int rc = prepare_launcher(sp, strategy);
+    active = rc == -2 ? 0 : 1;
+    return 0;
+  }
   if (find_threads_lib() != 0) return active = 1, 0;
   int rc = compute(sp, strategy);
   active = rc == -2 ? 0 : 1; /* -2: exclusive_only and a shared node */
@@ -698,7 +786,8 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   task_file[0] = '\0';
   int task = -1;
-  if (active <= 0 || failure[0] || request.dryrun || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS) return 0;
+  if (active <= 0 || launcher.on || failure[0] || request.dryrun || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS)
+    return 0;
   const char *data = sp_get_task_data(placement, task);
   if (!data) {
     if (*sp_error(placement)) fail(sp_error(placement));
@@ -714,7 +803,35 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
  * the task sees is what slurm-pin did, or nothing. */
 static void drop_inherited_binding(spank_t sp) {
   static const char *const names[] = SP_ENV_BINDING_NAMES;
+  static char preload[LIST_LEN], kept[LIST_LEN];
   for (const char *const *n = names; *n; ++n) spank_unsetenv(sp, *n);
+  /* The thread runtime a batch script or a daemon had loaded: the engine's
+   * environment adds it back when this task's binding needs it. */
+  if (spank_getenv(sp, "LD_PRELOAD", preload, sizeof preload) == ESPANK_SUCCESS &&
+      preload_without_runtime(preload, kept, sizeof kept) == 1) {
+    if (kept[0]) spank_setenv(sp, "LD_PRELOAD", kept, 1);
+    else spank_unsetenv(sp, "LD_PRELOAD");
+  }
+}
+
+/* A launcher's daemon (or batch script): left unbound, with what its ranks
+ * need to place themselves. */
+static int start_launcher(spank_t sp, struct task_view *v) {
+  static char preload[LIST_LEN], value[LIST_LEN + PATH_MAX];
+  if (read_task(sp, v) != 0) return -1;
+  int rc = spank_getenv(sp, "LD_PRELOAD", preload, sizeof preload);
+  if (rc == ESPANK_SUCCESS && preload[0]) snprintf(value, sizeof value, "%s %s", preload, config.threads_lib);
+  else snprintf(value, sizeof value, "%s", config.threads_lib);
+  if ((rc != ESPANK_SUCCESS && rc != ESPANK_ENV_NOEXIST) || spank_setenv(sp, "LD_PRELOAD", value, 1) ||
+      spank_setenv(sp, SP_ENV_RANK_OPTIONS, launcher.options, 1) ||
+      spank_setenv(sp, SP_ENV_NODE_CPUS, launcher.node_cpus, 1) ||
+      spank_setenv(sp, SP_ENV_RANK_WRAPPER, launcher.command, 1))
+    return fail("cannot set the launcher's environment for its ranks"), -1;
+  if (request.verbose || config.verbose || request.dryrun)
+    fprintf(stderr, "slurm-pin: %s task %d (rank %d): %s, left as Slurm placed it; its ranks are placed by local "
+            "rank on CPUs %s (strategy %s)\n", v->node, v->task, v->rank, launcher.name, launcher.node_cpus,
+            pin_effective_strategy(&config, &request, &policy));
+  return 0;
 }
 
 /* preload and ompt: the program must take the library, or its threads
@@ -744,10 +861,10 @@ static int pin_task(spank_t sp, struct task_view *v) {
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
-  if (spank_remote(sp) && active >= 0 && is_application_step(sp)) drop_inherited_binding(sp);
+  if (spank_remote(sp) && active >= 0 && (is_application_step(sp) || is_batch_step(sp))) drop_inherited_binding(sp);
   if (active <= 0) return 0;
   struct task_view view;
-  if (!failure[0]) pin_task(sp, &view);
+  if (!failure[0]) launcher.on ? start_launcher(sp, &view) : pin_task(sp, &view);
   if (failure[0]) {
     /* This is the forked task, before exec: end it with the one line that
      * explains why. Returning -1 would do the same with three more lines of

@@ -1,9 +1,16 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// `slurm-pin run`: the binding core as a launcher outside Slurm (a
-// workstation, or an allocation without the plugin), like likwid-pin or
-// hwloc-bind. It uses the C API only, as the SPANK plugin does: compute the
-// placement within this process's CPUs, bind, set the task environment,
-// exec. Nothing is formatted here.
+// `slurm-pin run`: the binding core as a launcher, like likwid-pin or
+// hwloc-bind: outside Slurm, inside an allocation without the plugin, and
+// for MPI ranks (mpirun -np 8 slurm-pin run ... -- ./app), each of which
+// places itself among its node's ranks by local rank, as the SPANK plugin
+// places the tasks of an srun step. It uses the C API only, as the plugin
+// does: compute the placement, bind, set the task environment, exec.
+// Nothing is formatted here.
+//
+// The thread runtime starts the ranks of an MPI launcher's daemon through
+// `slurm-pin run --launched-rank` (runtime/rank_launch.c): the request then
+// comes from SLURM_PIN_RANK_OPTIONS, and a rank that cannot be placed runs
+// as its launcher started it, after one line saying why.
 #include "run_command.hh"
 
 #include <getopt.h>
@@ -19,6 +26,10 @@
 
 #include "args.hh"
 #include "error.hh"
+#include "kv_text.h"
+#include "mpi_rank.hh"
+#include "preload_list.h"
+#include "printable.hh"
 #include "slurm_pin/placement.h"
 #include "store.hh"
 #include "task_env.h"
@@ -38,6 +49,9 @@ const char kUsage[] =
     "taskset), sets the environment its threads follow, and runs PROGRAM, as\n"
     "srun --pin-strategy does. Default strategy: compact. --threads sets\n"
     "OMP_NUM_THREADS; without it, OMP_NUM_THREADS or one thread per core.\n"
+    "Started by an MPI launcher (mpirun -np 8 slurm-pin run ... -- ./app), each rank\n"
+    "takes its share of its node's CPUs by local rank (the launcher's variables),\n"
+    "of the CPUs of its cgroup when the launcher bound it narrower.\n"
     "exit status: PROGRAM's; 1 when slurm-pin fails before running it, 2 for a\n"
     "wrong command line, 126 or 127 when PROGRAM cannot be run.\n";
 
@@ -49,7 +63,61 @@ struct Options {
   int smt = 0;
   std::string gpu = "none";
   char** program = nullptr;
+  // A rank a launcher's daemon started (--launched-rank): the request came
+  // from SLURM_PIN_RANK_OPTIONS, and what to exec from the daemon's call.
+  bool launched = false;
+  std::string exec_file;     // --exec FILE (as execve) or --exec-search FILE (as execvp)
+  bool exec_search = false;
+  std::string cache, decision, origin, launcher, node;  // the plugin's settings for the ranks
+  bool legacy_omp_env = false;
+  unsigned long long max_file = 0;
+  double max_time = 0;
 };
+
+// The ranks' request, as the plugin wrote it for a launcher's daemon
+// (common/task_env.h): the --pin-* settings in force and the site's.
+int rank_option(const char* key, size_t key_len, const char* v, size_t n, void* ctx) {
+  Options& o = *static_cast<Options*>(ctx);
+  char value[PATH_MAX * 2];
+  if (kv_decode(value, sizeof value, v, n) != 0) return -1;
+  std::string k(key, key_len);
+  if (k == "strategy") o.strategy = value;
+  else if (k == "profile") o.profile = value;
+  else if (k == "store") o.store = value;
+  else if (k == "mem") o.mem = value;
+  else if (k == "granularity") o.granularity = value;
+  else if (k == "threads") o.binding = value;
+  else if (k == "smt") o.smt = parse_smt(value);
+  else if (k == "gpu") o.gpu = value;
+  else if (k == "cache") o.cache = value;
+  else if (k == "decision") o.decision = value;
+  else if (k == "origin") o.origin = value;
+  else if (k == "launcher") o.launcher = value;
+  else if (k == "node") o.node = value;
+  else if (k == "max_file") o.max_file = std::strtoull(value, nullptr, 10);
+  else if (k == "max_time") o.max_time = std::strtod(value, nullptr);
+  else if (k == "legacy") o.legacy_omp_env = true;
+  else if (k == "flags") {
+    for (const char* f = value; *f;) {
+      size_t len = std::strcspn(f, ",");
+      std::string flag(f, len);
+      if (flag == "verbose") o.verbose = true;
+      else if (flag == "phases") o.phases = true;
+      else if (flag == "oversubscribe") o.oversubscribe = true;
+      else if (flag == "dryrun") o.dryrun = true;
+      else return -1;
+      f += len + (f[len] == ',');
+    }
+  } else return -1;
+  return 0;
+}
+
+void read_rank_options(Options& o) {
+  const char* text = std::getenv(SP_ENV_RANK_OPTIONS);
+  if (!text || kv_each(text, rank_option, &o) != 0)
+    throw Error(std::string(SP_ENV_RANK_OPTIONS) + " is missing or malformed (it is set for a launcher's daemon "
+                "by the SPANK plugin)");
+}
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
@@ -61,6 +129,9 @@ Options parse(int argc, char** argv) {
       {"seed", required_argument, nullptr, 'k'},     {"verbose", no_argument, nullptr, 'v'},
       {"dryrun", no_argument, nullptr, 'n'},         {"help", no_argument, nullptr, 'h'},
       {"smt", required_argument, nullptr, 'K'},      {"gpu", required_argument, nullptr, 'U'},
+      // Internal: how the thread runtime starts a launcher's rank.
+      {"launched-rank", no_argument, nullptr, 'L'},  {"exec", required_argument, nullptr, 'E'},
+      {"exec-search", required_argument, nullptr, 'F'},
       {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
@@ -83,6 +154,9 @@ Options parse(int argc, char** argv) {
       case 'U': o.gpu = optarg; break;
       case 'v': o.verbose = true; break;
       case 'n': o.dryrun = true; break;
+      case 'L': o.launched = true; break;
+      case 'E': o.exec_file = optarg; break;
+      case 'F': o.exec_file = optarg, o.exec_search = true; break;
       case 'h': o.help = true; return o;
       default:
         throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] +
@@ -91,6 +165,7 @@ Options parse(int argc, char** argv) {
   }
   if (optind >= argc) throw UsageError("no program to run: slurm-pin run [OPTIONS] -- PROGRAM [ARGS...]");
   o.program = argv + optind;
+  if (o.exec_file.empty()) o.exec_file = o.program[0], o.exec_search = true;
   return o;
 }
 
@@ -107,9 +182,14 @@ std::string self_path() {
   return self;
 }
 
+std::string binding_mode(const Options& o) { return !o.binding.empty() ? o.binding : o.phases ? "ompt" : "env"; }
+
 void set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
   check(p, sp_set_thread_mode(p, mode.c_str()));
   check(p, sp_set_mem_policy(p, o.mem.c_str()));
+  check(p, sp_set_legacy_omp_env(p, o.legacy_omp_env));
+  check(p, sp_set_origin(p, o.origin.c_str()));
+  check(p, sp_set_policy_decision(p, o.decision.c_str()));
   // Inside a Slurm step, what srun said of its own binding is replaced.
   check(p, sp_set_slurm_cpu_bind(p, std::getenv("SLURM_CPU_BIND") != nullptr));
   if (mode != "env") {
@@ -119,9 +199,21 @@ void set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
   }
 }
 
-std::string binding_mode(const Options& o) { return !o.binding.empty() ? o.binding : o.phases ? "ompt" : "env"; }
+// Where the task's CPUs come from: among an MPI launcher's ranks, its
+// share of the node's (tasks: the local size); else the CPUs this process
+// may use now.
+void set_cpus(sp_placement_t* p, const MpiRank& rank) {
+  if (rank.local_rank < 0) {
+    check(p, sp_set_restrict_to_process(p, 1));
+    return;
+  }
+  check(p, sp_set_tasks(p, rank.local_size));
+  std::string node = node_cpus_for_ranks();
+  if (node.empty()) check(p, sp_set_restrict_to_process(p, 1));
+  else check(p, sp_set_restrict(p, node.c_str()));
+}
 
-void compute(sp_placement_t* p, const Options& o) {
+void compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
   const std::string mode = binding_mode(o);
   if (o.phases && mode != "ompt")
     throw UsageError("--phases moves threads at every parallel region, which needs --thread-binding=ompt, not " + mode);
@@ -129,7 +221,8 @@ void compute(sp_placement_t* p, const Options& o) {
     throw UsageError("--strategy " + o.strategy + " needs a sharing profile: add --profile NAME or --profile FILE");
   if (!o.threads.empty()) setenv("OMP_NUM_THREADS", o.threads.c_str(), 1);
   check(p, sp_set_topology(p, "this"));
-  check(p, sp_set_restrict_to_process(p, 1));
+  if (!o.cache.empty()) check(p, sp_set_topology_cache(p, o.cache.c_str()));
+  set_cpus(p, rank);
   check(p, sp_set_strategy(p, o.strategy.c_str()));
   check(p, sp_set_granularity(p, o.granularity.c_str()));
   check(p, sp_set_smt(p, o.smt));
@@ -139,6 +232,7 @@ void compute(sp_placement_t* p, const Options& o) {
   check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));
+  check(p, sp_set_budget(p, static_cast<size_t>(o.max_file), o.max_time));
   if (!o.seed.empty()) check(p, sp_set_seed(p, parse_seed(o.seed)));
   if (!o.profile.empty()) check(p, sp_set_profile(p, o.profile.c_str(), o.store.c_str(), "simple", nullptr));
   set_binding(p, o, mode);
@@ -148,8 +242,8 @@ void compute(sp_placement_t* p, const Options& o) {
 // What the thread runtime reads and the environment cannot hold, in an
 // anonymous file the program inherits (no file is left behind): named
 // /proc/self/fd/N, which is the same file in the program after exec.
-void export_task_data(sp_placement_t* p) {
-  const char* data = sp_get_task_data(p, 0);
+void export_task_data(sp_placement_t* p, int task) {
+  const char* data = sp_get_task_data(p, task);
   if (!data) {
     if (*sp_error(p)) throw Error(sp_error(p));
     return;
@@ -168,39 +262,92 @@ void export_task_data(sp_placement_t* p) {
   if (setenv(SP_ENV_TASK_FILE, path.c_str(), 1) != 0) throw Error("cannot set " SP_ENV_TASK_FILE);
 }
 
-// Binding variables inherited from whoever started this process: they
-// describe no binding of this one.
+// slurm-pin's thread runtime out of LD_PRELOAD: a launcher's daemon had it
+// loaded to start its ranks; a rank that needs it gets it again from the
+// engine's environment.
+void drop_runtime_preload() {
+  const char* current = std::getenv("LD_PRELOAD");
+  if (!current) return;
+  std::string kept(std::strlen(current) + 1, '\0');
+  if (preload_without_runtime(current, &kept[0], kept.size()) != 1) return;
+  kept.resize(std::strlen(kept.c_str()));
+  if (kept.empty()) unsetenv("LD_PRELOAD");
+  else setenv("LD_PRELOAD", kept.c_str(), 1);
+}
+
+// Binding variables inherited from whoever started this process (a batch
+// script, a launcher's daemon): they describe no binding of this one.
 void drop_inherited_binding() {
   static const char* const names[] = SP_ENV_BINDING_NAMES;
   for (const char* const* n = names; *n; ++n) unsetenv(*n);
+  drop_runtime_preload();
 }
 
 // The task's environment, variable by variable, as the engine wants it.
-void export_env(sp_placement_t* p) {
+void export_env(sp_placement_t* p, int task) {
   drop_inherited_binding();
-  export_task_data(p);
+  export_task_data(p, task);
   for (int i = 0; i < sp_get_env_count(p); ++i) {
     const char* name = sp_get_env_name(p, i);
-    const char* value = sp_get_env_value(p, 0, i, std::getenv(name));
+    const char* value = sp_get_env_value(p, task, i, std::getenv(name));
     if (!value && *sp_error(p)) throw Error(sp_error(p));
     if (value ? setenv(name, value, 1) : unsetenv(name)) throw Error(std::string("cannot set ") + name);
   }
 }
 
-void describe(sp_placement_t* p, bool dryrun) {
+// "n1 rank 3 (local 1 of 2, mpirun)" or the host's name: where this is.
+std::string where(const MpiRank& rank, const Options& o) {
   char host[256] = "";
-  gethostname(host, sizeof host - 1);
-  const char* what = sp_describe_task(p, 0);
-  if (!what) throw Error(sp_error(p));
-  std::fprintf(stderr, "slurm-pin: %s%s: %s\n", dryrun ? "dry run: " : "", host, what);
+  // The daemon's node as the plugin named it: a launcher may copy another
+  // node's SLURMD_NODENAME into its ranks (hydra passes mpiexec's).
+  const char* node = !o.node.empty() ? o.node.c_str() : std::getenv("SLURMD_NODENAME");
+  if (!node) gethostname(host, sizeof host - 1), node = host;
+  std::string s = node;
+  if (rank.local_rank >= 0)
+    s += " rank " + (rank.rank.empty() ? "?" : rank.rank) + " (local " + std::to_string(rank.local_rank) + " of " +
+         std::to_string(rank.local_size) + (o.launcher.empty() ? "" : ", started by " + o.launcher) + ")";
+  return s;
 }
 
-[[noreturn]] void exec(char** program) {
+void describe(sp_placement_t* p, int task, const std::string& at, bool dryrun) {
+  const char* what = sp_describe_task(p, task);
+  if (!what) throw Error(sp_error(p));
+  std::fprintf(stderr, "slurm-pin: %s%s: %s\n", dryrun ? "dry run: " : "", at.c_str(), what);
+}
+
+[[noreturn]] void exec(const Options& o) {
   std::fflush(nullptr);
-  execvp(program[0], program);
+  if (o.exec_search) execvp(o.exec_file.c_str(), o.program);
+  else execv(o.exec_file.c_str(), o.program);
   int e = errno;
-  std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", program[0], std::strerror(e));
+  std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", o.exec_file.c_str(), std::strerror(e));
   std::exit(e == ENOENT ? 127 : 126);
+}
+
+// Computes, binds and sets the environment of this process as `rank`.
+void place(const Options& o, const MpiRank& rank) {
+  sp_placement_t* p = sp_init();
+  if (!p) throw Error("out of memory");
+  try {
+    compute(p, o, rank);
+    int task = rank.local_rank < 0 ? 0 : rank.local_rank;
+    if (o.dryrun) {
+      describe(p, task, where(rank, o), true);
+    } else {
+      char err[1024];
+      const char* path_env = std::getenv("PATH");
+      if (binding_mode(o) != "env" &&
+          sp_check_preloadable(o.exec_file.c_str(), o.exec_search && path_env ? path_env : "", err, sizeof err) != 0)
+        throw Error(err);
+      check(p, sp_bind_task(p, task));
+      export_env(p, task);
+      if (o.verbose) describe(p, task, where(rank, o), false);
+    }
+  } catch (...) {
+    sp_finalize(p);
+    throw;
+  }
+  sp_finalize(p);
 }
 
 }  // namespace
@@ -211,6 +358,21 @@ int run_command(int argc, char** argv) {
     std::fputs(kUsage, stdout);
     return 0;
   }
+  MpiRank rank = find_mpi_rank();
+  if (o.launched) {
+    // A launcher's rank: never fails the rank. What cannot be placed runs
+    // as the launcher started it, after one line saying why.
+    try {
+      read_rank_options(o);
+      if (rank.local_rank < 0) throw Error("its launcher gives no local rank (Open MPI, PRRTE and hydra do)");
+      place(o, rank);
+    } catch (const std::exception& e) {
+      drop_inherited_binding();
+      std::fprintf(stderr, "slurm-pin: %s: cannot be placed (%s); it runs as its launcher started it\n",
+                   where(rank, o).c_str(), printable(e.what()).c_str());
+    }
+    exec(o);
+  }
   if (o.strategy == "help") {
     std::fputs(sp_strategies_help(), stdout);
     return 0;
@@ -218,25 +380,10 @@ int run_command(int argc, char** argv) {
   if (o.strategy == "none") {
     drop_inherited_binding();
     if (o.verbose) std::fprintf(stderr, "slurm-pin: strategy none: nothing is bound\n");
-    exec(o.program);
+    exec(o);
   }
-  sp_placement_t* p = sp_init();
-  if (!p) throw Error("out of memory");
-  compute(p, o);
-  if (o.dryrun) {
-    describe(p, true);
-  } else {
-    char err[1024];
-    const char* path_env = std::getenv("PATH");
-    if (binding_mode(o) != "env" &&
-        sp_check_preloadable(o.program[0], path_env ? path_env : "", err, sizeof err) != 0)
-      throw Error(err);
-    check(p, sp_bind_task(p, 0));
-    export_env(p);
-    if (o.verbose) describe(p, false);
-  }
-  sp_finalize(p);
-  exec(o.program);
+  place(o, rank);
+  exec(o);
 }
 
 }  // namespace slurmpin

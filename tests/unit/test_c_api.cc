@@ -122,3 +122,47 @@ TEST(CApi, OneListOfStrategies) {
     EXPECT_EQ(sp_check_strategy(n.c_str(), err, sizeof err), 0) << n;
   }
 }
+
+TEST(CApi, ABudgetBoundsFilesAndTimeAndMessagesArePrintable) {
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_budget(p, 1024, 1), 0);
+  EXPECT_EQ(sp_set_budget(p, 0, -1), -1);
+  // A file past the budget is refused by its size before it is read.
+  std::string path = ::testing::TempDir() + "/budget.placement";
+  {
+    std::ofstream f(path);
+    f << "slurm-pin-placement 1\ntask 0: 0\n";
+    for (int i = 0; i < 200; ++i) f << "# padding line to pass the budget\n";
+  }
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
+  ASSERT_EQ(sp_set_strategy(p, ("file:" + path).c_str()), 0);
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("larger than 1 KiB"), std::string::npos) << sp_error(p);
+  // Messages quoting a file's text never carry its control bytes.
+  {
+    std::ofstream f(path);
+    f << "slurm-pin-placement 1\n\x1b[2Jtask 0: 0\n";
+  }
+  ASSERT_EQ(sp_set_budget(p, 0, 0), 0);
+  EXPECT_EQ(sp_compute(p), -1);
+  std::string why = sp_error(p);
+  EXPECT_EQ(why.find('\x1b'), std::string::npos) << why;
+  EXPECT_NE(why.find("\\x1b"), std::string::npos) << why;
+  sp_finalize(p);
+}
+
+TEST(CApi, AProfileTheStepCannotRunIsRefusedAtItsThreadsLine) {
+  std::string path = ::testing::TempDir() + "/big.profile";
+  {
+    std::ofstream f(path);
+    f << "slurm-pin-profile 1\nthreads 4096\nmatrix simple\nthis is never read\n";
+  }
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
+  ASSERT_EQ(sp_set_strategy(p, "lpgp"), 0);
+  ASSERT_EQ(sp_set_profile(p, path.c_str(), "", "simple", nullptr), 0);
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("a profile of 4096 threads, but at most 2 can run here"), std::string::npos)
+      << sp_error(p);
+  sp_finalize(p);
+}

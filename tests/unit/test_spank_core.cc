@@ -197,3 +197,126 @@ TEST(PluginComponents, MalformedOptionsAreRefused) {
     EXPECT_STREQ(r.strategy, "") << "a refused text leaves nothing behind: " << bad;
   }
 }
+
+TEST(PluginConfig, RunDirectoryAndCostBounds) {
+  pin_config c;
+  std::string e;
+  ASSERT_EQ(parse(c, {"run_dir=/var/run/pin", "max_file=4M", "max_time=2.5"}), 0);
+  EXPECT_STREQ(c.run_dir, "/var/run/pin");
+  EXPECT_EQ(c.max_file, 4ull << 20);
+  EXPECT_DOUBLE_EQ(c.max_time, 2.5);
+  ASSERT_EQ(parse(c, {}), 0);
+  EXPECT_STREQ(c.run_dir, "/run/slurm-pin");
+  EXPECT_EQ(c.max_file, 16ull << 20);
+  EXPECT_DOUBLE_EQ(c.max_time, 10);
+  EXPECT_EQ(parse(c, {"run_dir=relative"}, &e), -1);
+  EXPECT_NE(e.find("give an absolute path"), std::string::npos);
+  for (const char* bad : {"max_file=0", "max_file=2G", "max_file=12X", "max_file=-1", "max_time=0", "max_time=x"})
+    EXPECT_EQ(parse(c, {bad}, &e), -1) << bad;
+}
+
+TEST(PluginConfig, EnforceHoldsEverySettingOrTheNamedOnes) {
+  pin_config c;
+  std::string e;
+  char err[1024];
+  ASSERT_EQ(parse(c, {"default=compact", "granularity=core", "enforce"}), 0);
+  EXPECT_EQ(c.enforce, static_cast<unsigned>(PIN_ENFORCE_ALL));
+  pin_request r{};
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), 0);  // nothing asked
+  strcpy(r.granularity, "core");
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), 0);  // the site's own value
+  strcpy(r.granularity, "numa");
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), -1);
+  EXPECT_STREQ(err, "this cluster binds every step as it says (enforce: core): remove --pin-granularity");
+  EXPECT_STREQ(pin_effective_granularity(&c, &r, nullptr), "core");
+  r = pin_request{};
+  r.oversubscribe = 1;
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), -1);
+  r = pin_request{};
+  r.phases = 1;
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), -1);
+  r = pin_request{};
+  strcpy(r.smt, "1");
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), -1);
+  ASSERT_EQ(parse(c, {"default=compact", "enforce=strategy,mem"}), 0);
+  EXPECT_EQ(c.enforce, static_cast<unsigned>(PIN_ENFORCE_STRATEGY | PIN_ENFORCE_MEM));
+  r = pin_request{};
+  strcpy(r.granularity, "numa");
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), 0);
+  EXPECT_STREQ(pin_effective_granularity(&c, &r, nullptr), "numa");
+  strcpy(r.mem, "interleave");
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), -1);
+  EXPECT_EQ(parse(c, {"enforce=colour"}, &e), -1);
+  EXPECT_NE(e.find("'colour' is no setting"), std::string::npos);
+  EXPECT_EQ(parse(c, {"enforce="}, &e), -1);
+}
+
+TEST(PolicyDecision, OnlyTheLastPartOfAdminCommentCounts) {
+  char out[512];
+  pin_policy_from_comment("slurm-pin: rule=a mode=default strategy=lpgp", out, sizeof out);
+  EXPECT_STREQ(out, "slurm-pin: rule=a mode=default strategy=lpgp");
+  pin_policy_from_comment("note | slurm-pin: rule=a mode=enforce strategy=compact ", out, sizeof out);
+  EXPECT_STREQ(out, "slurm-pin: rule=a mode=enforce strategy=compact");
+  // Another writer's text in front, or behind: never the decision.
+  pin_policy_from_comment("user note: slurm-pin: rule=evil mode=enforce strategy=none | slurm-pin: rule=a mode=default",
+                          out, sizeof out);
+  EXPECT_STREQ(out, "slurm-pin: rule=a mode=default");
+  pin_policy_from_comment("slurm-pin: rule=a mode=enforce strategy=compact | later note", out, sizeof out);
+  EXPECT_STREQ(out, "");
+  pin_policy_from_comment("user note: slurm-pin: rule=evil mode=enforce strategy=none", out, sizeof out);
+  EXPECT_STREQ(out, "");
+  pin_policy_from_comment(nullptr, out, sizeof out);
+  EXPECT_STREQ(out, "");
+}
+
+extern "C" {
+#include "launcher_step.h"
+#include "preload_list.h"
+}
+
+TEST(LauncherStep, DaemonsAreKnownByTheirProgramsFileName) {
+  char name[64];
+  EXPECT_TRUE(launcher_named(PIN_LAUNCHERS, "/usr/bin/orted", name, sizeof name));
+  EXPECT_STREQ(name, "orted");
+  EXPECT_TRUE(launcher_named(PIN_LAUNCHERS, "hydra_pmi_proxy", name, sizeof name));
+  EXPECT_FALSE(launcher_named(PIN_LAUNCHERS, "/usr/bin/orte", name, sizeof name));
+  EXPECT_FALSE(launcher_named(PIN_LAUNCHERS, "./app", name, sizeof name));
+  EXPECT_FALSE(launcher_named("none", "orted", name, sizeof name));
+  EXPECT_TRUE(launcher_named("mpispawn,orted", "mpispawn", name, sizeof name));
+  pin_config c;
+  std::string e;
+  EXPECT_EQ(parse(c, {"launchers=a,b;c"}, &e), -1);
+  ASSERT_EQ(parse(c, {"launchers=none"}), 0);
+  EXPECT_STREQ(c.launchers, "none");
+}
+
+TEST(LauncherStep, TheRanksRequestCarriesTheSettingsInForceAndTheSites) {
+  pin_config c;
+  ASSERT_EQ(parse(c, {"store=/var/lib/p s", "legacy_omp_env", "max_time=2"}), 0);
+  pin_request r{};
+  strcpy(r.strategy, "lpgp");
+  r.strategy_set = 1;
+  strcpy(r.profile, "app@2");
+  strcpy(r.threads, "env");
+  r.verbose = 1;
+  rank_request rr = {&r, &c, "/run/slurm-pin/topology.xml", "slurm-pin: rule=a mode=default", "policy rule a",
+                     "orted", "n1"};
+  char out[4096];
+  ASSERT_EQ(launcher_rank_options(&rr, out, sizeof out), 0);
+  EXPECT_STREQ(out,
+               "strategy=lpgp profile=app@2 threads=env flags=verbose store=/var/lib/p%20s "
+               "cache=/run/slurm-pin/topology.xml decision=slurm-pin:%20rule%3Da%20mode%3Ddefault "
+               "origin=policy%20rule%20a launcher=orted node=n1 legacy=1 max_file=16777216 max_time=2");
+  EXPECT_EQ(launcher_rank_options(&rr, out, 40), -1);
+}
+
+TEST(PreloadList, TheRuntimeLeavesLdPreloadAndNothingElse) {
+  char out[256];
+  EXPECT_EQ(preload_without_runtime("/a/libx.so /b/libslurm_pin_threads.so:liby.so", out, sizeof out), 1);
+  EXPECT_STREQ(out, "/a/libx.so liby.so");
+  EXPECT_EQ(preload_without_runtime("libslurm_pin_threads.so.bak", out, sizeof out), 0);
+  EXPECT_STREQ(out, "libslurm_pin_threads.so.bak");
+  EXPECT_EQ(preload_without_runtime("/x/libslurm_pin_threads.so", out, sizeof out), 1);
+  EXPECT_STREQ(out, "");
+  EXPECT_EQ(preload_without_runtime("/very/long/libx.so", out, 4), -1);
+}

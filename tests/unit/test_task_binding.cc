@@ -7,6 +7,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <fstream>
 
 #include <map>
 #include <string>
@@ -16,6 +17,7 @@
 #include "process_binding.hh"
 #include "slurm_pin/placement.h"
 #include "task_binding.hh"
+#include "test_support.hh"
 
 using namespace slurmpin;
 
@@ -204,4 +206,59 @@ TEST(TaskBinding, ThreadLibraryFoundBesideThePluginOrRefused) {
   EXPECT_EQ(lib, buf);
   unlink(lib.c_str());
   rmdir(dir);
+}
+
+TEST(TaskBinding, TheTaskFileCarriesPlacesAndRegionsTheEnvironmentCannotHold) {
+  BindOptions o;
+  o.threads = ThreadMode::kOmpt;
+  o.thread_library = "/lib/libslurm_pin_threads.so";
+  Result r = three_threads();
+  RegionPlace reg;
+  reg.name = "main._omp_fn.1";
+  reg.tasks = r.tasks;
+  r.regions.push_back(reg);
+  EXPECT_EQ(task_data(r, 0, o), "slurm-pin-task 1\nplaces 4 6,38 5-6\nregion main._omp_fn.1 4 6,38 5-6\n");
+  auto env = by_name(task_environment(r, 0, o));
+  EXPECT_EQ(env.count("SLURM_PIN_REGION_PLACES"), 0u);  // never in the environment
+  o.threads = ThreadMode::kEnv;
+  EXPECT_EQ(task_data(r, 0, o), "");  // no runtime, no file
+  // 30000 threads' places: too long for one variable. With the runtime, the
+  // file has them and SLURM_PIN_CPUS is left out; with OpenMP's variables,
+  // it is an error naming the fix.
+  Result big;
+  TaskPlace t;
+  for (int i = 0; i < 30000; ++i) {
+    ThreadPlace th;
+    th.cpus = {static_cast<unsigned>(1000 + i % 64)};
+    th.pu = static_cast<int>(th.cpus[0]);
+    t.threads.push_back(th);
+  }
+  t.share = {1000};
+  big.tasks.push_back(t);
+  o.threads = ThreadMode::kPreload;
+  env = by_name(task_environment(big, 0, o));
+  EXPECT_TRUE(final_value(env["SLURM_PIN_CPUS"], "stale") == "(unset)");  // (not printed: 150 KB)
+  EXPECT_GT(task_data(big, 0, o).size(), 100000u);
+  o.threads = ThreadMode::kEnv;
+  std::string why = slurmpin::test::error_of([&] { task_environment(big, 0, o); });
+  EXPECT_NE(why.find("OMP_PLACES would be"), std::string::npos) << why;
+  EXPECT_NE(why.find("--pin-threads=preload"), std::string::npos) << why;
+}
+
+TEST(TaskBinding, PreloadIsRefusedForStaticAndSetIdPrograms) {
+  char err[1024];
+  EXPECT_EQ(sp_check_preloadable("true", "/usr/bin:/bin", err, sizeof err), 0) << err;
+  EXPECT_EQ(sp_check_preloadable("no-such-program", "/usr/bin", err, sizeof err), 0);  // exec will say
+  EXPECT_EQ(sp_check_preloadable("/usr/sbin/ldconfig", "", err, sizeof err), -1);     // static-pie
+  EXPECT_NE(std::string(err).find("statically linked"), std::string::npos) << err;
+  char dir[] = "/tmp/slurm-pin-preload.XXXXXX";
+  ASSERT_NE(mkdtemp(dir), nullptr);
+  std::string suid = std::string(dir) + "/suid", script = std::string(dir) + "/script";
+  ASSERT_EQ(std::system(("cp /bin/true " + suid + " && chmod 4755 " + suid).c_str()), 0);
+  EXPECT_EQ(sp_check_preloadable(suid.c_str(), "", err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("set-user-ID"), std::string::npos) << err;
+  std::ofstream(script) << "#!/usr/sbin/ldconfig -p\n";
+  EXPECT_EQ(sp_check_preloadable(script.c_str(), "", err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("its interpreter /usr/sbin/ldconfig is statically linked"), std::string::npos) << err;
+  std::system((std::string("rm -rf ") + dir).c_str());
 }

@@ -1,0 +1,25 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/* LD_PRELOAD's list (words separated by spaces or colons) without
+ * slurm-pin's thread runtime: a task that inherited it from a launcher's
+ * daemon or a batch script loses it unless its own binding needs it. */
+#ifndef SLURM_PIN_PRELOAD_LIST_H
+#define SLURM_PIN_PRELOAD_LIST_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SP_RUNTIME_LIBRARY "libslurm_pin_threads.so"
+
+/* `list` without any word whose file name is SP_RUNTIME_LIBRARY, into out
+ * (space-separated). Returns 1 when something was removed, 0 when not,
+ * -1 when out is too small. */
+int preload_without_runtime(const char *list, char *out, size_t len);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

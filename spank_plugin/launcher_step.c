@@ -1,0 +1,54 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+#include "launcher_step.h"
+
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "kv_text.h"
+#include "pin_components.h"
+
+#ifndef PIN_PLUGIN_TO_BIN
+#define PIN_PLUGIN_TO_BIN "../../../bin"
+#endif
+
+int launcher_named(const char *launchers, const char *argv0, char *name, size_t len) {
+  if (!argv0 || !*argv0 || strcmp(launchers, "none") == 0) return 0;
+  const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
+  size_t n = strlen(base);
+  for (const char *p = launchers; *p;) {
+    size_t k = strcspn(p, ",");
+    if (k == n && strncmp(p, base, n) == 0) return snprintf(name, len, "%s", base) < (int)len;
+    p += k + (p[k] == ',');
+  }
+  return 0;
+}
+
+int launcher_rank_options(const struct rank_request *r, char *out, size_t len) {
+  if (pin_request_format(r->settings, out, len) != 0) return -1;
+  size_t at = strlen(out);
+  char number[64];
+  int rc = kv_put(out, len, &at, "store", r->site->store) || kv_put(out, len, &at, "cache", r->topology_cache) ||
+           kv_put(out, len, &at, "decision", r->decision) || kv_put(out, len, &at, "origin", r->origin) ||
+           kv_put(out, len, &at, "launcher", r->launcher) || kv_put(out, len, &at, "node", r->node) ||
+           kv_put(out, len, &at, "legacy", r->site->legacy_omp_env ? "1" : "");
+  snprintf(number, sizeof number, "%llu", r->site->max_file);
+  rc = rc || kv_put(out, len, &at, "max_file", number);
+  snprintf(number, sizeof number, "%g", r->site->max_time);
+  return rc || kv_put(out, len, &at, "max_time", number) ? -1 : 0;
+}
+
+int launcher_find_command(const char *plugin, char *path, size_t len, char *err, size_t errlen) {
+  const char *slash = strrchr(plugin, '/');
+  if (!slash) return snprintf(err, errlen, "cannot tell where the plugin is installed"), -1;
+  int dir = (int)(slash - plugin);
+  const char *relative[] = {"../bin", PIN_PLUGIN_TO_BIN};
+  char tried[1024] = "";
+  for (size_t i = 0; i < sizeof relative / sizeof relative[0]; ++i) {
+    snprintf(path, len, "%.*s/%s/slurm-pin", dir, plugin, relative[i]);
+    if (access(path, X_OK) == 0) return 0;
+    snprintf(tried + strlen(tried), sizeof tried - strlen(tried), "%s%s", tried[0] ? ", " : "", path);
+  }
+  snprintf(err, errlen, "the slurm-pin command is in none of %s: install the slurm-pin package", tried);
+  return -1;
+}

@@ -1,0 +1,42 @@
+/* SPDX-License-Identifier: GPL-2.0-or-later */
+/*
+ * Steps that start an MPI launcher's daemon (orted, prted,
+ * hydra_pmi_proxy, pmi_proxy: plugstack.conf launchers=), and batch scripts
+ * that may run mpirun themselves. slurm-pin leaves the daemon (or the
+ * script) as Slurm placed it, and hands the ranks it starts what they need
+ * to place themselves among the node's ranks by local rank
+ * (common/task_env.h, "MPI ranks"): slurm-pin's thread runtime preloaded,
+ * the request in force, the node's CPUs, the slurm-pin command. No Slurm
+ * types here: unit-tested without a cluster.
+ */
+#ifndef SLURM_PIN_LAUNCHER_STEP_H
+#define SLURM_PIN_LAUNCHER_STEP_H
+
+#include <stddef.h>
+
+#include "pin_config.h"
+
+/* Open MPI's and PRRTE's daemons, MPICH's and Intel MPI's hydra proxies,
+ * MVAPICH2's mpispawn. */
+#define PIN_LAUNCHERS "orted,prted,hydra_pmi_proxy,hydra_bstrap_proxy,pmi_proxy,mpispawn"
+
+/* 1 when argv0's file name is in `launchers` (comma-separated; "none": no
+ * launcher), its name then in `name`. */
+int launcher_named(const char *launchers, const char *argv0, char *name, size_t len);
+
+/* What the ranks are asked (SLURM_PIN_RANK_OPTIONS): the settings in force
+ * for the step and the site's, as `slurm-pin run --launched-rank` reads
+ * them. -1 when out is too small. */
+struct rank_request {
+  const struct pin_request *settings; /* with the strategy, profile, mem, granularity in force */
+  const struct pin_config *site;
+  const char *topology_cache, *decision, *origin, *launcher, *node;
+};
+int launcher_rank_options(const struct rank_request *r, char *out, size_t len);
+
+/* The slurm-pin command beside the plugin at `plugin` (a build tree's
+ * ../bin, or where the packages put it): 0 with its path, or -1 with a
+ * message naming the places looked at. */
+int launcher_find_command(const char *plugin, char *path, size_t len, char *err, size_t errlen);
+
+#endif

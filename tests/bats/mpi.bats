@@ -1,0 +1,141 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# MPI jobs however their ranks are launched, on a two-node local Slurm in
+# the configuration sites run (proctrack/cgroup, task/cgroup,task/affinity,
+# ConstrainCores=yes), with Debian's Open MPI and MPICH: direct launch
+# through srun (pmix, pmi2), MPICH's mpiexec (hydra proxies started with
+# srun) and Open MPI's mpirun (orted started with srun). Every rank and
+# thread must run where slurm-pin placed it among its node's ranks, and its
+# environment must say so (docs/spank.md "MPI").
+# Both nodes are this machine (2 CPUs each); two emulated nodes need Open
+# MPI's TCP transport (../shared/notes/mpi-and-cgroup.md).
+
+load slurm_helpers
+
+setup_file() {
+  export SLURM_PIN_NODES="n1 n2"
+  slurm_up production
+  for mpi in openmpi mpich; do
+    "mpicc.$mpi" -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_$mpi"
+  done
+  mpicc.mpich -O1 -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/pure_mpich"
+  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/reverse.placement"
+  chmod -R a+rX "$WORK/bin" "$WORK/reverse.placement"
+}
+teardown_file() { slurm_down; }
+setup() { set_plugstack; }
+
+# A batch job of the test user, waited for; its output in $output.
+batch() {
+  local script=$WORK/job.$BATS_TEST_NUMBER.sh out=$WORK/job.$BATS_TEST_NUMBER.out
+  printf '#!/bin/bash\nexport OMPI_MCA_btl=self,tcp\n%s\n' "$1" >"$script"
+  chmod 755 "$script"
+  shift
+  run --separate-stderr as_user timeout 120 sbatch --wait -o "$out" "$@" "$script"
+  [ "$status" -eq 0 ] || { cat "$out"; return 1; }
+  output=$(cat "$out")
+}
+
+# "node:cpu node:cpu ..." of rank $1's threads, in thread order.
+rank_threads() {
+  grep "^rank $1 node " <<<"$output" | grep ' thread ' | sort -k6,6n |
+    awk '{ printf "%s%s:%s", sep, $4, $8; sep = " " }'
+}
+
+# The value of variable $2 as rank $1 saw it.
+rank_env() { grep "^rank $1 node [^ ]* env $2=" <<<"$output" | head -1 | cut -d= -f2-; }
+
+# Every rank's environment describes its own binding: its places, no
+# variable of its launcher's daemon, no preloaded runtime.
+clean_env() {
+  local r
+  for r in "$@"; do
+    [ -z "$(rank_env "$r" SLURM_PIN_RANK_OPTIONS)" ] || { echo "rank $r has SLURM_PIN_RANK_OPTIONS"; return 1; }
+    [[ "$(rank_env "$r" LD_PRELOAD)" != *libslurm_pin_threads* ]] || { echo "rank $r preloads the runtime"; return 1; }
+  done
+}
+
+@test "direct launch: srun --mpi=pmix (Open MPI) and --mpi=pmi2 (MPICH) on slurm-pin's places" {
+  for case in "pmix report_openmpi" "pmi2 report_mpich"; do
+    set -- $case
+    run --separate-stderr as_user env OMPI_MCA_btl=self,tcp OMP_NUM_THREADS=1 srun --mpi="$1" -N2 -n4 -c1 \
+      --pin-strategy=compact "$WORK/bin/$2"
+    [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+    [ "$(rank_threads 0)" = "n1:0" ] && [ "$(rank_threads 1)" = "n1:1" ]
+    [ "$(rank_threads 2)" = "n2:0" ] && [ "$(rank_threads 3)" = "n2:1" ]
+    [ "$(rank_env 1 OMP_PLACES)" = "{1}" ]
+    run --separate-stderr as_user srun --mpi="$1" -N1 -n1 -c2 --pin-strategy=scatter "$WORK/bin/$2"
+    [ "$status" -eq 0 ]
+    [ "$(rank_threads 0)" = "n1:0 n1:1" ]
+  done
+}
+
+@test "MPICH mpiexec (hydra) over two nodes: each node's ranks by local rank, one verbose line each" {
+  batch 'export OMP_NUM_THREADS=1; mpiexec.hydra -n 4 -ppn 2 '"$WORK/bin/report_mpich" \
+    -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact --pin-verbose
+  [ "$(rank_threads 0)" = "n1:0" ] && [ "$(rank_threads 1)" = "n1:1" ]
+  [ "$(rank_threads 2)" = "n2:0" ] && [ "$(rank_threads 3)" = "n2:1" ]
+  [ "$(rank_env 0 OMP_PLACES)" = "{0}" ] && [ "$(rank_env 1 OMP_PLACES)" = "{1}" ]
+  [ "$(rank_env 3 SLURM_PIN_CPUS)" = "1" ]
+  clean_env 0 1 2 3
+  for r in 0 1 2 3; do
+    [ "$(grep -c "^slurm-pin: n[12] rank $r (local $((r % 2)) of 2, started by hydra_pmi_proxy): strategy compact, 1 thread on CPUs $((r % 2)), places {$((r % 2))}" <<<"$output")" -eq 1 ]
+  done
+  grep -q "hydra_pmi_proxy, left as Slurm placed it" <<<"$output"
+}
+
+@test "Open MPI mpirun over two nodes: orted left alone, ranks placed; --bind-to core and none; a file reversing local ranks" {
+  for bind in "" "--bind-to core" "--bind-to none"; do
+    batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 4 $bind $WORK/bin/report_openmpi" \
+      -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact --pin-verbose
+    [ "$(rank_threads 0)" = "n1:0" ] && [ "$(rank_threads 1)" = "n1:1" ]
+    [ "$(rank_threads 2)" = "n2:0" ] && [ "$(rank_threads 3)" = "n2:1" ]
+    clean_env 0 1 2 3
+    [ "$(grep -c "started by orted): strategy compact" <<<"$output")" -eq 4 ]
+  done
+  # Local rank 0 on CPU 1, local rank 1 on CPU 0: not what Open MPI's own
+  # binding (rank to core in order) would give.
+  batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 4 --bind-to core $WORK/bin/report_openmpi" \
+    -N2 --ntasks-per-node=2 -c1 --pin-strategy="file:$WORK/reverse.placement"
+  [ "$(rank_threads 0)" = "n1:1" ] && [ "$(rank_threads 1)" = "n1:0" ]
+  [ "$(rank_threads 2)" = "n2:1" ] && [ "$(rank_threads 3)" = "n2:0" ]
+  [ "$(rank_env 0 OMP_PLACES)" = "{1}" ]
+  [ "$(rank_env 0 SLURM_CPU_BIND)" = "quiet,mask_cpu:0x2,0x1" ]
+}
+
+@test "hybrid MPI+OpenMP and pure MPI ranks under a launcher" {
+  batch "export OMP_NUM_THREADS=2; mpirun.openmpi -np 2 --bind-to none $WORK/bin/report_openmpi" \
+    -N2 --ntasks-per-node=1 -c2 --pin-strategy=scatter
+  [ "$(rank_threads 0)" = "n1:0 n1:1" ] && [ "$(rank_threads 1)" = "n2:0 n2:1" ]
+  [ "$(rank_env 1 OMP_PLACES)" = "{0},{1}" ]
+  # OMP_NUM_THREADS unset: one thread per core of the rank's share.
+  batch "mpiexec.hydra -n 4 -ppn 2 $WORK/bin/report_mpich" -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact
+  [ "$(rank_threads 0)" = "n1:0" ] && [ "$(rank_threads 1)" = "n1:1" ]
+  [ "$(rank_env 1 OMP_NUM_THREADS)" = "1" ]
+  batch "mpiexec.hydra -n 4 -ppn 2 $WORK/bin/pure_mpich" -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact
+  [ "$(rank_threads 2)" = "n2:0" ] && [ "$(rank_threads 3)" = "n2:1" ]
+  [ "$(rank_env 2 SLURM_PIN_CPUS)" = "0" ]
+}
+
+@test "a rank that cannot be placed says so in one line and runs as its launcher started it" {
+  # Three ranks on a node of two CPUs.
+  batch "export OMP_NUM_THREADS=1; mpiexec.hydra -n 6 -ppn 3 $WORK/bin/report_mpich" \
+    -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact
+  [ "$(grep -c 'cannot be placed (3 tasks but only 2 cores' <<<"$output")" -eq 6 ]
+  [ "$(grep -c ' thread 0 cpu ' <<<"$output")" -eq 6 ]  # every rank ran
+  for r in 0 1 2 3 4 5; do
+    [ -z "$(rank_env "$r" SLURM_PIN_CPUS)" ] && [ -z "$(rank_env "$r" SLURM_PIN_STRATEGY)" ]
+    [ "$(rank_env "$r" OMP_PLACES)" = "" ]
+  done
+  clean_env 0 1 2 3 4 5
+}
+
+@test "without a strategy, launchers and ranks run exactly as without slurm-pin" {
+  batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 4 --bind-to none $WORK/bin/report_openmpi" \
+    -N2 --ntasks-per-node=2 -c1
+  for r in 0 1 2 3; do
+    [ "$(grep "^rank $r node .* thread 0 " <<<"$output" | awk '{ print $10 }')" = "0,1" ]
+    [ -z "$(rank_env "$r" SLURM_PIN_STRATEGY)" ] && [ -z "$(rank_env "$r" OMP_PLACES)" ]
+  done
+  clean_env 0 1 2 3
+}

@@ -1,0 +1,82 @@
+#!/usr/bin/env bats
+# SPDX-License-Identifier: GPL-2.0-or-later
+# MPI jobs on one node, in the production configuration (proctrack/cgroup,
+# task/cgroup,task/affinity, ConstrainCores=yes): here the node's name is
+# the host's, so Open MPI's mpirun forks the ranks itself from the batch
+# script (no srun step at all), and `slurm-pin run` serves as the ranks'
+# wrapper (mpirun -np 2 slurm-pin run ... -- ./app).
+
+load slurm_helpers
+
+setup_file() {
+  slurm_up production
+  mpicc.openmpi -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_openmpi"
+  mpicc.mpich -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_mpich"
+  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/reverse.placement"
+  chmod -R a+rX "$WORK/bin" "$WORK/reverse.placement"
+}
+teardown_file() { slurm_down; }
+setup() { set_plugstack; }
+
+batch() {
+  local script=$WORK/job.$BATS_TEST_NUMBER.sh out=$WORK/job.$BATS_TEST_NUMBER.out
+  printf '#!/bin/bash\n%s\n' "$1" >"$script"
+  chmod 755 "$script"
+  shift
+  run --separate-stderr as_user timeout 120 sbatch --wait -o "$out" "$@" "$script"
+  [ "$status" -eq 0 ] || { cat "$out"; return 1; }
+  output=$(cat "$out")
+}
+
+# "cpu cpu ..." of rank $1's threads, in thread order.
+rank_cpus() {
+  grep "^rank $1 node " <<<"$output" | grep ' thread ' | sort -k6,6n | awk '{ printf "%s%s", sep, $8; sep = " " }'
+}
+rank_env() { grep "^rank $1 node [^ ]* env $2=" <<<"$output" | head -1 | cut -d= -f2-; }
+
+@test "Open MPI mpirun forking its ranks from the batch script: each placed by local rank, one verbose line each" {
+  batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 2 $WORK/bin/report_openmpi" \
+    -n2 -c1 --pin-strategy=compact --pin-verbose
+  [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
+  [ "$(rank_env 0 OMP_PLACES)" = "{0}" ] && [ "$(rank_env 1 SLURM_PIN_CPUS)" = 1 ]
+  [[ "$(rank_env 0 LD_PRELOAD)" != *libslurm_pin_threads* ]]
+  [ -z "$(rank_env 1 SLURM_PIN_RANK_OPTIONS)" ]
+  grep -q "rank 0 (local 0 of 2, started by batch script): strategy compact, 1 thread on CPUs 0, places {0}" <<<"$output"
+  grep -q "rank 1 (local 1 of 2, started by batch script): strategy compact, 1 thread on CPUs 1, places {1}" <<<"$output"
+  # The same with a file that reverses the local ranks, against Open MPI's
+  # own binding.
+  batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 2 --bind-to core $WORK/bin/report_openmpi" \
+    -n2 -c1 --pin-strategy="file:$WORK/reverse.placement"
+  [ "$(rank_cpus 0)" = 1 ] && [ "$(rank_cpus 1)" = 0 ]
+  # Hybrid: one rank with two threads.
+  batch "export OMP_NUM_THREADS=2; mpirun.openmpi -np 1 $WORK/bin/report_openmpi" -n1 -c2 --pin-strategy=scatter
+  [ "$(rank_cpus 0)" = "0 1" ]
+}
+
+@test "MPICH mpiexec on one node: its proxy step left alone, its ranks placed" {
+  batch "export OMP_NUM_THREADS=1; mpiexec.hydra -n 2 $WORK/bin/report_mpich" \
+    -n2 -c1 --pin-strategy="file:$WORK/reverse.placement" --pin-verbose
+  [ "$(rank_cpus 0)" = 1 ] && [ "$(rank_cpus 1)" = 0 ]
+  grep -q "hydra_pmi_proxy, left as Slurm placed it" <<<"$output"
+  [ "$(grep -c 'started by hydra_pmi_proxy' <<<"$output")" -eq 2 ]
+}
+
+@test "the batch script's preparation reaches its ranks only: an inner srun step and other programs see none of it" {
+  batch "echo \"script preload=\$LD_PRELOAD\"
+srun -n1 -c1 sh -c 'echo \"step preload=\$LD_PRELOAD options=\$SLURM_PIN_RANK_OPTIONS node=\$SLURM_PIN_NODE_CPUS\"'
+srun -n1 -c1 --pin-strategy=compact --pin-threads=preload sh -c 'echo \"pinned preload=\$LD_PRELOAD cpus=\$SLURM_PIN_CPUS\"'" \
+    -n2 -c1 --pin-strategy=compact
+  grep -q "^script preload=.*libslurm_pin_threads.so" <<<"$output"
+  grep -q "^step preload= options= node=$" <<<"$output"
+  grep -q "^pinned preload=.*libslurm_pin_threads.so cpus=0$" <<<"$output"
+}
+
+@test "slurm-pin run as the ranks' wrapper: mpirun -np 2 slurm-pin run ... places each rank by local rank" {
+  batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 2 $SLURM_PIN run --strategy compact --verbose -- $WORK/bin/report_openmpi" \
+    -n2 -c1
+  [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
+  grep -q "rank 1 (local 1 of 2): strategy compact, 1 thread on CPUs 1, places {1}" <<<"$output"
+  batch "export OMP_NUM_THREADS=1; mpiexec.hydra -n 2 $SLURM_PIN run --strategy file:$WORK/reverse.placement -- $WORK/bin/report_mpich" \
+    -n2 -c1
+  [ "$(rank_cpus 0)" = 1 ] && [ "$(rank_cpus 1)" = 0 ]
+}

@@ -1,0 +1,116 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Directories and files root-side code trusts (common/trusted_dir.h): every
+// component root's and writable by nobody else, a sticky root directory
+// accepted, links never followed.
+#include <fcntl.h>
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <fstream>
+#include <string>
+
+#include "trusted_dir.h"
+
+namespace {
+
+class TrustedDir : public ::testing::Test {
+ protected:
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "ownership checks need root";
+    char t[] = "/tmp/slurm-pin-trusted.XXXXXX";
+    ASSERT_NE(mkdtemp(t), nullptr);
+    dir = t;
+    ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
+  }
+  void TearDown() override {
+    if (!dir.empty()) std::system(("rm -rf " + dir).c_str());
+  }
+  // The descriptor of path, or -1 with the message in `err`.
+  int open_dir(const std::string& path, int create = 0) {
+    char e[512] = "";
+    int fd = trusted_dir_open(path.c_str(), create, e, sizeof e);
+    err = e;
+    return fd;
+  }
+  std::string dir, err;
+};
+
+}  // namespace
+
+TEST_F(TrustedDir, RootsDirectoriesAndStickyTmpAreTrustedAndMissingOnesMade) {
+  int fd = open_dir(dir);
+  ASSERT_GE(fd, 0) << err;  // under /tmp: root's and sticky
+  close(fd);
+  fd = open_dir(dir + "/a/b/c", 1);
+  ASSERT_GE(fd, 0) << err;
+  close(fd);
+  struct stat st;
+  ASSERT_EQ(stat((dir + "/a/b/c").c_str(), &st), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0755u);
+  EXPECT_EQ(open_dir(dir + "/missing"), -1);
+  EXPECT_EQ(errno, ENOENT);
+}
+
+TEST_F(TrustedDir, AUsersDirectoryALinkOrAWritableOneIsRefusedByName) {
+  ASSERT_EQ(mkdir((dir + "/user").c_str(), 0755), 0);
+  ASSERT_EQ(chown((dir + "/user").c_str(), 65534, 65534), 0);
+  EXPECT_EQ(open_dir(dir + "/user/x", 1), -1);
+  EXPECT_NE(err.find(dir + "/user is not owned by root"), std::string::npos) << err;
+  struct stat st;
+  EXPECT_NE(stat((dir + "/user/x").c_str(), &st), 0);  // nothing made below it
+  ASSERT_EQ(mkdir((dir + "/group").c_str(), 0775), 0);
+  ASSERT_EQ(chmod((dir + "/group").c_str(), 0775), 0);
+  EXPECT_EQ(open_dir(dir + "/group"), -1);
+  EXPECT_NE(err.find("is writable by others than root"), std::string::npos) << err;
+  ASSERT_EQ(mkdir((dir + "/real").c_str(), 0755), 0);
+  ASSERT_EQ(symlink((dir + "/real").c_str(), (dir + "/link").c_str()), 0);
+  EXPECT_EQ(open_dir(dir + "/link/x", 1), -1);
+  EXPECT_NE(err.find("is a symbolic link"), std::string::npos) << err;
+  EXPECT_EQ(open_dir("relative/path"), -1);
+  EXPECT_EQ(open_dir(dir + "/../etc"), -1);
+}
+
+TEST_F(TrustedDir, FilesAreReadOnceAndOnlyWhenRootsAndWrittenAtomically) {
+  int fd = open_dir(dir);
+  ASSERT_GE(fd, 0);
+  char e[512];
+  ASSERT_EQ(trusted_file_write(fd, "decision", "slurm-pin: none", 15, 0600, e, sizeof e), 0) << e;
+  size_t size = 0;
+  char* text = trusted_file_read(fd, "decision", 4096, &size, e, sizeof e);
+  ASSERT_NE(text, nullptr) << e;
+  EXPECT_EQ(std::string(text, size), "slurm-pin: none");
+  free(text);
+  struct stat st;
+  ASSERT_EQ(fstatat(fd, "decision", &st, 0), 0);
+  EXPECT_EQ(st.st_mode & 07777, 0600u);
+  EXPECT_EQ(trusted_file_read(fd, "missing", 4096, &size, e, sizeof e), nullptr);
+  EXPECT_EQ(errno, ENOENT);
+  EXPECT_EQ(trusted_file_read(fd, "decision", 4, &size, e, sizeof e), nullptr);  // larger than asked
+  ASSERT_EQ(fchownat(fd, "decision", 65534, 65534, 0), 0);
+  EXPECT_EQ(trusted_file_read(fd, "decision", 4096, &size, e, sizeof e), nullptr);
+  EXPECT_NE(std::string(e).find("not owned by root"), std::string::npos) << e;
+  ASSERT_EQ(mkfifoat(fd, "fifo", 0600), 0);
+  EXPECT_EQ(trusted_file_read(fd, "fifo", 4096, &size, e, sizeof e), nullptr);  // at once, never blocks
+  EXPECT_NE(std::string(e).find("not a regular file"), std::string::npos) << e;
+  ASSERT_EQ(symlinkat("/etc/passwd", fd, "link"), 0);
+  EXPECT_EQ(trusted_file_read(fd, "link", 1 << 20, &size, e, sizeof e), nullptr);
+  EXPECT_EQ(trusted_file_write(fd, "../x", "a", 1, 0644, e, sizeof e), -1);  // one component only
+  ASSERT_EQ(mkdirat(fd, "step", 0755), 0);
+  ASSERT_EQ(trusted_file_write(fd, "task0", "x", 1, 0644, e, sizeof e), 0);
+  int step = openat(fd, "step", O_RDONLY | O_DIRECTORY);
+  ASSERT_EQ(trusted_file_write(step, "task0", "x", 1, 0644, e, sizeof e), 0);
+  close(step);
+  EXPECT_EQ(trusted_dir_remove(fd, "step"), 0);
+  EXPECT_NE(fstatat(fd, "step", &st, 0), 0);
+  close(fd);
+}
+
+TEST(TrustedName, OnlyPlainFileNameParts) {
+  EXPECT_TRUE(trusted_name_ok("12.0.n1"));
+  EXPECT_FALSE(trusted_name_ok(".."));
+  EXPECT_FALSE(trusted_name_ok("a/b"));
+  EXPECT_FALSE(trusted_name_ok(""));
+  EXPECT_FALSE(trusted_name_ok("a b"));
+}
