@@ -3,7 +3,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all check bench demo clean install fuzz
+.PHONY: all check check-debian13 bench demo clean install fuzz
 FUZZ_TIME ?= 300
 
 all: $(BUILD)/Makefile
@@ -14,6 +14,11 @@ $(BUILD)/Makefile: CMakeLists.txt
 
 check: all
 	tests/run-all $(BUILD)
+
+# The Slurm-facing suites in a Debian 13 root made with debootstrap (root;
+# tests/debian13/run): Slurm 24.11, gcc 14, clang 19, Valgrind 3.24.
+check-debian13:
+	tests/debian13/run
 
 # Every libFuzzer harness for FUZZ_TIME seconds, then the sanitized unit tests.
 fuzz:

@@ -255,7 +255,8 @@ end
 local MODIFIABLE = { "name", "partition", "account", "qos", "min_nodes", "cpus_per_task" }
 local function modified_view(job_desc, job_rec, part_list)
   local job = {
-    spank_job_env = job_rec.spank_job_env, script = job_rec.script, user_name = job_rec.user_name,
+    spank_job_env = job_rec.spank_job_env, script = job_rec.script,
+    user_name = job_rec.user_name or (job_rec.user_id and ("uid " .. tostring(job_rec.user_id))),
     name = job_rec.name, partition = job_rec.partition, account = job_rec.account, qos = job_rec.qos,
     min_nodes = job_rec.min_nodes, cpus_per_task = job_rec.cpus_per_task,
   }

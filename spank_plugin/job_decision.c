@@ -40,30 +40,17 @@ static int ask_slurmctld(uint32_t job, char *out, size_t len) {
   return 0;
 }
 
-void job_decision_fetch(const char *run_dir, uint32_t job, const char *node) {
-  char decision[DECISION_MAX], err[512], name[300], jobs[4096];
-  if (!node) {
-    slurm_error("slurm-pin: prolog: this node's name (SLURMD_NODENAME) is missing or unusual: steps of job %u "
-                "will ask slurmctld for the policy's decision", job);
-    return;
-  }
-  /* A few tries: the prolog runs once per job and node, and a step that
-   * finds no file asks again itself. */
-  int rc = -1;
-  for (int attempt = 0; attempt < 3 && rc != 0; ++attempt) {
-    if (attempt) sleep(1);
-    rc = ask_slurmctld(job, decision, sizeof decision);
-  }
-  if (rc != 0) {
-    slurm_error("slurm-pin: prolog: slurmctld did not give job %u's record: its steps will ask again", job);
-    return;
-  }
-  if (!decision[0]) strcpy(decision, "slurm-pin: none");
+/* Keeps `decision` for the job's later steps on this node; a failure only
+ * costs them an RPC each, so it is logged, never fatal. */
+static void keep(const char *run_dir, uint32_t job, const char *node, const char *decision) {
+  char err[512] = "", name[300], jobs[4096];
+  const char *text = decision[0] ? decision : "slurm-pin: none";
   snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
   int dir = trusted_dir_open(jobs, 1, err, sizeof err);
   file_name(name, sizeof name, job, node);
-  if (dir < 0 || trusted_file_write(dir, name, decision, strlen(decision), 0600, err, sizeof err) != 0)
-    slurm_error("slurm-pin: prolog: cannot keep job %u's decision (its steps will ask slurmctld): %s", job, err);
+  if (dir < 0 || trusted_file_write(dir, name, text, strlen(text), 0600, err, sizeof err) != 0)
+    slurm_error("slurm-pin: cannot keep job %u's policy decision on this node (its steps will each ask slurmctld): "
+                "%s", job, err);
   if (dir >= 0) close(dir);
 }
 
@@ -131,5 +118,6 @@ int job_decision_read(const char *run_dir, uint32_t job, const char *node, char 
              "has 'policy'): try again, or ask the admin");
     return -1;
   }
+  if (node) keep(run_dir, job, node, out);
   return 0;
 }

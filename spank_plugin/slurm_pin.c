@@ -519,9 +519,9 @@ static int compute(spank_t sp, const char *strategy) {
   return 0;
 }
 
-/* The decision job_submit.lua recorded for this job, as the job's prolog
- * kept it on this node (job_decision.h); slurmstepd, root, before the
- * step's privileges are dropped. The task's environment is never trusted
+/* The decision job_submit.lua recorded for this job, as the job's first
+ * step on this node read and kept it (job_decision.h); slurmstepd, root,
+ * before the step's privileges are dropped. The task's environment is never trusted
  * for it (a user can set any variable). */
 static int read_policy(spank_t sp) {
   memset(&policy, 0, sizeof policy);
@@ -884,9 +884,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av) {
   return 0;
 }
 
-/* ---- the job's prolog and epilog, on each node, as root ---------------- */
+/* ---- the job's epilog, on each node, as root ------------------------------ */
 
-/* plugstack.conf's arguments, as the hooks of a job script get them. */
+/* plugstack.conf's arguments, as the hooks of a job script get them. No
+ * slurmctld RPC here: Slurm 24.11's job scripts have no RPC layer. */
 static int job_script_config(int ac, char **av, uint32_t *job, spank_t sp) {
   char err[ERR_LEN];
   pin_config_defaults(&config);
@@ -895,16 +896,6 @@ static int job_script_config(int ac, char **av, uint32_t *job, spank_t sp) {
     return -1;
   }
   return spank_get_item(sp, S_JOB_ID, job) == ESPANK_SUCCESS ? 0 : -1;
-}
-
-/* With `policy`, the job's decision is read from slurmctld here, once per
- * job and node, and kept for its steps. Never fails: a failing prolog
- * drains the node. */
-int slurm_spank_job_prolog(spank_t sp, int ac, char **av) {
-  uint32_t job = 0;
-  if (job_script_config(ac, av, &job, sp) == 0 && config.policy)
-    job_decision_fetch(config.run_dir, job, job_decision_node());
-  return 0;
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {

@@ -15,7 +15,7 @@ void check_destination(const std::string& store, const std::string& output);
 // An ELF binary must be instrumented for the compiler backend (and linked
 // with slurm-pin's runtime, not libtsan), and not for valgrind, whose
 // Valgrind must be able to read its debug info (Valgrind before 3.20 and
-// clang-14's default DWARF 5). `valgrind_version`: "3.19.0", "" unknown.
+// clang's default DWARF 5 since clang 14). `valgrind_version`: "3.19.0", "" unknown.
 // Not ELF (a script): nothing to check.
 void check_binary(const std::string& backend, const std::string& program, const std::string& valgrind_version);
 

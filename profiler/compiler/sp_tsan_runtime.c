@@ -379,7 +379,17 @@ ATOMIC_HOOKS(8, char)
 ATOMIC_HOOKS(16, short)
 ATOMIC_HOOKS(32, int)
 ATOMIC_HOOKS(64, long)
+/* 16-byte atomics are done through libatomic's lock when the CPU has no
+ * lock-free ones, as the program's own would be: what clang warns about is
+ * the program's choice, not ours. */
+#if defined(__clang__)
+#pragma clang diagnostic push
+#pragma clang diagnostic ignored "-Watomic-alignment"
+#endif
 ATOMIC_HOOKS(128, __int128)
+#if defined(__clang__)
+#pragma clang diagnostic pop
+#endif
 
 void __tsan_atomic_thread_fence(int mo) {
   (void)mo;

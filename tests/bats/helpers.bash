@@ -5,6 +5,8 @@ SLURM_PIN=${SLURM_PIN:-$BUILD/bin/slurm-pin}
 FIXTURES=$BATS_TEST_DIRNAME/../fixtures
 TOPO=$FIXTURES/topologies
 MATRICES=$FIXTURES/matrices
+# The LLVM this machine has: SP_CLANG, SP_CLANGXX, SP_LLVM_LIB.
+. "$BATS_TEST_DIRNAME/../../scripts/llvm-env"
 
 # Fails with the command's output when it did not exit with the given status.
 expect_status() {

@@ -294,7 +294,8 @@ comment_of() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' |
   [ "$status" -ne 0 ]
   ctld_log | grep -q "slurm-pin: job '$job': change by uid '$(id -u "$TEST_USER")' refused: it would change the site policy's decision"
   # An administrator's move is decided again and recorded; the job runs by it.
-  scontrol update job "$job" Partition=numa
+  # (Slurm 24.11 may answer a busy "try again", as to any admin.)
+  for _ in 1 2 3 4 5; do scontrol update job "$job" Partition=numa && break; sleep 1; done
   [ "$(comment_of "$job")" = "slurm-pin: rule=numa-compact mode=enforce strategy=compact" ]
   scontrol release "$job"
   for _ in $(seq 100); do [ -s "$WORK/moved.out" ] && break; sleep 0.2; done

@@ -10,40 +10,15 @@
 # Both nodes are this machine (2 CPUs each); two emulated nodes need Open
 # MPI's TCP transport (../shared/notes/mpi-and-cgroup.md).
 
-load slurm_helpers
+load mpi_helpers
 
 setup_file() {
   export SLURM_PIN_NODES="n1 n2"
   slurm_up production
-  for mpi in openmpi mpich; do
-    "mpicc.$mpi" -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_$mpi"
-  done
-  mpicc.mpich -O1 -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/pure_mpich"
-  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/reverse.placement"
-  chmod -R a+rX "$WORK/bin" "$WORK/reverse.placement"
+  build_mpi_programs
 }
 teardown_file() { slurm_down; }
 setup() { set_plugstack; }
-
-# A batch job of the test user, waited for; its output in $output.
-batch() {
-  local script=$WORK/job.$BATS_TEST_NUMBER.sh out=$WORK/job.$BATS_TEST_NUMBER.out
-  printf '#!/bin/bash\nexport OMPI_MCA_btl=self,tcp\n%s\n' "$1" >"$script"
-  chmod 755 "$script"
-  shift
-  run --separate-stderr as_user timeout 120 sbatch --wait -o "$out" "$@" "$script"
-  [ "$status" -eq 0 ] || { cat "$out"; return 1; }
-  output=$(cat "$out")
-}
-
-# "node:cpu node:cpu ..." of rank $1's threads, in thread order.
-rank_threads() {
-  grep "^rank $1 node " <<<"$output" | grep ' thread ' | sort -k6,6n |
-    awk '{ printf "%s%s:%s", sep, $4, $8; sep = " " }'
-}
-
-# The value of variable $2 as rank $1 saw it.
-rank_env() { grep "^rank $1 node [^ ]* env $2=" <<<"$output" | head -1 | cut -d= -f2-; }
 
 # Every rank's environment describes its own binding: its places, no
 # variable of its launcher's daemon, no preloaded runtime.

@@ -6,33 +6,14 @@
 # script (no srun step at all), and `slurm-pin run` serves as the ranks'
 # wrapper (mpirun -np 2 slurm-pin run ... -- ./app).
 
-load slurm_helpers
+load mpi_helpers
 
 setup_file() {
   slurm_up production
-  mpicc.openmpi -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_openmpi"
-  mpicc.mpich -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_mpich"
-  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/reverse.placement"
-  chmod -R a+rX "$WORK/bin" "$WORK/reverse.placement"
+  build_mpi_programs
 }
 teardown_file() { slurm_down; }
 setup() { set_plugstack; }
-
-batch() {
-  local script=$WORK/job.$BATS_TEST_NUMBER.sh out=$WORK/job.$BATS_TEST_NUMBER.out
-  printf '#!/bin/bash\n%s\n' "$1" >"$script"
-  chmod 755 "$script"
-  shift
-  run --separate-stderr as_user timeout 120 sbatch --wait -o "$out" "$@" "$script"
-  [ "$status" -eq 0 ] || { cat "$out"; return 1; }
-  output=$(cat "$out")
-}
-
-# "cpu cpu ..." of rank $1's threads, in thread order.
-rank_cpus() {
-  grep "^rank $1 node " <<<"$output" | grep ' thread ' | sort -k6,6n | awk '{ printf "%s%s", sep, $8; sep = " " }'
-}
-rank_env() { grep "^rank $1 node [^ ]* env $2=" <<<"$output" | head -1 | cut -d= -f2-; }
 
 @test "Open MPI mpirun forking its ranks from the batch script: each placed by local rank, one verbose line each" {
   batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 2 $WORK/bin/report_openmpi" \

@@ -22,6 +22,28 @@ setup_file() {
   gcc -O2 -fopenmp -fsanitize=thread -c "$stencil" -o "$BIN/stencil.o"
   gcc "$BIN/stencil.o" -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/stencil_tsan"
   gcc "$BIN/line_access.o" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/line_access_tsan"
+  local until=$BATS_TEST_DIRNAME/../programs/until_file.c
+  gcc -O1 -pthread "$until" -o "$BIN/until_file"
+  gcc -O1 -pthread -fsanitize=thread -c "$until" -o "$BIN/until_file.o"
+  gcc "$BIN/until_file.o" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/until_file_tsan"
+}
+
+# Runs "$@" (a program told to stop by $BIN/stop) until its stderr matches
+# $1, however long that takes (at most two minutes), then lets it finish;
+# its stderr in $stderr, its status in $status.
+run_until_printed() {
+  local pattern=$1 err=$BIN/until.err
+  shift
+  rm -f "$BIN/stop" "$err"
+  "$@" 2>"$err" >/dev/null &
+  local pid=$!
+  for _ in $(seq 1200); do
+    grep -qE "$pattern" "$err" && break
+    sleep 0.1
+  done
+  touch "$BIN/stop"
+  wait "$pid" && status=0 || status=$?
+  stderr=$(cat "$err")
 }
 
 # "thread region line-offset reads writes" for the program's four lines;
@@ -96,13 +118,14 @@ same_profile_both_ways() {
 }
 
 @test "both backends print a progress line while they run" {
-  # Each run lasts a few seconds: a line every second.
-  run --separate-stderr env VALGRIND_LIB="$BUILD/lib/valgrind" OMP_NUM_THREADS=2 valgrind -q --tool=slurmpin \
-    --progress=1 --out="$BIN/p.sums" "$BIN/stencil" 160 4
+  # The program runs until the line appears, however fast the machine is.
+  run_until_printed "slurm-pin: profiling: " env VALGRIND_LIB="$BUILD/lib/valgrind" valgrind -q --tool=slurmpin \
+    --progress=1 --out="$BIN/p.sums" "$BIN/until_file" "$BIN/stop"
   [ "$status" -eq 0 ]
   [[ "$stderr" =~ "slurm-pin: profiling: "[0-9]+" s, "[0-9]+" M accesses, "[0-9]+" threads, "[0-9]+" MiB of line tables" ]] ||
     { echo "$stderr"; false; }
-  run --separate-stderr env SLURM_PIN_PROGRESS=1 SLURM_PIN_SHARING="$BIN/c.sums" OMP_NUM_THREADS=2 "$BIN/stencil_tsan" 256 12
+  run_until_printed "slurm-pin: profiling: " env SLURM_PIN_PROGRESS=1 SLURM_PIN_SHARING="$BIN/c.sums" \
+    "$BIN/until_file_tsan" "$BIN/stop"
   [ "$status" -eq 0 ]
   [[ "$stderr" =~ "slurm-pin: profiling: "[0-9]+" s, "[0-9]+" threads, "[0-9]+" MiB of line tables" ]] || { echo "$stderr"; false; }
 }

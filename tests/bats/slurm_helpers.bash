@@ -85,14 +85,13 @@ slurm_down() {
   return 0
 }
 
-# The OpenMP reporter built with GCC (libgomp) and, when clang-14 and
-# libomp are installed, with LLVM's libomp.
+# The OpenMP reporter built with GCC (libgomp) and, when clang and LLVM's
+# libomp are installed (scripts/llvm-env), with LLVM's libomp.
 build_programs() {
   mkdir -p "$WORK/bin"
   gcc -O1 -fopenmp "$PROGRAMS/omp_report.c" -o "$WORK/bin/omp_gomp" -lnuma
-  if command -v clang-14 >/dev/null; then
-    clang-14 -O1 -fopenmp "$PROGRAMS/omp_report.c" -o "$WORK/bin/omp_llvm" -lnuma \
-      -Wl,-rpath,/usr/lib/llvm-14/lib
+  if [ -n "$SP_CLANG" ]; then
+    "$SP_CLANG" -O1 -fopenmp "$PROGRAMS/omp_report.c" -o "$WORK/bin/omp_llvm" -lnuma -Wl,-rpath,"$SP_LLVM_LIB"
   fi
   chmod -R a+rX "$WORK/bin"
 }

@@ -59,7 +59,7 @@ omp() { echo "$WORK/bin/omp_$1"; }
   printf 'slurm-pin-placement 1\ntask 0: 1 0\n' >"$WORK/reverse.placement"
   chmod 644 "$WORK/reverse.placement"
   for rt in gomp llvm; do
-    [ -x "$(omp $rt)" ] || { echo "omp_$rt not built (install clang-14 libomp-14-dev)"; return 1; }
+    [ -x "$(omp $rt)" ] || { echo "omp_$rt not built (install clang and LLVM's libomp: scripts/install-deps)"; return 1; }
     run --separate-stderr as_user srun -c2 --pin-strategy="file:$WORK/reverse.placement" "$(omp $rt)"
     [ "$status" -eq 0 ]
     [ "$(thread_cpus 0)" = "1 0" ]

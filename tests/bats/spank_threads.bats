@@ -12,7 +12,7 @@ setup_file() {
   slurm_up task/none
   gcc -O1 -pthread "$PROGRAMS_DIR/pthread_report.c" -o "$WORK/bin/preport"
   gcc -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases"
-  clang-14 -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases_llvm" -Wl,-rpath,/usr/lib/llvm-14/lib
+  "$SP_CLANG" -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases_llvm" -Wl,-rpath,"$SP_LLVM_LIB"
   chmod -R a+rX "$WORK/bin"
 }
 teardown_file() { slurm_down; }
@@ -87,7 +87,7 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
   # libomp implements libgomp's ABI: a directory with libgomp.so.1 -> libomp.so.5
   # first on LD_LIBRARY_PATH runs an unmodified GCC binary on libomp.
   mkdir -p "$WORK/gomp-on-omp"
-  ln -sf /usr/lib/llvm-14/lib/libomp.so.5 "$WORK/gomp-on-omp/libgomp.so.1"
+  ln -sf "$SP_LLVM_LIB/libomp.so.5" "$WORK/gomp-on-omp/libgomp.so.1"
   f=$(placement regions2.placement "task 0: 0 0 1 1 0 0 1 1" \
     "task 0 region main._omp_fn.0: 0 0 1 1 0 0 1 1" "task 0 region main._omp_fn.1: 0 0 0 0 1 1 1 1")
   run --separate-stderr as_user env LD_LIBRARY_PATH="$WORK/gomp-on-omp" srun -c2 --pin-strategy="file:$f" \

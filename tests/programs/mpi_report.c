@@ -11,9 +11,6 @@
  */
 #define _GNU_SOURCE
 #include <mpi.h>
-#ifdef _OPENMP
-#include <omp.h>
-#endif
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -21,6 +18,9 @@
 #include <unistd.h>
 
 #include "cpu_mask.h"
+#ifdef _OPENMP
+#include "report_threads.h"
+#endif
 
 int main(int argc, char **argv) {
   int provided, rank;
@@ -53,25 +53,9 @@ int main(int argc, char **argv) {
   fputs(lines, stdout);
   fflush(stdout);
 #ifdef _OPENMP
-  int started = 0;
-#pragma omp parallel
-  {
-    int seen;
-#pragma omp atomic
-    started++;
-    do {
-#pragma omp atomic read
-      seen = started;
-    } while (seen < omp_get_num_threads());
-    char mask[4096];
-    own_cpu_mask(mask, sizeof mask);
-    int cpu = sched_getcpu();
-#pragma omp critical
-    {
-      printf("rank %d node %s thread %d cpu %d mask %s\n", rank, node, omp_get_thread_num(), cpu, mask);
-      fflush(stdout);
-    }
-  }
+  char prefix[300];
+  snprintf(prefix, sizeof prefix, "rank %d node %s", rank, node);
+  report_threads(prefix);
 #else
   char mask[4096];
   own_cpu_mask(mask, sizeof mask);

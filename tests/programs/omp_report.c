@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cpu_mask.h"
+#include "report_threads.h"
 
 static const char *mode_name(int mode) {
   switch (mode) {
@@ -40,24 +40,8 @@ int main(void) {
   get_mempolicy(&mode, NULL, 0, NULL, 0);
   printf("rank %s mempolicy %s\n", rank, mode_name(mode));
   fflush(stdout);
-  int started = 0;
-#pragma omp parallel
-  {
-    int seen;
-#pragma omp atomic
-    started++;
-    do {
-#pragma omp atomic read
-      seen = started;
-    } while (seen < omp_get_num_threads());
-    char mask[4096];
-    own_cpu_mask(mask, sizeof mask);
-    int cpu = sched_getcpu();
-#pragma omp critical
-    {
-      printf("rank %s thread %d cpu %d mask %s\n", rank, omp_get_thread_num(), cpu, mask);
-      fflush(stdout);
-    }
-  }
+  char prefix[64];
+  snprintf(prefix, sizeof prefix, "rank %s", rank);
+  report_threads(prefix);
   return 0;
 }

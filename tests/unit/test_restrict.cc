@@ -2,6 +2,7 @@
 // Restricted and non-contiguous CPU sets never yield a PU outside them.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <random>
 #include <set>
 

@@ -35,11 +35,13 @@ TEST(TaskPlaces, ParsesPlacesAndRegionsWithoutLimits) {
   ASSERT_EQ(t.nregions, 5000u);
   EXPECT_STREQ(t.regions[4999].name, "r4999");
   EXPECT_EQ(cpus_of(t.regions[4999].places[1]), "0");
+  task_places_free(&t);
   std::string many = "slurm-pin-task 1\nplaces";
   for (int i = 0; i < 20000; ++i) many += " " + std::to_string(i % 64);
   many += "\n";
   ASSERT_EQ(task_places_parse(many.data(), many.size(), &t, err, sizeof err), 0) << err;
   EXPECT_EQ(t.count, 20000u);  // more places than the old 4096
+  task_places_free(&t);
 }
 
 TEST(TaskPlaces, RefusesWhatIsNotATaskFile) {
@@ -60,6 +62,7 @@ TEST(TaskPlaces, FromTheEnvironmentWithoutATaskFile) {
   ASSERT_EQ(task_places_load(&t, err, sizeof err), 0) << err;
   ASSERT_EQ(t.count, 2u);
   EXPECT_EQ(cpus_of(t.places[1]), "0,1");
+  task_places_free(&t);
   setenv("SLURM_PIN_TASK_FILE", "/nonexistent/task0", 1);
   EXPECT_EQ(task_places_load(&t, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("/nonexistent/task0"), std::string::npos);

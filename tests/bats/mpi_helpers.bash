@@ -1,0 +1,41 @@
+# SPDX-License-Identifier: GPL-2.0-or-later
+# Shared by the MPI suites: batch jobs of the test user and what their ranks
+# reported (tests/programs/mpi_report.c: "rank R node N thread T cpu C mask
+# M" and "rank R node N env NAME=VALUE").
+load slurm_helpers
+
+# A batch job of the test user running the lines $1, waited for; its output
+# in $output. Two emulated nodes on one host need Open MPI's TCP transport.
+batch() {
+  local script=$WORK/job.$BATS_TEST_NUMBER.sh out=$WORK/job.$BATS_TEST_NUMBER.out
+  printf '#!/bin/bash\nexport OMPI_MCA_btl=self,tcp\n%s\n' "$1" >"$script"
+  chmod 755 "$script"
+  shift
+  run --separate-stderr as_user timeout 120 sbatch --wait -o "$out" "$@" "$script"
+  [ "$status" -eq 0 ] || { cat "$out"; return 1; }
+  output=$(cat "$out")
+}
+
+# "node:cpu node:cpu ..." of rank $1's threads, in thread order.
+rank_threads() {
+  grep "^rank $1 node " <<<"$output" | grep ' thread ' | sort -k6,6n |
+    awk '{ printf "%s%s:%s", sep, $4, $8; sep = " " }'
+}
+
+# "cpu cpu ..." of rank $1's threads, in thread order.
+rank_cpus() { rank_threads "$1" | sed 's/[^ ]*://g'; }
+
+# The value of variable $2 as rank $1 saw it.
+rank_env() { grep "^rank $1 node [^ ]* env $2=" <<<"$output" | head -1 | cut -d= -f2-; }
+
+# Builds the reporter with each MPI (and a pure MPI one with MPICH), and a
+# placement file that reverses two local ranks.
+build_mpi_programs() {
+  local mpi
+  for mpi in openmpi mpich; do
+    "mpicc.$mpi" -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_$mpi"
+  done
+  mpicc.mpich -O1 -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/pure_mpich"
+  printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/reverse.placement"
+  chmod -R a+rX "$WORK/bin" "$WORK/reverse.placement"
+}
