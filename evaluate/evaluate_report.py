@@ -1,18 +1,32 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""slurm-pin evaluate's analysis: from the runs slurm-pin-evaluate recorded,
-the statistics of every strategy against the baseline (speedup_test.py), as
-a text table, a JSON file with every raw time, a Markdown report with
-violin plots, and a policy rule for the best strategy."""
+"""slurm-pin evaluate's analysis: from the journal slurm-pin-evaluate keeps
+(its configuration, then one line per run as it finished), the statistics of
+every strategy against the baseline (speedup_test.py, the seed's protocol),
+as text tables, a JSON file with every raw run, a Markdown report with
+violin plots, and a policy rule for the strategy the protocol supports.
+
+Every analysis error is one line on stderr (exit status 1), never a
+traceback: the runs stay in the journal whatever happens here."""
 import argparse
 import json
+import math
 import os
 import re
+import shlex
 import subprocess
 import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import speedup_test  # noqa: E402
+from speedup_test import AnalysisError  # noqa: E402
+
+CONFIG_TAG = "#config\t"
+MANY_RUNS = 1000  # beyond this, advising more runs is advising to give up
+
+
+class JournalError(ValueError):
+    """A journal this version cannot read."""
 
 
 def die(message):
@@ -20,90 +34,258 @@ def die(message):
     sys.exit(1)
 
 
-def read_runs(path):
+# ---- the journal ---------------------------------------------------------
+
+def read_journal(path):
+    """(configuration, runs): the first line is the configuration as JSON,
+    every later line one run: run STRATEGY ROUND SECONDS EXIT [FIGURE]."""
+    with open(path, encoding="utf-8", errors="surrogateescape") as f:
+        text = f.read()
+    # A line without its newline was cut off while written: that run never finished.
+    lines = text.split("\n")[:-1] if text.endswith("\n") else text.split("\n")[:-1] or [text]
+    if not lines[0].startswith(CONFIG_TAG):
+        raise JournalError("%s is not a slurm-pin evaluate journal (its first line is no #config)" % path)
+    try:
+        config = json.loads(lines[0][len(CONFIG_TAG):])
+    except ValueError as e:
+        raise JournalError("%s: its configuration line is not JSON (%s)" % (path, e))
     runs = []
-    with open(path) as f:
-        for line in f:
-            strategy, rnd, seconds, status, metric = line.rstrip("\n").split("\t")
-            runs.append({"strategy": strategy, "round": int(rnd), "seconds": float(seconds),
-                         "exit": int(status), "metric": float(metric) if metric else None})
-    return runs
+    for number, line in enumerate(lines[1:], 2):
+        f = line.split("\t")
+        try:
+            if f[0] != "run" or len(f) != 6:
+                raise ValueError("not a run line")
+            runs.append({"strategy": f[1], "round": int(f[2]), "seconds": float(f[3]), "exit": int(f[4]),
+                         "metric": float(f[5]) if f[5] else None})
+        except ValueError as e:
+            raise JournalError("%s:%d: %s" % (path, number, e))
+    return config, runs
 
 
-def analyse(config, runs, alpha):
-    strategies, baseline = config["strategies"], config["baseline"]
-    values = {}
-    for s in strategies:
-        times = [r["seconds"] for r in runs if r["strategy"] == s]
-        metrics = [r["metric"] for r in runs if r["strategy"] == s and r["metric"] is not None]
-        values[s] = (times, metrics)
+def config_shell(config):
+    """The configuration as bash assignments for slurm-pin-evaluate
+    --resume, every value quoted."""
+    q = shlex.quote
+    scalars = {"runs": config["runs"], "strategies": ",".join(config["strategies"]),
+               "baseline": config["baseline"], "profile": config.get("profile") or "",
+               "noise": config["noise"], "noise_kind": config["noise_kind"], "alpha": config["alpha"],
+               "nodes": config.get("nodes") or "", "ntasks": config.get("ntasks") or "",
+               "cpus": config.get("cpus_per_task") or "", "metric": config.get("metric") or "",
+               "metric_better": config.get("metric_better") or "lower", "seed": config["seed"],
+               "app": config["app"], "welch_large": int(bool(config.get("welch_large"))),
+               "wmw_any_size": int(bool(config.get("wmw_any_size")))}
+    out = ["%s=%s" % (k, q(str(v))) for k, v in scalars.items()]
+    for name in ("command", "srun_args"):
+        out.append("%s=(%s)" % (name, " ".join(q(str(v)) for v in config.get(name) or [])))
+    return "\n".join(out) + "\n"
+
+
+# ---- the analysis ----------------------------------------------------------
+
+def noise_text(config):
+    k = config.get("noise") or 0
+    if not k:
+        return ""
+    return "%d %s-bound noise process%s" % (k, "CPU" if config["noise_kind"] == "cpu" else config["noise_kind"],
+                                           "" if k == 1 else "es")
+
+
+def options_of(config):
+    return speedup_test.Options(alpha=float(config["alpha"]), welch_large=bool(config.get("welch_large")),
+                                wmw_any_size=bool(config.get("wmw_any_size")))
+
+
+def finished(config, run):
+    """A run that counts: it exited 0 and, under --metric, printed its
+    figure (slurm-pin-evaluate runs any other again on --resume)."""
+    return run["exit"] == 0 and (not config.get("metric") or run["metric"] is not None)
+
+
+def samples(config, runs, key):
+    """The figure `key` (seconds or metric) of every finished run, per strategy."""
+    return {s: [r[key] for r in runs if r["strategy"] == s and finished(config, r)] for s in config["strategies"]}
+
+
+def check_figure(values, label):
+    """Every strategy has runs with a positive figure, or AnalysisError."""
+    for s, v in values.items():
+        if not v:
+            raise AnalysisError("%s: %s has no finished run" % (label, s))
+        bad = [x for x in v if not x > 0 or math.isinf(x)]
+        if bad:
+            raise AnalysisError("%s: %s is %g in %d of %d runs: a speedup needs positive figures "
+                                "(print the figure with more digits, or measure a longer run)"
+                                % (label, s, bad[0], len(bad), len(v)))
+
+
+def analyse_figure(config, values, higher_better, label):
+    """Per strategy: its summary, and against the baseline the protocol's
+    decisions on the mean and the median. A rate (higher is better) swaps
+    the samples, so a speedup is always strategy better than baseline."""
+    check_figure(values, label)
+    opts, base = options_of(config), config["baseline"]
     out = {}
-    for s in strategies:
-        times, metrics = values[s]
-        entry = {"time": vars(speedup_test.summarize(times))}
-        if s != baseline:
-            base = values[baseline][0]
-            entry["mean"] = speedup_test.as_dict(speedup_test.mean_decision(base, times, alpha))
-            entry["median"] = speedup_test.as_dict(speedup_test.median_decision(base, times, alpha))
-        if config.get("metric"):
-            if len(metrics) != len(times):
-                die("--metric %r matched %d of %d runs of %s: fix the expression (its first group must "
-                    "capture a number the program prints)" % (config["metric"], len(metrics), len(times), s))
-            entry["metric"] = vars(speedup_test.summarize(metrics))
-            if s != baseline:
-                base = values[baseline][1]
-                # Lower is better, as times; a rate (higher is better) swaps the samples.
-                pair = (base, metrics) if config.get("metric_better") != "higher" else (metrics, base)
-                entry["metric_mean"] = speedup_test.as_dict(speedup_test.mean_decision(*pair, alpha))
-                entry["metric_median"] = speedup_test.as_dict(speedup_test.median_decision(*pair, alpha))
+    for s in config["strategies"]:
+        entry = {"summary": vars(speedup_test.summarize(values[s]))}
+        if s != base:
+            pair = (values[s], values[base]) if higher_better else (values[base], values[s])
+            entry["mean"] = speedup_test.as_dict(speedup_test.mean_decision(*pair, opts))
+            entry["median"] = speedup_test.as_dict(speedup_test.median_decision(*pair, opts))
         out[s] = entry
     return out
 
 
-def fmt_p(d):
-    return "-" if d["p_value"] is None else "%.3g" % d["p_value"]
+def analyse(config, runs):
+    """{"time": ..., "metric": ...}: each the analysis of one figure, or
+    {"error": one line} when the protocol cannot take it."""
+    figures = {"time": ("wall time", samples(config, runs, "seconds"), False)}
+    if config.get("metric"):
+        figures["metric"] = ("the program's figure", samples(config, runs, "metric"),
+                             config.get("metric_better") == "higher")
+    results = {}
+    for key, (label, values, higher) in figures.items():
+        try:
+            results[key] = analyse_figure(config, values, higher, label)
+        except AnalysisError as e:
+            results[key] = {"error": str(e)}
+    return results, {k: v[1] for k, v in figures.items()}
 
 
-def table(config, results, key="time", mean="mean", median="median", unit="s"):
-    """One line per strategy: the summary of `key` and the decisions."""
-    base = config["baseline"]
-    lines = ["%-12s %5s %10s %10s %7s  %-28s %-28s" % ("strategy", "runs", "mean " + unit, "median " + unit, "RV",
-                                                       "speedup of mean (p)", "speedup of median (p)")]
-    for s in config["strategies"]:
-        r = results[s]
-        t = r[key]
-        if s == base:
-            m = md = "baseline"
+# ---- the recommendation ----------------------------------------------------
+
+def recommend(config, results, values):
+    """The strategy the protocol supports on the deciding figure (the
+    program's with --metric, else wall time): a speedup of its mean or of its
+    median that survives Holm's correction over every comparison made (two
+    per strategy against one baseline) at family-wise risk alpha; the
+    largest such speedup wins (of a strategy both declare, the smaller of
+    its two). Nothing is recommended when none survives, and when the
+    protocol could not decide the advice is how many runs would let it."""
+    key = "metric" if config.get("metric") else "time"
+    base, alpha = config["baseline"], float(config["alpha"])
+    out = {"figure": key, "strategy": base, "decided": False, "runs_needed": None, "comparisons": 0, "failed": False}
+    r, v = results[key], values[key]
+    if "error" in r:
+        out.update(failed=True, why="nothing can be decided: %s; keeping %s" % (r["error"], base))
+        return out
+    others = [s for s in config["strategies"] if s != base]
+    tests = [(s, c) for s in others for c in ("mean", "median")]
+    p = [r[s][c]["p_value"] if r[s][c]["verdict"] == "speedup" else None for s, c in tests]
+    rejected = speedup_test.holm(p, alpha)
+    out["comparisons"] = len(tests)
+    holm_note = "Holm over %d comparisons at %s" % (len(tests), config["alpha"])
+    best, best_speedup, best_why = None, 1.0, ""
+    for s in others:
+        declared = [c for c in ("mean", "median") if tests.index((s, c)) in rejected]
+        if not declared or any(r[s][c]["verdict"] == "slowdown" for c in ("mean", "median")):
+            continue
+        c = min(declared, key=lambda c: r[s][c]["speedup"])
+        if r[s][c]["speedup"] > best_speedup:
+            best, best_speedup = s, r[s][c]["speedup"]
+            best_why = "speedup of the %s %.3f over %s (%s, p = %s; %s)" % (
+                c, r[s][c]["speedup"], base, r[s][c]["test"], fmt_p(r[s][c]["p_value"]), holm_note)
+    if best:
+        out.update(strategy=best, decided=True, why=best_why)
+        return out
+    # Undecided: a "need more runs", or a speedup Holm's correction does not keep.
+    undecided = [s for s in others if any(r[s][c]["verdict"] == "need more runs" for c in ("mean", "median"))
+                 or any(p[tests.index((s, c))] is not None for c in ("mean", "median"))]
+    if undecided:
+        # Per strategy, the runs its observed difference needs at the corrected risk.
+        need = {s: speedup_test.runs_needed(v[base], v[s], alpha / len(tests)) for s in undecided}
+        first = min(undecided, key=lambda s: need[s])
+        rv = max(r[s]["summary"]["rv"] for s in [base] + undecided)
+        out["runs_needed"] = need[first]
+        out["runs_needed_by"] = need
+        if need[first] > MANY_RUNS:
+            advice = "more than %d runs per strategy: any difference is small against the variability" % MANY_RUNS
         else:
-            m = "%.3f %s (%s)" % (r[mean]["speedup"], r[mean]["verdict"], fmt_p(r[mean]))
-            md = "%.3f %s (%s)" % (r[median]["speedup"], r[median]["verdict"], fmt_p(r[median]))
-        lines.append("%-12s %5d %10.4f %10.4f %6.1f%%  %-28s %-28s" % (s, t["runs"], t["mean"], t["median"],
-                                                                      100 * t["rv"], m, md))
+            advice = "about %d runs per strategy (--runs %d) to decide %s" % (need[first], need[first], first)
+            advice += "".join(", %s about %d" % (s, need[s]) if need[s] <= MANY_RUNS else ", %s more than %d" % (s, MANY_RUNS)
+                              for s in undecided if s != first)
+        out["why"] = "the protocol cannot decide %s against %s with %d runs (RV up to %.0f%%): the data suggest %s; " \
+                     "keeping %s" % (", ".join(undecided), base, r[base]["summary"]["runs"], 100 * rv, advice, base)
+        return out
+    out["why"] = "no strategy is significantly faster than %s (%s)" % (base, holm_note)
+    return out
+
+
+# ---- text ------------------------------------------------------------------
+
+def fmt_p(p):
+    return "-" if p is None else "%.3g" % p
+
+
+def columns(rows, right=()):
+    """Rows of cells as aligned text: every column as wide as its widest
+    cell; the columns in `right` aligned right (numbers)."""
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    lines = []
+    for row in rows:
+        cells = [c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))]
+        lines.append("  ".join(cells).rstrip())
     return "\n".join(lines)
+
+
+def number_format(values):
+    """One format for a column of figures: four significant digits of the
+    largest, the same decimals for all."""
+    top = max(abs(v) for v in values) or 1.0
+    return "%%.%df" % max(0, 3 - math.floor(math.log10(top)))
+
+
+def decision_text(d):
+    return "%.3f %s" % (d["speedup"], d["verdict"])
+
+
+def test_text(d):
+    return "%s, p = %s" % (d["test"], fmt_p(d["p_value"])) if d["p_value"] is not None else d["test"]
+
+
+def figure_table(config, result, unit):
+    """The summary of every strategy, then its two decisions with the test
+    that made each and its p-value."""
+    if "error" in result:
+        return "cannot analyse: " + result["error"]
+    u = " (%s)" % unit if unit else ""
+    rows = [["strategy", "runs", "mean" + u, "median" + u, "q1", "q3", "RV"]]
+    keys = ("mean", "median", "q1", "q3")
+    number = number_format([result[s]["summary"][k] for s in config["strategies"] for k in keys])
+    for s in config["strategies"]:
+        t = result[s]["summary"]
+        rows.append([s, str(t["runs"])] + [number % t[k] for k in keys] + ["%.1f%%" % (100 * t["rv"])])
+    text = columns(rows, right=range(1, 7))
+    rows = [["strategy", "speedup of the mean", "decided by", "speedup of the median", "decided by"]]
+    for s in config["strategies"]:
+        if s == config["baseline"]:
+            continue
+        m, md = result[s]["mean"], result[s]["median"]
+        rows.append([s, decision_text(m), test_text(m), decision_text(md), test_text(md)])
+    return text + "\n\n" + columns(rows)
 
 
 def tables(config, results):
     """Wall time, then the program's own figure when --metric is given."""
-    text = "wall time of the step\n" + table(config, results)
+    head = "Speedup-Test against %s at risk %s%s" % (config["baseline"], config["alpha"], "".join(
+        "; " + o for o, on in (("Welch's t-test from 31 runs (--welch-large)", config.get("welch_large")),
+                                ("Wilcoxon-Mann-Whitney at any size (--wmw-any-size)", config.get("wmw_any_size")))
+        if on))
+    text = head + "\n\nwall time of the step\n" + figure_table(config, results["time"], "s")
     if config.get("metric"):
         text += "\n\nthe program's figure (%s, %s is better)\n" % (config["metric"], config["metric_better"])
-        text += table(config, results, "metric", "metric_mean", "metric_median", "")
+        text += figure_table(config, results["metric"], "")
     return text
 
 
-def recommend(config, results):
-    """The strategy with the largest significant speedup of the median (the
-    protocol's distribution-free decision), else the baseline."""
-    best, why = config["baseline"], "no strategy is significantly faster than %s" % config["baseline"]
-    top = 1.0
-    for s in config["strategies"]:
-        d = results[s].get("median")
-        if d and d["verdict"] == "speedup" and d["speedup"] > top:
-            best, top = s, d["speedup"]
-            why = "speedup of the median %.3f over %s (p = %s, Wilcoxon-Mann-Whitney)" % (
-                d["speedup"], config["baseline"], fmt_p(d))
-    return best, why
+def recommendation_line(rec):
+    """"recommended: S (why)", or, when the protocol could not decide,
+    "no recommendation: why" (the rule then keeps the baseline)."""
+    if rec["runs_needed"] is not None or rec["failed"]:
+        return "no recommendation: " + rec["why"]
+    return "recommended: %s (%s)" % (rec["strategy"], rec["why"])
 
+
+# ---- the policy rule ---------------------------------------------------------
 
 def lua_string(s):
     """A Lua 5.1 string literal for any text: backslash, quote and every
@@ -125,8 +307,9 @@ def lua_comment(s):
     return "".join(c if 32 <= ord(c) != 127 else "\\%03d" % ord(c) for c in s)
 
 
-def rule(config, best, why):
+def rule(config, rec):
     app = config["app"]
+    best = rec["strategy"]
     profile = config.get("profile") or ""
     action = "strategy = %s, mode = \"default\"" % lua_string(best)
     match = "app = %s" % lua_string(app)
@@ -140,105 +323,165 @@ def rule(config, best, why):
         else:
             action += ", profile = %s" % lua_string(profile)
     name = re.sub(r"[^A-Za-z0-9_.+-]", "-", "evaluated-" + app)
-    head = [lua_comment("-- slurm-pin evaluate: %s, %d runs per strategy%s" % (
-        app, config["runs"], ", %d noise processes" % config["noise"] if config["noise"] else "")),
-        lua_comment("-- %s" % why)] + notes
+    noise = noise_text(config)
+    head = [lua_comment("-- slurm-pin evaluate: %s, %d runs per strategy%s, decided on %s" % (
+        app, config["runs"], ", " + noise if noise else "",
+        "the program's figure" if rec["figure"] == "metric" else "wall time")),
+        lua_comment("-- " + recommendation_line(rec))] + notes
     body = ["return {", "  rules = {",
             "    { name = %s, match = { %s }, action = { %s } }," % (lua_string(name), match, action),
             "  },", "}"]
     return "\n".join(head + body) + "\n"
 
 
-def violin(config, runs, path):
+# ---- the report ----------------------------------------------------------------
+
+def short_decision(d, better):
+    """Two words on the plot: the centre's speedup and the verdict."""
+    worse = {"faster": "slower", "better": "worse"}[better]
+    return {"speedup": "x%.2f %s" % (d["speedup"], better), "slowdown": "x%.2f %s" % (d["speedup"], worse),
+            "not significant": "not significant", "need more runs": "need more runs"}[d["verdict"]]
+
+
+def violin_panel(ax, config, values, result, ylabel, better):
+    """One figure: a violin per strategy with its points, quartiles (box),
+    median (white bar) and mean (diamond); n and the decisions under each."""
+    names = config["strategies"]
+    data = [values[s] for s in names]
+    parts = ax.violinplot(data, showextrema=False)
+    for body in parts["bodies"]:
+        body.set_alpha(0.35)
+    for i, d in enumerate(data, 1):
+        ax.plot([i] * len(d), d, "k.", alpha=0.4, markersize=4)
+        if "error" in result:
+            continue
+        t = result[names[i - 1]]["summary"]
+        ax.vlines(i, t["q1"], t["q3"], color="k", linewidth=6)
+        ax.hlines(t["median"], i - 0.08, i + 0.08, color="w", linewidth=2)
+        ax.plot(i, t["mean"], "D", color="tab:red", markersize=5)
+    labels = []
+    for s in names:
+        n = len(values[s])
+        if s == config["baseline"]:
+            labels.append("%s\nn=%d\nbaseline" % (s, n))
+        elif "error" in result:
+            labels.append("%s\nn=%d" % (s, n))
+        else:
+            labels.append("%s\nn=%d\nmean: %s\nmedian: %s" % (s, n, short_decision(result[s]["mean"], better),
+                                                              short_decision(result[s]["median"], better)))
+    ax.set_xticks(range(1, len(names) + 1))
+    ax.set_xticklabels(labels, fontsize=8)
+    ax.set_ylabel(ylabel)
+
+
+def violin(config, values, results, path):
     import matplotlib
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-    names = config["strategies"]
-    data = [[r["seconds"] for r in runs if r["strategy"] == s] for s in names]
-    fig, ax = plt.subplots(figsize=(1.6 * len(names) + 2, 4.5))
-    ax.violinplot(data, showmedians=True)
-    for i, d in enumerate(data, 1):
-        ax.plot([i] * len(d), d, "k.", alpha=0.5)
-    ax.set_xticks(range(1, len(names) + 1))
-    ax.set_xticklabels(names)
-    ax.set_ylabel("wall time of the step (s)")
-    ax.set_title("%s: %d runs per strategy%s" % (config["app"], config["runs"],
-                 ", %d %s noise processes" % (config["noise"], config["noise_kind"]) if config["noise"] else ""))
-    fig.tight_layout()
+    from matplotlib.lines import Line2D
+    panels = [("time", "wall time of the step (s)", "faster")]
+    if config.get("metric"):
+        panels.append(("metric", "the program's figure (%s is better)" % config["metric_better"], "better"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(len(panels) * (1.7 * len(config["strategies"]) + 2), 5.5),
+                             squeeze=False)
+    for ax, (key, label, better) in zip(axes[0], panels):
+        violin_panel(ax, config, values[key], results[key], label, better)
+    noise = noise_text(config)
+    fig.suptitle("%s: Speedup-Test against %s, alpha %s%s" % (config["app"], config["baseline"], config["alpha"],
+                                                             ", " + noise if noise else ""))
+    fig.legend(handles=[Line2D([], [], color="k", linewidth=6, label="quartiles"),
+                        Line2D([], [], color="w", marker="_", markeredgecolor="k", linestyle="", label="median"),
+                        Line2D([], [], color="tab:red", marker="D", linestyle="", label="mean")],
+               loc="upper right", fontsize=8)
+    fig.tight_layout(rect=(0, 0, 1, 0.94))
     fig.savefig(path, dpi=100)
     plt.close(fig)
 
 
+def store_name(app):
+    """The application's name as a store name (letters, digits, . _ -)."""
+    name = re.sub(r"[^A-Za-z0-9._-]", "_", app).lstrip(".") or "app"
+    return name[:64]
+
+
 def heatmap(config, path):
-    """The profile's sharing matrix, drawn by `slurm-pin profiles show`; a
-    profile file goes through a scratch store first."""
+    """The profile's sharing matrix drawn by `slurm-pin profiles show`,
+    titled by the application; a profile file goes through a scratch store
+    under the application's name. None, or why it could not be drawn."""
     profile, cli = config.get("profile"), config["slurm_pin"]
-    if not profile:
-        return None
-    with tempfile.TemporaryDirectory() as store:
-        name = profile
+    title = "%s: profile %s" % (config["app"], os.path.basename(profile))
+    with tempfile.TemporaryDirectory() as scratch:
+        name, store = profile, config.get("store") or os.environ.get("SLURM_PIN_STORE", "/var/lib/slurm-pin/profiles")
         if "/" in profile:
-            name = "evaluated"
+            name, store = store_name(config["app"]), scratch
             r = subprocess.run([cli, "profiles", "import", profile, "--app", name, "--store", store],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 return "heatmap unavailable: " + r.stderr.strip()
-        else:
-            store = config.get("store") or os.environ.get("SLURM_PIN_STORE", "/var/lib/slurm-pin/profiles")
-        r = subprocess.run([cli, "profiles", "show", name, "--store", store, "--png", path],
+        r = subprocess.run([cli, "profiles", "show", name, "--store", store, "--png", path, "--title", title],
                            capture_output=True, text=True)
         return None if r.returncode == 0 else "heatmap unavailable: " + r.stderr.strip()
 
 
-def report(config, runs, results, table_text, best, why, rule_text, directory):
+def report(config, values, results, text, rec, rule_text, directory):
     os.makedirs(directory, exist_ok=True)
-    violin(config, runs, os.path.join(directory, "violin.png"))
-    problem = heatmap(config, os.path.join(directory, "heatmap.png"))
+    violin(config, values, results, os.path.join(directory, "violin.png"))
+    noise = noise_text(config)
     md = ["# slurm-pin evaluate: %s" % config["app"], "",
-          "Command: `%s`" % " ".join(config["command"]), "",
+          "Command: `%s`" % " ".join(shlex.quote(c) for c in config["command"]), "",
           "%d runs per strategy, interleaved in a random order (seed %s); baseline %s; alpha %s%s." % (
               config["runs"], config["seed"], config["baseline"], config["alpha"],
-              "; %d %s-bound noise processes beside each task" % (config["noise"], config["noise_kind"])
-              if config["noise"] else ""), "",
-          "```", table_text, "```", "",
-          "RV is the relative variability (max - min) / max. Speedups follow the Speedup-Test protocol:",
-          "the mean by Student's or Welch's t test (Shapiro-Wilk normality first below 30 runs),",
-          "the median by Wilcoxon-Mann-Whitney; \"need more runs\" means the protocol cannot decide.", "",
+              "; %s beside each task" % noise if noise else ""), "",
+          "```", text, "```", "",
+          "RV is the relative variability (max - min) / max. The decisions follow the Speedup-Test protocol",
+          "(seed 001, section 3.1.3.2; docs/evaluate.md): the mean by Student's t-test above 30 runs, below",
+          "by Shapiro-Wilk, Fisher's F and Student's or Welch's t-test; the median by Kolmogorov-Smirnov,",
+          "then Wilcoxon-Mann-Whitney above 30 runs. \"need more runs\" means the protocol cannot decide.", "",
           "![wall time per strategy](violin.png)", ""]
     if config.get("profile"):
-        md += ["## Profile %s" % config["profile"], "",
-               problem if problem else "![sharing heatmap](heatmap.png)", ""]
-    md += ["## Recommendation", "", "%s: %s" % (best, why), "", "```lua", rule_text.rstrip(), "```", ""]
+        problem = heatmap(config, os.path.join(directory, "heatmap.png"))
+        md += ["## Profile %s" % config["profile"], "", problem if problem else "![sharing heatmap](heatmap.png)", ""]
+    md += ["## Recommendation", "", recommendation_line(rec), "",
+           "```lua", rule_text.rstrip(), "```", ""]
     with open(os.path.join(directory, "report.md"), "w") as f:
         f.write("\n".join(md))
 
 
+# ---- main ------------------------------------------------------------------------
+
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--config", required=True)
-    ap.add_argument("--runs", required=True)
+    ap.add_argument("--journal", required=True)
+    ap.add_argument("--config-shell", action="store_true", help="print the configuration for --resume")
     ap.add_argument("--json")
     ap.add_argument("--report")
     ap.add_argument("--emit-rule", action="store_true")
     a = ap.parse_args()
-    with open(a.config) as f:
-        config = json.load(f)
-    runs = read_runs(a.runs)
-    results = analyse(config, runs, config["alpha"])
+    try:
+        config, runs = read_journal(a.journal)
+        if a.config_shell:
+            sys.stdout.write(config_shell(config))
+            return
+    except (OSError, JournalError, KeyError, TypeError) as e:
+        die("%s: %s" % (a.journal, e) if isinstance(e, (KeyError, TypeError)) else str(e))
+    results, values = analyse(config, runs)
     text = tables(config, results)
-    best, why = recommend(config, results)
-    rule_text = rule(config, best, why)
+    rec = recommend(config, results, values)
+    rule_text = rule(config, rec)
     if a.emit_rule:
         sys.stdout.write(rule_text)
     else:
         print(text)
-        print("recommended: %s (%s)" % (best, why))
+        print()
+        print(recommendation_line(rec))
     if a.json:
         with open(a.json, "w") as f:
-            json.dump({"config": config, "runs": runs, "results": results,
-                       "recommendation": {"strategy": best, "why": why}}, f, indent=1)
+            json.dump({"config": config, "runs": runs, "results": results, "recommendation": rec}, f, indent=1)
     if a.report:
-        report(config, runs, results, text, best, why, rule_text, a.report)
+        report(config, values, results, text, rec, rule_text, a.report)
+    errors = [results[k]["error"] for k in results if "error" in results[k]]
+    if errors:
+        die("%s (every run is kept in %s)" % ("; ".join(errors), a.journal))
 
 
 if __name__ == "__main__":

@@ -1,33 +1,57 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The Speedup-Test protocol (Touati, Worms and Briais; seed 001, sections
-3.1.3.2 and 5.3.4): is a strategy's speedup over a baseline real, given
-run-to-run variability?
+"""The Speedup-Test protocol (Touati, Worms and Briais), exactly as seed 001
+states it in section 3.1.3.2: is a strategy's speedup over a baseline real,
+given run-to-run variability?
 
-Execution times of the baseline (x) and of the strategy (y), each run
-several times. Speedup of the mean = mean(x) / mean(y), of the median =
-median(x) / median(y). Each is declared only when a one-sided test says the
-strategy's times are smaller at risk alpha:
+X: the baseline's execution times, Y: the strategy's. Speedup of the mean
+= mean(X) / mean(Y), of the median = median(X) / median(Y); declared only
+when the protocol's tests say Y is smaller at risk alpha.
 
-- mean: with at least 30 runs each, Student's test (Welch's form) holds by
-  the central limit theorem. With fewer, both samples must pass Shapiro-Wilk
-  normality; then Fisher's F test chooses Student (equal variances) or Welch.
-  A sample that fails normality leaves the mean undecided: "need more runs".
-- median: the Wilcoxon-Mann-Whitney test, distribution free, at any size.
+Mean (protocol, default):
+  1. |X| > 30 and |Y| > 30: Student's t-test (one-sided).
+  2. otherwise: (a) X or Y not Gaussian by Shapiro-Wilk: no conclusion,
+     "need more runs"; (b) both Gaussian: Fisher's F-test on the variances,
+     then (i) equal: Student's t-test, (ii) unequal: Welch's t-test.
 
-Each decision is "speedup", "slowdown" (the same test the other way),
-"not significant" or "need more runs". Degenerate samples are decided without
-tests: two constant samples are equal or not, a sample of fewer than 3 runs
-is "need more runs".
+Median (protocol, default):
+  1. two-sided, unpaired Kolmogorov-Smirnov test: X and Y may come from one
+     distribution (p >= alpha): "not significant".
+  2. they differ: (a) |X| > 30 and |Y| > 30: one-sided Wilcoxon-Mann-Whitney;
+     (b) otherwise: "need more runs".
+
+Two choices outside the protocol exist, each behind an option named for
+what it is (Options): Welch's test instead of Student's for large samples
+(Student's assumes equal variances), and Wilcoxon-Mann-Whitney at any size
+without the Kolmogorov-Smirnov step (the protocol's risk is then not the
+one stated).
+
+Each decision is "speedup", "slowdown" (the one-sided test the other way),
+"not significant" or "need more runs", with the test that decided and its
+p-value. Samples that leave no test to run are decided without one: two
+constant samples are equal or not; fewer than 3 runs is "need more runs".
+A sample with a value <= 0 has no speedup: Analysis error, never a crash.
 """
-from dataclasses import dataclass, asdict
+from dataclasses import dataclass, asdict, field
 import math
 import statistics
 import warnings
 
 from scipy import stats
 
-LARGE_SAMPLE = 30   # the protocol's threshold for the central limit theorem
-MIN_RUNS = 3        # Shapiro-Wilk's smallest sample
+LARGE = 30     # the protocol's "large enough": more than 30 runs
+MIN_RUNS = 3   # Shapiro-Wilk's smallest sample
+
+
+class AnalysisError(ValueError):
+    """A sample the protocol cannot take (empty, zero or negative values)."""
+
+
+@dataclass
+class Options:
+    alpha: float = 0.05
+    # outside the protocol, each an explicit choice:
+    welch_large: bool = False   # Welch's t-test for |X|, |Y| > 30 instead of Student's
+    wmw_any_size: bool = False  # WMW at any size, without the Kolmogorov-Smirnov step
 
 
 @dataclass
@@ -38,29 +62,37 @@ class Summary:
     minimum: float
     maximum: float
     stdev: float
+    q1: float
+    q3: float
     rv: float  # relative variability, (max - min) / max
 
 
 @dataclass
 class Decision:
-    speedup: float    # of the mean or the median, baseline / strategy
-    p_value: float    # one-sided, for the direction decided (nan: no test)
-    test: str         # the test used
-    verdict: str      # speedup | slowdown | not significant | need more runs
+    speedup: float     # of the mean or the median, baseline / strategy
+    p_value: float     # one-sided, of the test that decided (nan: none)
+    test: str          # the test that decided
+    verdict: str       # speedup | slowdown | not significant | need more runs
+    steps: list = field(default_factory=list)  # every test run on the way, with its p-value
 
 
 def summarize(times):
     t = [float(v) for v in times]
     if not t:
-        raise ValueError("no runs")
+        raise AnalysisError("no runs")
     top = max(t)
+    q = statistics.quantiles(t, n=4, method="inclusive") if len(t) > 1 else [t[0]] * 3
     return Summary(len(t), statistics.fmean(t), statistics.median(t), min(t), top,
-                   statistics.stdev(t) if len(t) > 1 else 0.0,
+                   statistics.stdev(t) if len(t) > 1 else 0.0, q[0], q[2],
                    (top - min(t)) / top if top > 0 else 0.0)
 
 
 def _constant(t):
     return max(t) == min(t)
+
+
+def _large(x, y):
+    return len(x) > LARGE and len(y) > LARGE
 
 
 def _verdict(p_faster, p_slower, alpha):
@@ -71,78 +103,140 @@ def _verdict(p_faster, p_slower, alpha):
     return "not significant", p_faster
 
 
-def _is_normal(t, alpha):
+def shapiro_p(t):
     if _constant(t):
-        return True  # a degenerate normal: no spread to test
+        return 1.0  # a degenerate normal: no spread to test
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        return stats.shapiro(t).pvalue >= alpha
+        return float(stats.shapiro(t).pvalue)
 
 
-def _f_test_equal_variances(x, y, alpha):
+def f_test_p(x, y):
+    """Fisher's two-sided F-test of equal variances."""
     vx, vy = statistics.variance(x), statistics.variance(y)
     if vx == 0 or vy == 0:
-        return vx == vy
+        return 1.0 if vx == vy else 0.0
     f = vx / vy
     dfx, dfy = len(x) - 1, len(y) - 1
-    p = 2 * min(stats.f.cdf(f, dfx, dfy), stats.f.sf(f, dfx, dfy))
-    return p >= alpha
+    return float(min(1.0, 2 * min(stats.f.cdf(f, dfx, dfy), stats.f.sf(f, dfx, dfy))))
 
 
-def _deterministic(x, y, speedup, test):
-    # Both samples constant: no variability left to test.
-    if x[0] == y[0]:
-        return Decision(speedup, float("nan"), test, "not significant")
-    return Decision(speedup, 0.0, test, "speedup" if x[0] > y[0] else "slowdown")
+def t_test(x, y, equal_var):
+    """One-sided p-values (strategy faster, strategy slower)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # nearly identical samples: the p-value still decides
+        faster = stats.ttest_ind(x, y, equal_var=equal_var, alternative="greater").pvalue
+        slower = stats.ttest_ind(x, y, equal_var=equal_var, alternative="less").pvalue
+    return float(faster), float(slower)
 
 
-def _prepare(x, y, center):
+def _prepare(x, y, center, what):
     """The samples as floats, the speedup of `center`, and the decision when
     no test applies (too few runs, both constant), else None."""
     x, y = [float(v) for v in x], [float(v) for v in y]
+    for name, t in (("baseline", x), ("strategy", y)):
+        if not t:
+            raise AnalysisError("the %s has no runs" % name)
+        bad = [v for v in t if not v > 0 or math.isinf(v)]
+        if bad:
+            raise AnalysisError("the %s's %s is %g in %d of %d runs: a speedup needs positive values"
+                                % (name, what, bad[0], len(bad), len(t)))
     speedup = center(x) / center(y)
     if len(x) < MIN_RUNS or len(y) < MIN_RUNS:
-        return x, y, speedup, Decision(speedup, float("nan"), "none", "need more runs")
+        return x, y, speedup, Decision(speedup, float("nan"), "none (fewer than 3 runs)", "need more runs")
     if _constant(x) and _constant(y):
-        return x, y, speedup, _deterministic(x, y, speedup, "none (constant samples)")
+        if x[0] == y[0]:
+            return x, y, speedup, Decision(speedup, float("nan"), "none (constant samples)", "not significant")
+        return x, y, speedup, Decision(speedup, 0.0, "none (constant samples)",
+                                       "speedup" if x[0] > y[0] else "slowdown")
     return x, y, speedup, None
 
 
-def mean_decision(x, y, alpha=0.05):
+def mean_decision(x, y, options=Options(), what="time"):
     """Speedup of the mean of y (strategy) over x (baseline)."""
-    x, y, speedup, early = _prepare(x, y, statistics.fmean)
+    x, y, speedup, early = _prepare(x, y, statistics.fmean, what)
     if early:
         return early
-    if len(x) >= LARGE_SAMPLE and len(y) >= LARGE_SAMPLE:
-        equal, test = False, "Welch t (n >= 30)"
-    elif _is_normal(x, alpha) and _is_normal(y, alpha):
-        equal = _f_test_equal_variances(x, y, alpha)
-        test = "Student t (normal, equal variances)" if equal else "Welch t (normal)"
+    a = options.alpha
+    steps = []
+    if _large(x, y):
+        equal = not options.welch_large
+        test = "Student t (|X|, |Y| > 30)" if equal else "Welch t (|X|, |Y| > 30; --welch-large)"
     else:
-        return Decision(speedup, float("nan"), "Shapiro-Wilk: not normal", "need more runs")
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")  # nearly identical samples: the p-value still decides
-        faster = stats.ttest_ind(x, y, equal_var=equal, alternative="greater").pvalue
-        slower = stats.ttest_ind(x, y, equal_var=equal, alternative="less").pvalue
-    verdict, p = _verdict(faster, slower, alpha)
-    return Decision(speedup, p, test, verdict)
+        px, py = shapiro_p(x), shapiro_p(y)
+        steps += [("Shapiro-Wilk baseline", px), ("Shapiro-Wilk strategy", py)]
+        if px < a or py < a:
+            return Decision(speedup, float("nan"), "Shapiro-Wilk: not Gaussian", "need more runs", steps)
+        pf = f_test_p(x, y)
+        steps.append(("Fisher F", pf))
+        equal = pf >= a
+        test = "Student t (Gaussian, equal variances)" if equal else "Welch t (Gaussian, unequal variances)"
+    faster, slower = t_test(x, y, equal)
+    verdict, p = _verdict(faster, slower, a)
+    steps.append((test, p))
+    return Decision(speedup, p, test, verdict, steps)
 
 
-def median_decision(x, y, alpha=0.05):
+def median_decision(x, y, options=Options(), what="time"):
     """Speedup of the median of y (strategy) over x (baseline)."""
-    x, y, speedup, early = _prepare(x, y, statistics.median)
+    x, y, speedup, early = _prepare(x, y, statistics.median, what)
     if early:
         return early
-    test = "Wilcoxon-Mann-Whitney"
-    faster = stats.mannwhitneyu(x, y, alternative="greater").pvalue
-    slower = stats.mannwhitneyu(x, y, alternative="less").pvalue
-    verdict, p = _verdict(faster, slower, alpha)
-    return Decision(speedup, p, test, verdict)
+    a = options.alpha
+    steps = []
+    if not options.wmw_any_size:
+        with warnings.catch_warnings():
+            # Exact when scipy can, else asymptotic: either is the test's p-value.
+            warnings.simplefilter("ignore")
+            pks = float(stats.ks_2samp(x, y, alternative="two-sided").pvalue)
+        steps.append(("Kolmogorov-Smirnov", pks))
+        if pks >= a:
+            return Decision(speedup, pks, "Kolmogorov-Smirnov: one distribution", "not significant", steps)
+        if not _large(x, y):
+            return Decision(speedup, float("nan"), "Kolmogorov-Smirnov: distributions differ, |X| or |Y| <= 30",
+                            "need more runs", steps)
+    test = "Wilcoxon-Mann-Whitney" + ("" if _large(x, y) or not options.wmw_any_size
+                                      else " (below 31 runs; --wmw-any-size)")
+    faster = float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
+    slower = float(stats.mannwhitneyu(x, y, alternative="less").pvalue)
+    verdict, p = _verdict(faster, slower, a)
+    steps.append((test, p))
+    return Decision(speedup, p, test, verdict, steps)
+
+
+def runs_needed(x, y, alpha=0.05, power=0.8):
+    """Runs per strategy the data suggest for a decision: more than 30 (the
+    protocol's large samples), or more when the observed difference of the
+    means is small against the spread (the usual sample size of a one-sided
+    t-test at this power)."""
+    need = LARGE + 1
+    if len(x) > 1 and len(y) > 1:
+        delta = abs(statistics.fmean(x) - statistics.fmean(y))
+        var = (statistics.variance(x) + statistics.variance(y)) / 2
+        if delta > 0 and var > 0:
+            z = stats.norm.ppf(1 - alpha) + stats.norm.ppf(power)
+            need = max(need, math.ceil(2 * z * z * var / (delta * delta)))
+    return need
+
+
+def holm(p_values, alpha):
+    """Holm's step-down correction for comparing several strategies to one
+    baseline: the indexes whose hypothesis is rejected at family-wise risk
+    alpha. p_values: one per comparison, None for one without a test."""
+    order = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
+    rejected, k = set(), len(p_values)
+    for rank, (p, i) in enumerate(order):
+        if p >= alpha / (k - rank):
+            break
+        rejected.add(i)
+    return rejected
 
 
 def as_dict(d):
     out = asdict(d)
-    for k, v in out.items():
+    for k, v in list(out.items()):
         if isinstance(v, float) and math.isnan(v):
             out[k] = None  # JSON has no NaN
+    out["steps"] = [{"test": t, "p_value": None if (isinstance(p, float) and math.isnan(p)) else p}
+                    for t, p in d.steps]
     return out

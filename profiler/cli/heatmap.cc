@@ -96,7 +96,8 @@ std::string number(double v) {
 
 }  // namespace
 
-void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::string& title, const std::string& path) {
+void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::string& title, const std::string& unit,
+                       const std::string& path) {
   size_t n = m.size();
   if (n == 0) throw Error("empty matrix: nothing to draw");
   const uint32_t scale = 2, line = kGlyphHeight * scale, gap = 8;
@@ -108,9 +109,11 @@ void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::str
   uint32_t label_w = Canvas::text_width(widest, scale);
   uint32_t left = gap + label_w + gap, top = gap + line + gap + line + gap;
   uint32_t bar_x = left + side + 2 * gap, bar_w = 20;
-  uint32_t width = std::max(bar_x + bar_w + gap + Canvas::text_width(top_value, scale) + gap,
-                            gap + Canvas::text_width(title, scale) + gap);
-  Canvas c(width, top + side + gap);
+  // Under the matrix, what the colours count.
+  std::string caption = "colour scale: " + unit;
+  uint32_t width = std::max({bar_x + bar_w + gap + Canvas::text_width(top_value, scale) + gap,
+                             gap + Canvas::text_width(title, scale) + gap, gap + Canvas::text_width(caption, scale) + gap});
+  Canvas c(width, top + side + gap + line + gap);
   c.text(gap, gap, title, scale);
   // Thread numbers, as often as they fit: rows on the left, columns on top.
   uint32_t row_step = (line + 2 + cell - 1) / cell, col_step = (label_w + scale * 3 + cell - 1) / cell;
@@ -132,6 +135,7 @@ void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::str
   }
   c.text(bar_x + bar_w + gap, top, top_value, scale);
   c.text(bar_x + bar_w + gap, top + side - line, "0", scale);
+  c.text(gap, top + side + gap, caption, scale);
   std::ofstream out(path, std::ios::binary);
   if (!(out << c.png())) throw Error(path + ": cannot write the image");
 }

@@ -25,6 +25,7 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin profiles list [--store DIR]\n"
     "       slurm-pin profiles show NAME[@V] [--threads N] [--model simple|rw] [--region R] [--png FILE]\n"
+    "                               [--title TEXT]   (the image's title; default the profile's name)\n"
     "       slurm-pin profiles diff A[@V] B[@V] [--threads N] [--model M] [--region R] [--topology T]\n"
     "                               [--strategy S]   (A, B: store names or profile files)\n"
     "       slurm-pin profiles export NAME[@V] [--threads N] [--output FILE]\n"
@@ -34,7 +35,7 @@ const char kUsage[] =
     "The store is --store, else $SLURM_PIN_STORE, else /var/lib/slurm-pin/profiles.\n";
 
 struct Options {
-  std::string verb, target, second, store, model = "simple", region, png, output, app;
+  std::string verb, target, second, store, model = "simple", region, png, output, app, title;
   std::string topology = "this", strategy = "lpgp";
   int threads = 0;
 };
@@ -45,6 +46,7 @@ Options parse(int argc, char** argv) {
       {"model", required_argument, nullptr, 'm'}, {"region", required_argument, nullptr, 'r'},
       {"png", required_argument, nullptr, 'p'},   {"output", required_argument, nullptr, 'o'},
       {"app", required_argument, nullptr, 'a'},   {"help", no_argument, nullptr, 'h'},
+      {"title", required_argument, nullptr, 'l'},
       {"topology", required_argument, nullptr, 'T'}, {"strategy", required_argument, nullptr, 'S'},
       {nullptr, 0, nullptr, 0}};
   Options o;
@@ -60,6 +62,7 @@ Options parse(int argc, char** argv) {
       case 'p': o.png = optarg; break;
       case 'o': o.output = optarg; break;
       case 'a': o.app = optarg; break;
+      case 'l': o.title = optarg; break;
       case 'T': o.topology = optarg; break;
       case 'S': o.strategy = optarg; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
@@ -148,6 +151,12 @@ void print_threads(const Profile& p) {
   }
 }
 
+// What a cell of the model's matrix counts (docs/profiler.md, the analysis).
+std::string heatmap_unit(const std::string& model) {
+  if (model == "rw") return "accesses to lines one thread writes and the other reads or writes (eq. 6.1)";
+  return "accesses to cache lines both threads touch (eq. 5.1)";
+}
+
 // An edge list expanded to print or draw is read by a person: beyond this it
 // is a wall of numbers (and threads^2 of memory).
 constexpr int kMaxShownThreads = 2048;
@@ -182,9 +191,10 @@ int show(const Options& o) {
     std::printf("\n");
   }
   if (!o.png.empty()) {
-    std::string title = e.app + "@" + std::to_string(e.version) + "  " + std::to_string(p.threads) + " threads  " +
-                        o.model + " model" + (region.empty() ? "" : "  region " + region);
-    write_heatmap_png(*rows, title, o.png);
+    std::string title = (o.title.empty() ? e.app + "@" + std::to_string(e.version) : o.title) + "  " +
+                        std::to_string(p.threads) + " threads  " + o.model + " model" +
+                        (region.empty() ? "" : "  region " + region);
+    write_heatmap_png(*rows, title, heatmap_unit(o.model), o.png);
     std::printf("heatmap written to %s\n", o.png.c_str());
   }
   return 0;

@@ -16,16 +16,64 @@ setup() { set_plugstack; }
 
 jacobi() { echo "$WORK/bin/jacobi3d 48 10 static"; }
 
+# The program's figure from fixed lists, so the protocol's decisions are
+# known (tests/python/test_speedup_test.py checks them without Slurm): the
+# nth run under strategy S prints the nth value of S's list. none and
+# scatter hold the same values (one distribution), compact the same shape
+# 0.5 lower: the mean of compact is a speedup by Student's t-test (both
+# Gaussian, equal variances), its median needs more than 10 runs, scatter
+# is not significant either way. A file fail.S.N makes that run fail once.
+figures_program() {
+  local dir=$WORK/figures
+  rm -rf "$dir" && install -d -m 777 "$dir"
+  cat >"$dir/lists" <<'LISTS'
+none 2.00 2.05 1.95 2.10 1.90 2.02 1.98 2.07 1.93 2.00
+compact 1.50 1.55 1.45 1.60 1.40 1.52 1.48 1.57 1.43 1.50
+scatter 1.98 2.00 2.07 1.90 2.02 2.05 1.93 2.10 1.95 2.00
+LISTS
+  cat >"$dir/figures.sh" <<SCRIPT
+#!/bin/sh
+s=\${SLURM_PIN_STRATEGY:-none}
+n=\$(( \$(cat "$dir/count.\$s" 2>/dev/null || echo 0) + 1 ))
+if [ -e "$dir/fail.\$s.\$n" ]; then rm -f "$dir/fail.\$s.\$n"; echo "injected failure" >&2; exit 3; fi
+echo \$n >"$dir/count.\$s"
+echo "time: \$(sed -n "s/^\$s //p" "$dir/lists" | cut -d' ' -f\$n)"
+SCRIPT
+  chmod a+rx "$dir/figures.sh"
+  echo "$dir/figures.sh"
+}
+
+# The decisions the fixed lists must give, from evaluate's JSON.
+expect_fixed_decisions() {
+  local json=$1
+  [ "$(jq '[.runs[] | select(.exit == 0)] | length' "$json")" -eq 30 ]
+  [ "$(jq -r '.results.metric.compact.mean | "\(.verdict) \(.test)"' "$json")" = \
+    "speedup Student t (Gaussian, equal variances)" ]
+  jq -e '.results.metric.compact.mean.p_value < 1e-10' "$json"
+  [ "$(jq -r '.results.metric.compact.median.verdict' "$json")" = "need more runs" ]
+  [ "$(jq -r '.results.metric.scatter.mean.verdict' "$json")" = "not significant" ]
+  [ "$(jq -r '.results.metric.scatter.median | "\(.verdict) \(.p_value)"' "$json")" = "not significant 1" ]
+  [ "$(jq -r '.recommendation | "\(.figure) \(.strategy)"' "$json")" = "metric compact" ]
+  # Each round ran every strategy once, whatever stopped the evaluation.
+  for r in $(seq 1 10); do
+    [ "$(jq -r "[.runs[] | select(.round == $r and .exit == 0) | .strategy] | sort | join(\",\")" "$json")" = \
+      compact,none,scatter ]
+  done
+}
+
 @test "evaluate: a table, every raw time in JSON, a report with violin plots, a rule policy check accepts" {
   run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies none,compact,scatter -N 1 \
     --cpus-per-task 2 --noise 1 --metric 'time: ([0-9.]+)' --seed 11 --json "$WORK/e.json" \
     --report "$WORK/report" -- $(jacobi)
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
-  [[ "$stderr" == *"9/9 runs"* ]]                      # the progress bar
-  [[ "$output" == *"strategy"*"RV"*"speedup of median"* ]]
-  grep -q '^none .*baseline' <<<"$output"
+  # Not a terminal: one line per run, with the time left.
+  [ "$(grep -c '^slurm-pin evaluate: run [1-9]/9: ' <<<"$stderr")" -eq 9 ]
+  [[ "$stderr" == *"run 9/9: "*" 0s left"* ]]
+  [[ "$stderr" != *$'\r'* ]]
+  [[ "$output" == *"Speedup-Test against none at risk 0.05"* ]]
+  [[ "$output" == *"strategy"*"runs"*"RV"*"speedup of the mean"*"decided by"*"speedup of the median"* ]]
   grep -Eq '^compact +3 ' <<<"$output"
-  [[ "$output" == *"recommended: "* ]]
+  grep -Eq '^(recommended|no recommendation): ' <<<"$output"
   # Every run kept, each strategy once per round, and a decision per strategy.
   [ "$(jq '.runs | length' "$WORK/e.json")" -eq 9 ]
   for r in 1 2 3; do
@@ -33,12 +81,13 @@ jacobi() { echo "$WORK/bin/jacobi3d 48 10 static"; }
   done
   [ "$(jq '[.runs[] | select(.metric == null)] | length' "$WORK/e.json")" -eq 0 ]
   for s in compact scatter; do
-    jq -e ".results.$s.median.verdict | IN(\"speedup\", \"slowdown\", \"not significant\", \"need more runs\")" "$WORK/e.json"
-    jq -e ".results.$s.metric_median.speedup > 0" "$WORK/e.json"
+    jq -e ".results.time.$s.median.verdict | IN(\"speedup\", \"slowdown\", \"not significant\", \"need more runs\")" "$WORK/e.json"
+    jq -e ".results.metric.$s.median.speedup > 0" "$WORK/e.json"
   done
   [ "$(jq -r '.config.noise' "$WORK/e.json")" = 1 ]
   [ "$(head -c 4 "$WORK/report/violin.png" | od -An -c | tr -d ' ')" = '211PNG' ]
   grep -q '!\[wall time per strategy\](violin.png)' "$WORK/report/report.md"
+  grep -q '1 CPU-bound noise process beside each task' "$WORK/report/report.md"
   # The rule for the best strategy is a policy slurm-pin policy accepts.
   run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies none,compact -c 2 --seed 3 \
     --emit-rule --app jacobi3d -- $(jacobi)
@@ -47,6 +96,75 @@ jacobi() { echo "$WORK/bin/jacobi3d 48 10 static"; }
   grep -q 'name = "evaluated-jacobi3d", match = { app = "jacobi3d" }' "$WORK/rule.lua"
   run "$SLURM_PIN" policy check "$WORK/rule.lua"
   [ "$status" -eq 0 ] || { echo "$output"; cat "$WORK/rule.lua"; false; }
+}
+
+@test "evaluate decides on the program's figure by the protocol: fixed figures give the known decisions" {
+  prog=$(figures_program)
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 10 --strategies none,compact,scatter \
+    --metric 'time: ([0-9.]+)' --journal "$WORK/fixed.journal" --json "$WORK/fixed.json" --report "$WORK/fixed" -- "$prog"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  expect_fixed_decisions "$WORK/fixed.json"
+  grep -Eq '^compact +1\.333 speedup +Student t \(Gaussian, equal variances\), p = [0-9.e-]+ +1\.333 need more runs +Kolmogorov-Smirnov' <<<"$output"
+  grep -q '^recommended: compact (speedup of the mean 1.333 over none (Student t (Gaussian, equal variances), p = .*; Holm over 4 comparisons at 0.05))$' <<<"$output"
+  # The journal holds the configuration and one line per run, as they finished.
+  [ "$(head -c 8 "$WORK/fixed.journal")" = "#config	" ]
+  [ "$(grep -c '^run	' "$WORK/fixed.journal")" -eq 30 ]
+  # The figure is plotted beside wall time.
+  grep -q "the program's figure" "$WORK/fixed/report.md"
+  [ "$(head -c 4 "$WORK/fixed/violin.png" | od -An -c | tr -d ' ')" = '211PNG' ]
+}
+
+@test "evaluate: a zero figure is one line after every run, and every run stays in the journal and the JSON" {
+  printf '#!/bin/sh\necho " Time in seconds =                     0.00"\n' >"$WORK/mg.sh"
+  chmod a+rx "$WORK/mg.sh"
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies none,compact \
+    --metric 'Time in seconds = +([0-9.]+)' --journal "$WORK/zero.journal" --json "$WORK/zero.json" -- "$WORK/mg.sh"
+  [ "$status" -eq 1 ]
+  [ "$(grep -c . <<<"$stderr" | tr -d ' ')" -ge 1 ]
+  last=$(tail -n 1 <<<"$stderr")
+  [[ "$last" == "slurm-pin: error: the program's figure: none is 0 in 3 of 3 runs: a speedup needs positive figures"*"kept in $WORK/zero.journal)" ]]
+  [[ "$stderr" != *Traceback* ]]
+  [ "$(grep -c '^run	' "$WORK/zero.journal")" -eq 6 ]
+  [ "$(jq '.runs | length' "$WORK/zero.json")" -eq 6 ]
+  [[ "$output" == *"wall time of the step"* ]]   # wall time is still analysed
+  [[ "$output" == *"no recommendation: nothing can be decided"* ]]
+}
+
+@test "evaluate stopped by a failing run or by Ctrl-C loses no run, and --resume finishes it" {
+  prog=$(figures_program)
+  touch "$WORK/figures/fail.compact.3"
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 10 --strategies none,compact,scatter --seed 7 \
+    --metric 'time: ([0-9.]+)' --journal "$WORK/stop.journal" -- "$prog"
+  [ "$status" -eq 1 ]
+  [[ "$stderr" == *"the run under --pin-strategy=compact failed (exit 3): "*"injected failure"*"slurm-pin evaluate --resume $WORK/stop.journal"* ]]
+  before=$(grep -c '	0	' "$WORK/stop.journal")
+  [ "$(grep -c '^run	compact	3	.*	3	$' "$WORK/stop.journal")" -eq 1 ]
+  # Ctrl-C a few runs later: the runs so far are kept.
+  as_user "$SLURM_PIN" evaluate --resume "$WORK/stop.journal" 2>"$WORK/resume1.err" &
+  for _ in $(seq 200); do
+    [ "$(grep -c '^run	' "$WORK/stop.journal")" -ge $((before + 4)) ] && break
+    sleep 0.1
+  done
+  pkill -INT -f 'slurm-pin-evaluate --resume'
+  rc=0
+  wait $! || rc=$?
+  [ "$rc" -eq 130 ] || { echo "exit $rc"; cat "$WORK/resume1.err"; false; }
+  grep -q "slurm-pin evaluate: interrupted: [0-9]* of 30 runs are kept in $WORK/stop.journal; continue with slurm-pin evaluate --resume $WORK/stop.journal" "$WORK/resume1.err"
+  kept=$(grep -c '	0	' "$WORK/stop.journal")
+  [ "$kept" -gt "$before" ] && [ "$kept" -lt 30 ]
+  # Resumed to the end: the same order, every figure once, the known decisions.
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --resume "$WORK/stop.journal" --json "$WORK/stop.json"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [[ "$stderr" == *"$kept done already"* ]]
+  expect_fixed_decisions "$WORK/stop.json"
+  [ "$(jq '[.runs[] | select(.exit == 3)] | length' "$WORK/stop.json")" -eq 1 ]
+  for s in none compact scatter; do [ "$(cat "$WORK/figures/count.$s")" -eq 10 ]; done
+  # A resumed journal takes no program and no second configuration.
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --resume "$WORK/stop.journal" -- true
+  [ "$status" -eq 2 ]
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --journal "$WORK/stop.journal" -- true
+  [ "$status" -eq 2 ]
+  [[ "$stderr" == *"exists: continue it with --resume"* ]]
 }
 
 @test "evaluate with a profile: the profile-guided strategy gets it, the report draws its heatmap" {
@@ -92,7 +210,7 @@ jacobi() { echo "$WORK/bin/jacobi3d 48 10 static"; }
 @test "evaluate's run order is random but reproducible from its seed" {
   for i in 1 2; do
     run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 4 --strategies none,compact,scatter --seed 42 \
-      --json "$WORK/s$i.json" -- true
+      --journal "$WORK/s$i.journal" --json "$WORK/s$i.json" -- true
     [ "$status" -eq 0 ]
   done
   [ "$(jq -c '[.runs[].strategy]' "$WORK/s1.json")" = "$(jq -c '[.runs[].strategy]' "$WORK/s2.json")" ]

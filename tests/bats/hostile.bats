@@ -497,7 +497,9 @@ PY
 import sys
 sys.path.insert(0, sys.argv[1])
 import evaluate_report as r
-print(r.rule({"app": 'x"\r\nreturn {} -- \x1b', "runs": 3, "noise": 0, "profile": ""}, "compact", "why\rreturn nil"))
+rec = {"strategy": "compact", "why": "why\rreturn nil", "decided": True, "figure": "time", "runs_needed": None,
+       "failed": False}
+print(r.rule({"app": 'x"\r\nreturn {} -- \x1b', "runs": 3, "noise": 0, "profile": ""}, rec))
 PY
   [ "$status" -eq 0 ]
   printf '%s\n' "$output" >"$WORK/evaluated.lua"
