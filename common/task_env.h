@@ -27,6 +27,14 @@
 #define SP_ENV_NODE_CPUS "SLURM_PIN_NODE_CPUS"       /* the CPUs the node's ranks share */
 #define SP_ENV_RANK_WRAPPER "SLURM_PIN_RANK_WRAPPER" /* the slurm-pin command */
 
+/* Slurm's own input variable for `srun --external-launcher` (Slurm 23.11
+ * and later): the step of a launcher's daemon then has all the job's CPUs on
+ * each node. The runtime sets it, with this value, for an srun that starts
+ * a daemon (rank_launch.c); the binder of the daemon removes it, so it
+ * reaches no rank and no later srun. */
+#define SP_ENV_EXTERNAL_LAUNCHER "SLURM_EXTERNAL_LAUNCHER"
+#define SP_EXTERNAL_LAUNCHER_MARK "slurm-pin"
+
 /* Every variable above, NULL-terminated: a binder unsets those it does not
  * set, so none leaks from a parent (a batch script, a daemon) into a task
  * whose binding it does not describe. */

@@ -21,6 +21,16 @@
  * the plugin for this node's daemon) replace what the launcher copies into
  * a rank's environment from elsewhere: hydra's mpiexec passes its own
  * environment, a batch script's on another node, to every rank.
+ *
+ * Before any of that, the daemons must get the node's CPUs: Slurm 23.11 and
+ * later give the step of `srun ... prted` all the job's CPUs on each node
+ * only when srun is told it starts an external launcher
+ * (--external-launcher, or SLURM_EXTERNAL_LAUNCHER). sbatch asks Open MPI
+ * to say so (PRTE_MCA_plm_slurm_args), which Open MPI 5.0's prterun does not
+ * pass on: its daemons' step then holds one CPU per node, and every rank of
+ * a node would run there. An srun started, from a job slurm-pin prepared,
+ * with a program of the site's launchers= list gets the variable (an older
+ * srun ignores it); the plugin removes it from the daemon.
  * Interposed: execve, execv, execvp, execvpe, posix_spawn, posix_spawnp
  * (what Open MPI's and hydra's daemons call; the execl family calls libc's
  * execve from inside libc and is not seen).
@@ -33,6 +43,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "kv_text.h"
+#include "name_list.h"
 #include "runtime.h"
 #include "task_env.h"
 
@@ -70,6 +82,41 @@ static const char *wrapper_for(const char *file, char *const envp[]) {
   if (!get(envp, "OMPI_COMM_WORLD_LOCAL_RANK") && !get(envp, "MPI_LOCALRANKID") && !get(envp, "PMIX_LOCAL_RANK"))
     return NULL;
   return strcmp(file, wrapper) == 0 ? NULL : wrapper;
+}
+
+/* The site's launchers= list, from the ranks' request in envp. */
+struct launchers {
+  char list[1024];
+};
+
+static int launchers_field(const char *key, size_t key_len, const char *value, size_t value_len, void *ctx) {
+  struct launchers *l = ctx;
+  if (key_len != 9 || strncmp(key, "launchers", 9) != 0) return 0;
+  return kv_decode(l->list, sizeof l->list, value, value_len) == 0 ? 1 : -1;
+}
+
+/* 1 when `file` is srun starting a launcher's daemon, from a job whose
+ * ranks slurm-pin places, and nobody said whether it is an external
+ * launcher. No allocation. */
+static int starts_daemon(const char *file, char *const argv[], char *const envp[]) {
+  const char *options = get(envp, SP_ENV_RANK_OPTIONS);
+  if (!options || get(envp, SP_ENV_EXTERNAL_LAUNCHER) || !name_in_list("srun", file)) return 0;
+  struct launchers l = {""};
+  if (kv_each(options, launchers_field, &l) != 1) return 0;
+  for (size_t i = 1; argv && argv[i]; ++i)
+    if (name_in_list(l.list, argv[i])) return 1;
+  return 0;
+}
+
+static char external_launcher[] = SP_ENV_EXTERNAL_LAUNCHER "=" SP_EXTERNAL_LAUNCHER_MARK;
+
+/* envp and SLURM_EXTERNAL_LAUNCHER in `out` (room for count(envp) + 2). */
+static char *const *with_external_launcher(char **out, char *const envp[]) {
+  size_t k = 0;
+  for (char *const *e = envp; e && *e; ++e) out[k++] = *e;
+  out[k++] = external_launcher;
+  out[k] = NULL;
+  return out;
 }
 
 /* envp with this process's own values of own_names in `out` (room for
@@ -122,6 +169,10 @@ typedef int spawn_fn(pid_t *, const char *, const posix_spawn_file_actions_t *, 
 
 VISIBLE int execve(const char *file, char *const argv[], char *const envp[]) {
   REAL(execve, exec_fn);
+  if (starts_daemon(file, argv, envp)) {
+    char **e = alloca((count(envp) + 2) * sizeof *e);
+    return real_execve(file, argv, with_external_launcher(e, envp));
+  }
   const char *w = wrapper_for(file, envp);
   if (!w) return real_execve(file, argv, envp);
   char **a = alloca((count(argv) + 7) * sizeof *a), **e = alloca((count(envp) + N_OWN + 1) * sizeof *e);
@@ -132,6 +183,10 @@ VISIBLE int execv(const char *file, char *const argv[]) { return execve(file, ar
 
 VISIBLE int execvpe(const char *file, char *const argv[], char *const envp[]) {
   REAL(execvpe, exec_fn);
+  if (starts_daemon(file, argv, envp)) {
+    char **e = alloca((count(envp) + 2) * sizeof *e);
+    return real_execvpe(file, argv, with_external_launcher(e, envp));
+  }
   const char *w = wrapper_for(file, envp);
   if (!w) return real_execvpe(file, argv, envp);
   char **a = alloca((count(argv) + 7) * sizeof *a), **e = alloca((count(envp) + N_OWN + 1) * sizeof *e);
@@ -142,7 +197,7 @@ VISIBLE int execvpe(const char *file, char *const argv[], char *const envp[]) {
 
 VISIBLE int execvp(const char *file, char *const argv[]) {
   REAL(execvp, execp_fn);
-  if (!wrapper_for(file, environ)) return real_execvp(file, argv);
+  if (!wrapper_for(file, environ) && !starts_daemon(file, argv, environ)) return real_execvp(file, argv);
   return execvpe(file, argv, environ);
 }
 
@@ -150,6 +205,13 @@ static int spawn(int search, pid_t *pid, const char *file, const posix_spawn_fil
                  const posix_spawnattr_t *attr, char *const argv[], char *const envp[]) {
   REAL(posix_spawn, spawn_fn);
   REAL(posix_spawnp, spawn_fn);
+  if (starts_daemon(file, argv, envp)) {
+    char **e = malloc((count(envp) + 2) * sizeof *e);
+    int rc = (search ? real_posix_spawnp : real_posix_spawn)(pid, file, actions, attr, argv,
+                                                             e ? with_external_launcher(e, envp) : envp);
+    free(e);
+    return rc;
+  }
   const char *w = wrapper_for(file, envp);
   if (!w) return (search ? real_posix_spawnp : real_posix_spawn)(pid, file, actions, attr, argv, envp);
   char **a = malloc((count(argv) + 7) * sizeof *a), **e = malloc((count(envp) + N_OWN + 1) * sizeof *e);

@@ -23,6 +23,7 @@
 #include <unistd.h>
 
 #include "runtime.h"
+#include "stderr_line.h"
 #include "task_env.h"
 
 struct task_places rt_task;
@@ -35,7 +36,7 @@ static int created;    /* threads created so far (skipped ones included) */
 static int pinned = 1; /* place index of the next pinned thread: the main thread holds 0 */
 static __thread const cpu_set_t *current __attribute__((tls_model("initial-exec")));
 
-void rt_complain(const char *what) { fprintf(stderr, "slurm-pin: error: %s\n", what); }
+void rt_complain(const char *what) { stderr_line("slurm-pin: error: %s\n", what); }
 
 void rt_bind_self(const struct cpu_place *p) {
   if (!p || !p->set || current == p->set) return; /* already there: no migration */
@@ -115,7 +116,7 @@ VISIBLE int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
   } else if ((size_t)slot < n) place = &rt_task.places[slot];
   else if (overflow == WRAP) place = &rt_task.places[(size_t)slot % n];
   else if (overflow == FAIL) {
-    fprintf(stderr, "slurm-pin: error: thread %d has no place (the placement has %zu): run fewer threads, "
+    stderr_line("slurm-pin: error: thread %d has no place (the placement has %zu): run fewer threads, "
             "or set SLURM_PIN_OVERFLOW=wrap\n", slot, n);
     return EAGAIN;
   }

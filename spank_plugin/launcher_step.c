@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include "kv_text.h"
+#include "name_list.h"
 #include "pin_components.h"
 
 #ifndef PIN_PLUGIN_TO_BIN
@@ -13,15 +14,8 @@
 #endif
 
 int launcher_named(const char *launchers, const char *argv0, char *name, size_t len) {
-  if (!argv0 || !*argv0 || strcmp(launchers, "none") == 0) return 0;
-  const char *base = strrchr(argv0, '/') ? strrchr(argv0, '/') + 1 : argv0;
-  size_t n = strlen(base);
-  for (const char *p = launchers; *p;) {
-    size_t k = strcspn(p, ",");
-    if (k == n && strncmp(p, base, n) == 0) return snprintf(name, len, "%s", base) < (int)len;
-    p += k + (p[k] == ',');
-  }
-  return 0;
+  const char *base = name_in_list(launchers, argv0);
+  return base && snprintf(name, len, "%s", base) < (int)len;
 }
 
 int launcher_rank_options(const struct rank_request *r, char *out, size_t len) {
@@ -30,7 +24,8 @@ int launcher_rank_options(const struct rank_request *r, char *out, size_t len) {
   char number[64];
   int rc = kv_put(out, len, &at, "store", r->site->store) || kv_put(out, len, &at, "cache", r->topology_cache) ||
            kv_put(out, len, &at, "decision", r->decision) || kv_put(out, len, &at, "origin", r->origin) ||
-           kv_put(out, len, &at, "launcher", r->launcher) || kv_put(out, len, &at, "node", r->node) ||
+           kv_put(out, len, &at, "launcher", r->launcher) || kv_put(out, len, &at, "launchers", r->site->launchers) ||
+           kv_put(out, len, &at, "node", r->node) ||
            kv_put(out, len, &at, "legacy", r->site->legacy_omp_env ? "1" : "");
   snprintf(number, sizeof number, "%llu", r->site->max_file);
   rc = rc || kv_put(out, len, &at, "max_file", number);

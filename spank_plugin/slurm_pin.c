@@ -32,6 +32,7 @@
 #include "pin_config.h"
 #include "slurm_pin/placement.h"
 #include "step_files.h"
+#include "stderr_line.h"
 #include "task_env.h"
 
 SPANK_PLUGIN(slurm_pin, 1);
@@ -743,7 +744,7 @@ static int read_task(spank_t sp, struct task_view *v) {
 
 static void describe(const struct task_view *v) {
   const char *what = sp_describe_task(placement, v->task);
-  fprintf(stderr, "slurm-pin: %s%s task %d (rank %d): %s\n", request.dryrun ? "dry run: " : "", v->node, v->task,
+  stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", request.dryrun ? "dry run: " : "", v->node, v->task,
           v->rank, what ? what : sp_error(placement));
 }
 
@@ -803,8 +804,13 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
  * the task sees is what slurm-pin did, or nothing. */
 static void drop_inherited_binding(spank_t sp) {
   static const char *const names[] = SP_ENV_BINDING_NAMES;
-  static char preload[LIST_LEN], kept[LIST_LEN];
+  static char preload[LIST_LEN], kept[LIST_LEN], external[sizeof SP_EXTERNAL_LAUNCHER_MARK];
   for (const char *const *n = names; *n; ++n) spank_unsetenv(sp, *n);
+  /* Asked for this step's srun by the runtime (task_env.h): a daemon's tasks,
+   * and the srun steps they might start, are no external launchers. */
+  if (spank_getenv(sp, SP_ENV_EXTERNAL_LAUNCHER, external, sizeof external) == ESPANK_SUCCESS &&
+      strcmp(external, SP_EXTERNAL_LAUNCHER_MARK) == 0)
+    spank_unsetenv(sp, SP_ENV_EXTERNAL_LAUNCHER);
   /* The thread runtime a batch script or a daemon had loaded: the engine's
    * environment adds it back when this task's binding needs it. */
   if (spank_getenv(sp, "LD_PRELOAD", preload, sizeof preload) == ESPANK_SUCCESS &&
@@ -828,7 +834,7 @@ static int start_launcher(spank_t sp, struct task_view *v) {
       spank_setenv(sp, SP_ENV_RANK_WRAPPER, launcher.command, 1))
     return fail("cannot set the launcher's environment for its ranks"), -1;
   if (request.verbose || config.verbose || request.dryrun)
-    fprintf(stderr, "slurm-pin: %s task %d (rank %d): %s, left as Slurm placed it; its ranks are placed by local "
+    stderr_line("slurm-pin: %s task %d (rank %d): %s, left as Slurm placed it; its ranks are placed by local "
             "rank on CPUs %s (strategy %s)\n", v->node, v->task, v->rank, launcher.name, launcher.node_cpus,
             pin_effective_strategy(&config, &request, &policy));
   return 0;

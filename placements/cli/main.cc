@@ -13,6 +13,7 @@
 #include "place_command.hh"
 #include "printable.hh"
 #include "run_command.hh"
+#include "stderr_line.h"
 
 namespace {
 
@@ -44,7 +45,7 @@ int run_sibling(const char* command, char** argv) {
   if (access(path.c_str(), X_OK) != 0) return -1;
   argv[0] = const_cast<char*>(path.c_str());
   execv(path.c_str(), argv);
-  std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
+  stderr_line("slurm-pin: error: cannot run %s: %s\n", path.c_str(), std::strerror(errno));
   return 126;
 }
 
@@ -64,10 +65,10 @@ int main(int argc, char** argv) {
     }
     int rc = run_sibling(argv[1], argv + 1);
     if (rc >= 0) return rc;
-    std::fprintf(stderr, "slurm-pin: error: unknown command '%s' (see slurm-pin --help)\n", argv[1]);
+    stderr_line("slurm-pin: error: unknown command '%s' (see slurm-pin --help)\n", argv[1]);
     return 2;
   } catch (const std::exception& e) {
-    std::fprintf(stderr, "slurm-pin: error: %s\n", slurmpin::printable(e.what()).c_str());
+    stderr_line("slurm-pin: error: %s\n", slurmpin::printable(e.what()).c_str());
     return dynamic_cast<const slurmpin::UsageError*>(&e) ? 2 : 1;
   }
 }

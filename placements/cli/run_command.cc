@@ -32,6 +32,7 @@
 #include "printable.hh"
 #include "slurm_pin/placement.h"
 #include "store.hh"
+#include "stderr_line.h"
 #include "task_env.h"
 
 namespace slurmpin {
@@ -93,6 +94,8 @@ int rank_option(const char* key, size_t key_len, const char* v, size_t n, void* 
   else if (k == "decision") o.decision = value;
   else if (k == "origin") o.origin = value;
   else if (k == "launcher") o.launcher = value;
+  else if (k == "launchers") {  // for the runtime in the daemon (rank_launch.c), not the rank
+  }
   else if (k == "node") o.node = value;
   else if (k == "max_file") o.max_file = std::strtoull(value, nullptr, 10);
   else if (k == "max_time") o.max_time = std::strtod(value, nullptr);
@@ -312,7 +315,7 @@ std::string where(const MpiRank& rank, const Options& o) {
 void describe(sp_placement_t* p, int task, const std::string& at, bool dryrun) {
   const char* what = sp_describe_task(p, task);
   if (!what) throw Error(sp_error(p));
-  std::fprintf(stderr, "slurm-pin: %s%s: %s\n", dryrun ? "dry run: " : "", at.c_str(), what);
+  stderr_line("slurm-pin: %s%s: %s\n", dryrun ? "dry run: " : "", at.c_str(), what);
 }
 
 [[noreturn]] void exec(const Options& o) {
@@ -320,7 +323,7 @@ void describe(sp_placement_t* p, int task, const std::string& at, bool dryrun) {
   if (o.exec_search) execvp(o.exec_file.c_str(), o.program);
   else execv(o.exec_file.c_str(), o.program);
   int e = errno;
-  std::fprintf(stderr, "slurm-pin: error: cannot run %s: %s\n", o.exec_file.c_str(), std::strerror(e));
+  stderr_line("slurm-pin: error: cannot run %s: %s\n", o.exec_file.c_str(), std::strerror(e));
   std::exit(e == ENOENT ? 127 : 126);
 }
 
@@ -368,7 +371,7 @@ int run_command(int argc, char** argv) {
       place(o, rank);
     } catch (const std::exception& e) {
       drop_inherited_binding();
-      std::fprintf(stderr, "slurm-pin: %s: cannot be placed (%s); it runs as its launcher started it\n",
+      stderr_line("slurm-pin: %s: cannot be placed (%s); it runs as its launcher started it\n",
                    where(rank, o).c_str(), printable(e.what()).c_str());
     }
     exec(o);
@@ -379,7 +382,7 @@ int run_command(int argc, char** argv) {
   }
   if (o.strategy == "none") {
     drop_inherited_binding();
-    if (o.verbose) std::fprintf(stderr, "slurm-pin: strategy none: nothing is bound\n");
+    if (o.verbose) stderr_line("slurm-pin: strategy none: nothing is bound\n");
     exec(o);
   }
   place(o, rank);

@@ -4,11 +4,17 @@
 # M" and "rank R node N env NAME=VALUE").
 load slurm_helpers
 
+# Two emulated nodes on one host need Open MPI's TCP transport (its shared
+# memory one crashes across them), over loopback: every rank is on this
+# host, and Open MPI 5 (Debian 13) finds no reachable pair of interfaces
+# here otherwise.
+OMPI_TRANSPORT="OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo"
+
 # A batch job of the test user running the lines $1, waited for; its output
-# in $output. Two emulated nodes on one host need Open MPI's TCP transport.
+# in $output.
 batch() {
   local script=$WORK/job.$BATS_TEST_NUMBER.sh out=$WORK/job.$BATS_TEST_NUMBER.out
-  printf '#!/bin/bash\nexport OMPI_MCA_btl=self,tcp\n%s\n' "$1" >"$script"
+  printf '#!/bin/bash\nexport %s\n%s\n' "$OMPI_TRANSPORT" "$1" >"$script"
   chmod 755 "$script"
   shift
   run --separate-stderr as_user timeout 120 sbatch --wait -o "$out" "$@" "$script"

@@ -107,3 +107,30 @@ my_cpus() { awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status; }
   expect_status 7
   [ "$output" = "--strategy|a b" ]
 }
+
+@test "the runtime in a job's batch script asks srun for an external launcher's step, for a launcher's daemon only" {
+  # Open MPI 5's prterun starts its daemons with `srun ... prted` and no
+  # --external-launcher: Slurm 23.11 and later would give that step one CPU
+  # per node. A stand-in srun prints what it was given.
+  mkdir -p "$BATS_TEST_TMPDIR/path"
+  printf '#!/bin/sh\necho "external=${SLURM_EXTERNAL_LAUNCHER-unset} args=$*"\n' >"$BATS_TEST_TMPDIR/path/srun"
+  chmod +x "$BATS_TEST_TMPDIR/path/srun"
+  job() {
+    env PATH="$BATS_TEST_TMPDIR/path:$PATH" LD_PRELOAD="$BUILD/lib/libslurm_pin_threads.so" \
+      SLURM_PIN_RANK_OPTIONS="strategy=compact launchers=orted,prted" "$@"
+  }
+  run job bash -c 'srun --ntasks-per-node=1 --cpu-bind=none prted --prtemca ess slurm'   # execve through PATH
+  [ "$output" = "external=slurm-pin args=--ntasks-per-node=1 --cpu-bind=none prted --prtemca ess slurm" ]
+  run job sh -c "exec $BATS_TEST_TMPDIR/path/srun -N2 /usr/bin/orted"
+  [ "$output" = "external=slurm-pin args=-N2 /usr/bin/orted" ]
+  run job /usr/bin/python3 -c 'import os; os.posix_spawnp("srun", ["srun", "prted"], os.environ); os.wait()'
+  [ "$output" = "external=slurm-pin args=prted" ]
+  # The user's own steps, any other program, and a value the user chose: untouched.
+  run job bash -c 'srun -n2 ./app prted-like'
+  [ "$output" = "external=unset args=-n2 ./app prted-like" ]
+  run job bash -c 'SLURM_EXTERNAL_LAUNCHER=0 srun prted'
+  [ "$output" = "external=0 args=prted" ]
+  # Outside a job slurm-pin prepared (no ranks' request), nothing changes.
+  run env PATH="$BATS_TEST_TMPDIR/path:$PATH" LD_PRELOAD="$BUILD/lib/libslurm_pin_threads.so" bash -c 'srun prted'
+  [ "$output" = "external=unset args=prted" ]
+}

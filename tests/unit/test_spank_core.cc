@@ -271,7 +271,9 @@ TEST(PolicyDecision, OnlyTheLastPartOfAdminCommentCounts) {
 
 extern "C" {
 #include "launcher_step.h"
+#include "name_list.h"
 #include "preload_list.h"
+#include "stderr_line.h"
 }
 
 TEST(LauncherStep, DaemonsAreKnownByTheirProgramsFileName) {
@@ -283,6 +285,12 @@ TEST(LauncherStep, DaemonsAreKnownByTheirProgramsFileName) {
   EXPECT_FALSE(launcher_named(PIN_LAUNCHERS, "./app", name, sizeof name));
   EXPECT_FALSE(launcher_named("none", "orted", name, sizeof name));
   EXPECT_TRUE(launcher_named("mpispawn,orted", "mpispawn", name, sizeof name));
+  // The list as the runtime asks it (common/name_list.h): whole names only.
+  EXPECT_STREQ(name_in_list("orted,prted", "/usr/bin/prted"), "prted");
+  EXPECT_EQ(name_in_list("orted,prted", "prte"), nullptr);
+  EXPECT_EQ(name_in_list("orted,prted", "/usr/bin/"), nullptr);
+  EXPECT_EQ(name_in_list("orted,,prted", ""), nullptr);
+  EXPECT_EQ(name_in_list("none", "none"), nullptr);
   pin_config c;
   std::string e;
   EXPECT_EQ(parse(c, {"launchers=a,b;c"}, &e), -1);
@@ -306,7 +314,9 @@ TEST(LauncherStep, TheRanksRequestCarriesTheSettingsInForceAndTheSites) {
   EXPECT_STREQ(out,
                "strategy=lpgp profile=app@2 threads=env flags=verbose store=/var/lib/p%20s "
                "cache=/run/slurm-pin/topology.xml decision=slurm-pin:%20rule%3Da%20mode%3Ddefault "
-               "origin=policy%20rule%20a launcher=orted node=n1 legacy=1 max_file=16777216 max_time=2");
+               "origin=policy%20rule%20a launcher=orted "
+               "launchers=orted,prted,hydra_pmi_proxy,hydra_bstrap_proxy,pmi_proxy,mpispawn "
+               "node=n1 legacy=1 max_file=16777216 max_time=2");
   EXPECT_EQ(launcher_rank_options(&rr, out, 40), -1);
 }
 
@@ -319,4 +329,31 @@ TEST(PreloadList, TheRuntimeLeavesLdPreloadAndNothingElse) {
   EXPECT_EQ(preload_without_runtime("/x/libslurm_pin_threads.so", out, sizeof out), 1);
   EXPECT_STREQ(out, "");
   EXPECT_EQ(preload_without_runtime("/very/long/libx.so", out, 4), -1);
+}
+
+// What stderr_line wrote, read from a pipe in one read(2): one write per line.
+static std::string one_read_of(void (*say)()) {
+  int fds[2];
+  if (pipe(fds) != 0) return "pipe failed";
+  int saved = dup(STDERR_FILENO);
+  dup2(fds[1], STDERR_FILENO);
+  say();
+  dup2(saved, STDERR_FILENO);
+  close(saved);
+  close(fds[1]);
+  std::string got(8192, '\0');
+  ssize_t n = read(fds[0], &got[0], got.size());
+  close(fds[0]);
+  got.resize(n > 0 ? static_cast<size_t>(n) : 0);
+  return got;
+}
+
+TEST(StderrLine, OneLineInOneWriteEndingInANewline) {
+  // 1000 bytes: glibc 2.37+ fprintf on an unbuffered stderr writes 128 at a time.
+  EXPECT_EQ(one_read_of([] { stderr_line("slurm-pin: %s", std::string(1000, 'x').c_str()); }),
+            "slurm-pin: " + std::string(1000, 'x') + "\n");
+  EXPECT_EQ(one_read_of([] { stderr_line("a line %d\n", 7); }), "a line 7\n");
+  std::string cut = one_read_of([] { stderr_line("%s", std::string(10000, 'y').c_str()); });
+  EXPECT_EQ(cut.size(), 4095u);
+  EXPECT_EQ(cut.substr(cut.size() - 4), "...\n");
 }
