@@ -75,7 +75,7 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
 @test "the RPM spec builds for real (rpmbuild -bb), with the Slurm and Valgrind it was built against" {
   top=$BATS_FILE_TMPDIR/rpm
   mkdir -p "$top/SOURCES"
-  git -C "$BATS_TEST_DIRNAME/../.." archive --prefix=slurm-pin-0.1.0/ HEAD | gzip >"$top/SOURCES/slurm-pin-0.1.0.tar.gz"
+  "$BATS_TEST_DIRNAME/../../packaging/source-tar" slurm-pin-0.1.0 | gzip >"$top/SOURCES/slurm-pin-0.1.0.tar.gz"
   # Debian's rpm cannot see dpkg's packages: the build dependencies are
   # installed, but as .debs (--nodeps); no debuginfo tooling here either.
   run rpmbuild -bb --nodeps --define "_topdir $top" --define 'debug_package %{nil}' \
