@@ -31,6 +31,7 @@
 
 #include "affinity.hh"
 #include "orders.hh"
+#include "slurm_pin/placement.h"
 #include "profile_guided.hh"
 #include "score.hh"
 #include "strategy.hh"
@@ -44,6 +45,7 @@ struct Options {
   std::string eagermap;
   int max_threads = 16384;
   int runs = 5;
+  bool dense_only = false;  // --dense: the dense C API section alone
 };
 
 // A regular machine: hwloc synthetic text and EagerMap's arities (root first).
@@ -480,6 +482,132 @@ void sparse_16k() {
   }
 }
 
+// ---- dense matrices through the C API, as slurmstepd pays them -----------
+
+// Real sharing matrices are dense: every pair shares something (barriers,
+// reductions, halo lines). Blocks of 8 threads share 1000 with each other,
+// and every pair shares noise in [1, 100]: n^2 / 2 pairs above the floor.
+std::vector<double> dense_blocks(int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<double> d(static_cast<size_t>(n) * n, 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      double v = static_cast<double>(1 + rng() % 100) + (i / 8 == j / 8 ? 1000 : 0);
+      d[static_cast<size_t>(i) * n + j] = d[static_cast<size_t>(j) * n + i] = v;
+    }
+  return d;
+}
+
+void write_dense(const std::vector<double>& d, int n, const std::string& path) {
+  FILE* f = std::fopen(path.c_str(), "w");
+  std::string line;
+  for (int i = 0; i < n; ++i) {
+    line.clear();
+    for (int j = 0; j < n; ++j) line += (j ? " " : "") + std::to_string(static_cast<long long>(d[static_cast<size_t>(i) * n + j]));
+    line += '\n';
+    std::fwrite(line.data(), 1, line.size(), f);
+  }
+  std::fclose(f);
+}
+
+// The synthetic machine as hwloc XML: what `topology_cache=` holds on a node.
+std::string write_xml(const char* synthetic, const std::string& path) {
+  hwloc_topology_t t;
+  hwloc_topology_init(&t);
+  hwloc_topology_set_synthetic(t, synthetic);
+  hwloc_topology_load(t);
+  hwloc_topology_export_xml(t, path.c_str(), 0);
+  hwloc_topology_destroy(t);
+  return path;
+}
+
+// One C API call sequence, timed: what the caller runs, as a function.
+double timed_ms(const std::function<void()>& f, int runs) { return median_ms(f, runs); }
+
+void check(sp_placement_t* p, int rc, const char* what) {
+  if (rc != 0) {
+    std::fprintf(stderr, "bench_placement: %s: %s\n", what, sp_error(p));
+    std::exit(1);
+  }
+}
+
+// A handle with topology, strategy, thread count and (unless empty) matrix set.
+sp_placement_t* handle(const std::string& topology, const char* strategy, int threads, const std::string& matrix) {
+  sp_placement_t* p = sp_init();
+  check(p, sp_set_topology(p, topology.c_str()), "topology");
+  check(p, sp_set_strategy(p, strategy), "strategy");
+  check(p, sp_set_threads(p, threads), "threads");
+  if (!matrix.empty()) check(p, sp_load_matrix(p, matrix.c_str()), "matrix");
+  return p;
+}
+
+void dense(const Options& o) {
+  std::printf("\ndense matrices (blocks of 8 sharing 1000, every pair 1-100 besides) through the C API,\n"
+              "4-level trees: median ms of what a caller pays. topo: sp_compute with compact (topology\n"
+              "load and placement), from the synthetic string and from its XML; load: sp_load_matrix of\n"
+              "the text file; compute: sp_compute alone with topology, matrix and threads set; whole:\n"
+              "init, XML topology, matrix load, compute, finalize.%s\n",
+              o.eagermap.empty() ? "" : " t/E: compute / EagerMap's algorithm time, w/E: whole / it,\n"
+              "h/E: hop cost / EagerMap's (<= 1: as good)");
+  char dir[] = "/tmp/bench-dense.XXXXXX";
+  if (!mkdtemp(dir)) return;
+  std::printf("%-6s %8s %8s %8s %8s", "thr", "topo-syn", "topo-xml", "load", "eager");
+  for (Strategy s : kGuided)
+    std::printf(" | %-5s %8s %8s%s", strategy_info(s).name, "compute", "whole", o.eagermap.empty() ? "" : "  t/E  w/E   h/E");
+  std::printf("\n");
+  for (const Machine& mc : kFourLevel) {
+    if (mc.threads > o.max_threads || mc.threads < 64 || mc.threads > 1024) continue;
+    int n = mc.threads;
+    std::vector<double> d = dense_blocks(n, 7);
+    std::string matrix = std::string(dir) + "/m.txt", xml = write_xml(mc.synthetic, std::string(dir) + "/t.xml");
+    write_dense(d, n, matrix);
+    Affinity w = Affinity::from_dense(d.data(), n);
+    Tree t = load(mc.synthetic);
+    std::vector<int> order = compact_order(t, t.root), slot_of_pu(t.nodes[t.root].pus.back() + 1, -1);
+    for (int slot : t.slots()) slot_of_pu[t.nodes[slot].pus.front()] = slot;
+    auto syn_topo = [&](const std::string& topo) {
+      sp_placement_t* p = handle(topo, "compact", n, "");
+      double ms = timed_ms([&] { check(p, sp_compute(p), "compact"); }, o.runs);
+      sp_finalize(p);
+      return ms;
+    };
+    double topo_syn = syn_topo(mc.synthetic), topo_xml = syn_topo(xml);
+    sp_placement_t* loader = sp_init();
+    double load_ms = timed_ms([&] { check(loader, sp_load_matrix(loader, matrix.c_str()), "load"); }, o.runs);
+    sp_finalize(loader);
+    Outside e = run_eagermap(o, w, mc.arities);
+    double ehop = 0;
+    if (e.ran) {
+      std::vector<int> slot(n);
+      for (int i = 0; i < n; ++i) slot[i] = order[e.pu[i]];
+      ehop = hop_cost(t, slot, w);
+    }
+    std::printf("%-6d %8.2f %8.2f %8.2f %8s", n, topo_syn, topo_xml, load_ms,
+                e.ran ? std::to_string(e.ms).substr(0, 8).c_str() : "-");
+    for (Strategy s : kGuided) {
+      const char* name = strategy_info(s).name;
+      sp_placement_t* p = handle(mc.synthetic, name, n, matrix);
+      double compute = timed_ms([&] { check(p, sp_compute(p), name); }, o.runs);
+      std::vector<int> slot(n);
+      for (int i = 0; i < n; ++i) slot[i] = slot_of_pu[sp_get_thread_pu(p, 0, i)];
+      double hop = hop_cost(t, slot, w);
+      sp_finalize(p);
+      double whole = timed_ms([&] {
+        sp_placement_t* q = handle(xml, name, n, matrix);
+        check(q, sp_compute(q), name);
+        sp_finalize(q);
+      }, o.runs);
+      std::printf(" | %-5s %8.2f %8.2f", "", compute, whole);
+      if (e.ran) std::printf("  %4.2f %4.2f %5.3f", compute / e.ms, whole / e.ms, ehop > 0 ? hop / ehop : 1.0);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    std::remove(matrix.c_str());
+    std::remove(xml.c_str());
+  }
+  rmdir(dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -489,11 +617,17 @@ int main(int argc, char** argv) {
     if (a == "--eagermap" && i + 1 < argc) o.eagermap = argv[++i];
     else if (a == "--max" && i + 1 < argc) o.max_threads = std::atoi(argv[++i]);
     else if (a == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
+    else if (a == "--dense") o.dense_only = true;
     else {
-      std::fprintf(stderr, "usage: bench_placement [--eagermap PATH] [--max THREADS] [--runs K]\n");
+      std::fprintf(stderr, "usage: bench_placement [--eagermap PATH] [--max THREADS] [--runs K] [--dense]\n");
       return 2;
     }
   }
+  if (o.dense_only) {
+    dense(o);
+    return 0;
+  }
+  dense(o);
   scaling(o, "4-level trees (pack:P l3:1 l2:L core:2)", kFourLevel, std::size(kFourLevel));
   scaling(o, "5-level trees (group:G pack:P l3:1 l2:L core:2)", kFiveLevel, std::size(kFiveLevel));
   optimality(o);

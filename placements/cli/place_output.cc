@@ -82,7 +82,7 @@ std::string format_text(const OutputContext& c) {
     }
   }
   out += "\nlevel      domains  sharing kept inside one domain\n";
-  for (const auto& l : r.levels) {
+  for (const auto& l : r.levels()) {
     char kept[32];
     if (r.scored) std::snprintf(kept, sizeof kept, "%.1f%%", 100 * l.fraction());
     else std::snprintf(kept, sizeof kept, "- (no matrix)");
@@ -156,7 +156,7 @@ std::string format_json(const OutputContext& c) {
   json_object_set_new(o, "regions", regions);
   json_t* levels = json_array();
   double quality = 0;
-  for (const auto& l : r.levels) {
+  for (const auto& l : r.levels()) {
     json_t* j = json_object();
     json_object_set_new(j, "level", json_string(l.kind.c_str()));
     json_object_set_new(j, "domains", json_integer(l.domains));

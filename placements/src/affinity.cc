@@ -8,19 +8,30 @@
 
 namespace slurmpin {
 
+Affinity::Affinity(int n) : n_(n) {
+  auto r = std::make_shared<Rows>();
+  r->offset.assign(static_cast<size_t>(n) + 1, 0);
+  rows_ = std::move(r);
+}
+
 Affinity Affinity::from_pairs(int n, const std::vector<Edge>& pairs, double floor) {
-  Affinity a(n);
+  Affinity a;
+  a.n_ = n;
   a.floor_ = floor;
-  for (const Edge& e : pairs) ++a.offset_[e.i + 1], ++a.offset_[e.j + 1];
-  for (int i = 0; i < n; ++i) a.offset_[i + 1] += a.offset_[i];
-  a.to_.resize(a.offset_[n]);
-  a.w_.resize(a.offset_[n]);
-  std::vector<size_t> fill(a.offset_.begin(), a.offset_.end() - 1);
+  auto rows = std::make_shared<Rows>();
+  Rows& r = *rows;
+  r.offset.assign(static_cast<size_t>(n) + 1, 0);
+  for (const Edge& e : pairs) ++r.offset[e.i + 1], ++r.offset[e.j + 1];
+  for (int i = 0; i < n; ++i) r.offset[i + 1] += r.offset[i];
+  r.to.resize(r.offset[n]);
+  r.w.resize(r.offset[n]);
+  std::vector<size_t> fill(r.offset.begin(), r.offset.end() - 1);
   // Pairs sorted by (i, j) fill every row in increasing neighbour order.
   for (const Edge& e : pairs) {
-    a.to_[fill[e.i]] = e.j, a.w_[fill[e.i]++] = e.w;
-    a.to_[fill[e.j]] = e.i, a.w_[fill[e.j]++] = e.w;
+    r.to[fill[e.i]] = e.j, r.w[fill[e.i]++] = e.w;
+    r.to[fill[e.j]] = e.i, r.w[fill[e.j]++] = e.w;
   }
+  a.rows_ = std::move(rows);
   return a;
 }
 
@@ -41,43 +52,123 @@ Affinity Affinity::from_edges(int n, std::vector<Edge> edges) {
   return from_pairs(n, pairs, 0);
 }
 
-Affinity Affinity::from_dense(const double* rows, int n) {
-  auto at = [&](int i, int j) { return rows[static_cast<size_t>(i) * n + j] + rows[static_cast<size_t>(j) * n + i]; };
-  double floor = n > 1 ? std::numeric_limits<double>::infinity() : 0;
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) floor = std::min(floor, at(i, j));
-  std::vector<Edge> pairs;
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) {
-      double r = at(i, j) - floor;
-      if (r > 0) pairs.push_back({i, j, r});
+namespace {
+
+// Visits every (i, j != i) with at(i, j) + at(j, i), rows in blocks of kTile
+// and, inside a block, each row's columns in increasing order: at(j, i)
+// then comes from a kTile x kTile tile already in cache, not from a column
+// read down the whole matrix (a dense matrix of 1024 threads is 8 MB).
+constexpr int kTile = 64;
+
+template <class At, class F>
+void for_each_sym(int n, At at, F&& f) {
+  for (int bi = 0; bi < n; bi += kTile) {
+    int ei = std::min(n, bi + kTile);
+    for (int bj = 0; bj < n; bj += kTile) {
+      int ej = std::min(n, bj + kTile);
+      for (int i = bi; i < ei; ++i)
+        for (int j = bj; j < ej; ++j)
+          if (j != i) f(i, j, at(i, j) + at(j, i));
     }
-  return from_pairs(n, pairs, floor);
+  }
+}
+
+// The smallest at(i, j) + at(j, i), i != j, in the same tiles.
+template <class At>
+double min_sym(int n, At at) {
+  double m = std::numeric_limits<double>::infinity();
+  for (int bi = 0; bi < n; bi += kTile)
+    for (int bj = bi; bj < n; bj += kTile)
+      for (int i = bi; i < std::min(n, bi + kTile); ++i)
+        for (int j = std::max(bj, i + 1); j < std::min(n, bj + kTile); ++j) m = std::min(m, at(i, j) + at(j, i));
+  return m;
+}
+
+}  // namespace
+
+// Symmetrised, diagonal dropped, floor taken out, for any at(i, j) = a(i,j):
+// rows are counted, then filled in place in increasing column order, with
+// no list of pairs in between (a dense matrix of 1024 threads has half a
+// million).
+template <class At>
+Affinity Affinity::from_square(int n, At at) {
+  const double fl = n > 1 ? min_sym(n, at) : 0;
+  Affinity a;
+  a.n_ = n;
+  a.floor_ = fl;
+  auto rows = std::make_shared<Rows>();
+  Rows& r = *rows;
+  r.offset.assign(static_cast<size_t>(n) + 1, 0);
+  for_each_sym(n, at, [&r, fl](int i, int, double x) { r.offset[i + 1] += x - fl > 0; });
+  for (int i = 0; i < n; ++i) r.offset[i + 1] += r.offset[i];
+  r.to.resize(r.offset[n]);
+  r.w.resize(r.offset[n]);
+  std::vector<size_t> fill(r.offset.begin(), r.offset.end() - 1);
+  for_each_sym(n, at, [&r, &fill, fl](int i, int j, double x) {
+    if (x - fl > 0) r.to[fill[i]] = j, r.w[fill[i]++] = x - fl;
+  });
+  a.rows_ = std::move(rows);
+  return a;
+}
+
+Affinity Affinity::from_dense(const double* rows, int n) {
+  return from_square(n, [&](int i, int j) { return rows[static_cast<size_t>(i) * n + j]; });
 }
 
 Affinity Affinity::from_rows(const std::vector<std::vector<double>>& rows) {
-  int n = static_cast<int>(rows.size());
-  std::vector<double> dense(static_cast<size_t>(n) * n);
-  for (int i = 0; i < n; ++i) std::copy(rows[i].begin(), rows[i].end(), dense.begin() + static_cast<size_t>(i) * n);
-  return from_dense(dense.data(), n);
+  std::vector<const double*> row(rows.size());
+  for (size_t i = 0; i < rows.size(); ++i) row[i] = rows[i].data();
+  return from_square(static_cast<int>(rows.size()), [&](int i, int j) { return row[i][j]; });
+}
+
+void Affinity::heaviest(int i, size_t k, std::vector<size_t>& out) const {
+  Row r = row(i);
+  out.clear();
+  if (k == 0) return;
+  // Entries come in column order, so an equal weight never displaces one
+  // already kept: ties keep the lower column, as the order above says.
+  for (size_t e = 0; e < r.size; ++e) {
+    double x = r.w[e];
+    if (out.size() == k && x <= r.w[out.back()]) continue;
+    if (out.size() < k) out.push_back(e);
+    size_t at = out.size() - 1;
+    while (at > 0 && r.w[out[at - 1]] < x) out[at] = out[at - 1], --at;
+    out[at] = e;
+  }
 }
 
 double Affinity::remainder(int i, int j) const {
-  const int* b = to_.data() + offset_[i];
-  const int* e = to_.data() + offset_[i + 1];
-  const int* it = std::lower_bound(b, e, j);
-  return it != e && *it == j ? w_[static_cast<size_t>(it - to_.data())] : 0.0;
+  Row r = row(i);
+  const int* it = std::lower_bound(r.to, r.to + r.size, j);
+  return it != r.to + r.size && *it == j ? r.w[it - r.to] : 0.0;
 }
 
 double Affinity::operator()(int i, int j) const { return i == j ? 0.0 : floor_ + remainder(i, j); }
 
+namespace {
+std::vector<int> flat(const std::vector<std::vector<int>>& groups) {
+  std::vector<int> out;
+  for (const auto& g : groups) out.insert(out.end(), g.begin(), g.end());
+  return out;
+}
+}  // namespace
+
 double Affinity::total() const {
   double s = 0;
-  for (double x : w_) s += x;
+  for (double x : rows_->w) s += x;
   return s / 2 + floor_ * (static_cast<double>(n_) * (n_ - 1) / 2);
 }
 
 Affinity Affinity::between(const std::vector<std::vector<int>>& groups) const {
+  // Single threads (gp, and gplp above its pairs): the rows themselves,
+  // renumbered, without the floor; every thread in order shares them.
+  if (std::all_of(groups.begin(), groups.end(), [](const std::vector<int>& g) { return g.size() == 1; })) {
+    bool identity = static_cast<int>(groups.size()) == n_;
+    for (size_t g = 0; identity && g < groups.size(); ++g) identity = groups[g][0] == static_cast<int>(g);
+    Affinity a = identity ? *this : subset(flat(groups));
+    a.floor_ = 0;
+    return a;
+  }
   std::vector<int> group_of(n_, -1);
   for (size_t g = 0; g < groups.size(); ++g)
     for (int x : groups[g]) group_of[x] = static_cast<int>(g);
@@ -113,10 +204,12 @@ Affinity Affinity::subset(const std::vector<int>& items) const {
       if (m > static_cast<int>(k)) pairs.push_back({static_cast<int>(k), m, r.w[e]});
     }
   }
-  // Rows of a subset need not come in the items' order: sort for from_pairs.
-  std::sort(pairs.begin(), pairs.end(), [](const Edge& a, const Edge& b) {
-    return a.i != b.i ? a.i < b.i : a.j < b.j;
-  });
+  // Rows of a subset need not come in the items' order: sort for from_pairs
+  // (items in increasing order keep it).
+  if (!std::is_sorted(items.begin(), items.end()))
+    std::sort(pairs.begin(), pairs.end(), [](const Edge& a, const Edge& b) {
+      return a.i != b.i ? a.i < b.i : a.j < b.j;
+    });
   return from_pairs(static_cast<int>(items.size()), pairs, floor_);
 }
 

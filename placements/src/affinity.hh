@@ -12,6 +12,7 @@
 // algorithms work on the remainder and only scores add the floor back.
 #pragma once
 #include <cstddef>
+#include <memory>
 #include <vector>
 
 namespace slurmpin {
@@ -32,8 +33,8 @@ class Affinity {
     size_t size;
   };
 
-  Affinity() : offset_(1, 0) {}
-  explicit Affinity(int n) : n_(n), offset_(static_cast<size_t>(n) + 1, 0) {}
+  Affinity() : Affinity(0) {}
+  explicit Affinity(int n);
   // Entries (i, j, w) summed per unordered pair; the diagonal and zeros are
   // dropped. O(E log E).
   static Affinity from_edges(int n, std::vector<Edge> edges);
@@ -45,8 +46,15 @@ class Affinity {
   int size() const { return n_; }
   double floor() const { return floor_; }
   // Pairs stored above the floor.
-  size_t pairs() const { return to_.size() / 2; }
-  Row row(int i) const { return {to_.data() + offset_[i], w_.data() + offset_[i], offset_[i + 1] - offset_[i]}; }
+  size_t pairs() const { return rows_->to.size() / 2; }
+  Row row(int i) const {
+    const Rows& r = *rows_;
+    return {r.to.data() + r.offset[i], r.w.data() + r.offset[i], r.offset[i + 1] - r.offset[i]};
+  }
+  // The positions in row i of its k heaviest entries, heaviest first (ties:
+  // lower column first), into `out`. One pass over the row with a k-entry
+  // insertion list: a dense row costs one comparison per entry.
+  void heaviest(int i, size_t k, std::vector<size_t>& out) const;
   // w(i,j) including the floor; O(log degree).
   double operator()(int i, int j) const;
   double remainder(int i, int j) const;
@@ -63,12 +71,19 @@ class Affinity {
 
  private:
   static Affinity from_pairs(int n, const std::vector<Edge>& pairs, double floor);
+  template <class At>
+  static Affinity from_square(int n, At at);
 
+  struct Rows {
+    std::vector<size_t> offset;
+    std::vector<int> to;
+    std::vector<double> w;
+  };
   int n_ = 0;
   double floor_ = 0;
-  std::vector<size_t> offset_;
-  std::vector<int> to_;
-  std::vector<double> w_;
+  // Shared by copies: an Affinity never changes once built, and requests,
+  // regions and callers copy a matrix of half a million pairs freely.
+  std::shared_ptr<const Rows> rows_;
 };
 
 }  // namespace slurmpin

@@ -498,17 +498,17 @@ int sp_get_region_thread_cpus(const sp_placement_t* p, int region, int task, int
 }
 
 int sp_get_nlevels(const sp_placement_t* p) {
-  return p && p->computed ? static_cast<int>(p->result.levels.size()) : -1;
+  return p && p->computed ? static_cast<int>(p->result.levels().size()) : -1;
 }
 
 const char* sp_get_level_name(const sp_placement_t* p, int level) {
   if (sp_get_nlevels(p) <= level || level < 0) return nullptr;
-  return p->result.levels[level].kind.c_str();
+  return p->result.levels()[level].kind.c_str();
 }
 
 double sp_get_level_score(const sp_placement_t* p, int level) {
   if (sp_get_nlevels(p) <= level || level < 0 || !p->result.scored) return -1;
-  return p->result.levels[level].fraction();
+  return p->result.levels()[level].fraction();
 }
 
 int sp_get_nnotes(const sp_placement_t* p) {

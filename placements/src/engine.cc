@@ -384,16 +384,22 @@ Result compute_placement(const Request& request) {
     attach_devices(out, devices, visible, task_gpus);
   }
   out.fingerprint = lt.fingerprint;
-  std::vector<std::vector<int>> slot_of_thread;
   for (const auto& t : out.tasks) {
-    slot_of_thread.emplace_back();
-    for (const auto& th : t.threads) slot_of_thread.back().push_back(th.slot);
+    out.slot_of_thread.emplace_back();
+    for (const auto& th : t.threads) out.slot_of_thread.back().push_back(th.slot);
   }
-  bool scorable = r.has_matrix && !out.tasks.empty() &&
-                  static_cast<int>(out.tasks[0].threads.size()) == r.matrix.size();
-  out.scored = scorable;
-  out.levels = score_levels(out.tree, slot_of_thread, scorable ? &r.matrix : nullptr);
+  out.scored = r.has_matrix && !out.tasks.empty() &&
+               static_cast<int>(out.tasks[0].threads.size()) == r.matrix.size();
+  if (out.scored) out.score_matrix = r.matrix;  // shared, not copied
   return out;
+}
+
+const std::vector<LevelScore>& Result::levels() const {
+  if (!levels_done_) {
+    levels_ = score_levels(tree, slot_of_thread, scored ? &score_matrix : nullptr);
+    levels_done_ = true;
+  }
+  return levels_;
 }
 
 }  // namespace slurmpin

@@ -82,11 +82,19 @@ struct Result {
   Tree tree;                    // the allowed part of the machine
   std::string fingerprint;      // the whole machine (Tree::summary)
   std::vector<TaskPlace> tasks;
-  std::vector<LevelScore> levels;
   std::vector<RegionPlace> regions;
   bool scored = false;          // a matrix was given
+  // Sharing kept per level, computed on first use: a pass over every pair
+  // that slurmstepd, which never asks, does not pay at launch.
+  const std::vector<LevelScore>& levels() const;
   std::string gpu_variable;     // CUDA_VISIBLE_DEVICES, ...: set when tasks got GPUs
   std::vector<std::string> notes;
+
+  // What levels() scores: the first task's threads against the matrix.
+  Affinity score_matrix;
+  std::vector<std::vector<int>> slot_of_thread;
+  mutable std::vector<LevelScore> levels_;
+  mutable bool levels_done_ = false;
 };
 
 Result compute_placement(const Request& r);

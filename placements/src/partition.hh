@@ -17,6 +17,10 @@ namespace slurmpin {
 std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weight,
                                  const std::vector<int>& target, uint64_t seed);
 
+// Whether no part can take two items: nothing can then be kept together,
+// every assignment that fits is as good, and the matrix is not read.
+bool nothing_to_keep(const std::vector<int>& weight, const std::vector<int>& target);
+
 // Sharing kept inside parts, of w's remainder (cuts of the same sizes keep the
 // same share of the floor).
 double kept_weight(const Affinity& w, const std::vector<int>& part);

@@ -17,7 +17,9 @@ namespace {
 using Unit = std::vector<int>;  // threads that must stay together
 
 std::vector<Unit> pair_units(const Affinity& w, const std::vector<int>& threads) {
-  Pairing p = max_weight_pairing(w.subset(threads));
+  // Every thread in order (lpgp's first step): the matrix itself, uncopied.
+  bool all = static_cast<int>(threads.size()) == w.size() && std::is_sorted(threads.begin(), threads.end());
+  Pairing p = all ? max_weight_pairing(w) : max_weight_pairing(w.subset(threads));
   std::vector<Unit> units;
   for (const auto& e : p.pairs) units.push_back({threads[e.first], threads[e.second]});
   if (p.single >= 0) units.push_back({threads[p.single]});
@@ -154,6 +156,9 @@ class Hierarchy {
   std::vector<int> cut(const std::vector<Unit>& units, const std::vector<int>& target) {
     std::vector<int> weight;
     for (const auto& u : units) weight.push_back(static_cast<int>(u.size()));
+    // One unit per domain (pairs onto the caches of two cores): no sharing
+    // to weigh, so the units' matrix is not built.
+    if (nothing_to_keep(weight, target)) return partition_items(Affinity(static_cast<int>(units.size())), weight, target, seed_);
     return partition_items(w_.between(units), weight, target, seed_);
   }
 

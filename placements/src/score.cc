@@ -1,30 +1,42 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "score.hh"
 
-#include <map>
+#include <algorithm>
 
 namespace slurmpin {
 
 namespace {
 
 // Sharing of threads 0..n-1 of one task kept inside one domain of each
-// thread (`domain`, -1: none): the remainder over the pairs stored, plus
-// the floor once per pair of threads in one domain. O(n + E).
-void add_kept(const Affinity& w, const std::vector<int>& domain, LevelScore& s) {
-  int n = static_cast<int>(domain.size());
-  std::map<int, double> per_domain;
+// thread, for every level at once (`domain[k][i]`: thread i's domain of
+// level k, -1: none): the remainder over the pairs stored, in one pass over
+// them, plus the floor once per pair of threads in one domain. O(n + E x
+// levels), the matrix read once.
+void add_kept(const Affinity& w, const std::vector<std::vector<int>>& domain, std::vector<LevelScore>& s,
+              int nodes) {
+  int n = domain.empty() ? 0 : static_cast<int>(domain[0].size());
+  size_t levels = domain.size();
+  std::vector<double> kept(levels, 0), count(static_cast<size_t>(nodes), 0);
+  double total = 0;
   for (int i = 0; i < n; ++i) {
-    if (domain[i] >= 0) per_domain[domain[i]] += 1;
     Affinity::Row r = w.row(i);
     for (size_t e = 0; e < r.size; ++e) {
       int j = r.to[e];
       if (j <= i || j >= n) continue;
-      s.total += r.w[e];
-      if (domain[i] >= 0 && domain[i] == domain[j]) s.kept += r.w[e];
+      total += r.w[e];
+      for (size_t k = 0; k < levels; ++k)
+        if (domain[k][i] >= 0 && domain[k][i] == domain[k][j]) kept[k] += r.w[e];
     }
   }
-  s.total += w.floor() * (static_cast<double>(n) * (n - 1) / 2);
-  for (const auto& d : per_domain) s.kept += w.floor() * (d.second * (d.second - 1) / 2);
+  double floor_pairs = static_cast<double>(n) * (n - 1) / 2;
+  for (size_t k = 0; k < levels; ++k) {
+    s[k].total += total + w.floor() * floor_pairs;
+    s[k].kept += kept[k];
+    std::vector<int> seen;
+    for (int i = 0; i < n; ++i)
+      if (domain[k][i] >= 0 && count[domain[k][i]]++ == 0) seen.push_back(domain[k][i]);
+    for (int d : seen) s[k].kept += w.floor() * (count[d] * (count[d] - 1) / 2), count[d] = 0;
+  }
 }
 
 }  // namespace
@@ -38,15 +50,16 @@ std::vector<LevelScore> score_levels(const Tree& t,
     LevelScore s;
     s.kind = kind;
     for (const auto& d : t.nodes) s.domains += d.has_kind(kind);
-    if (w) {
-      for (const auto& task : slot_of_thread) {
-        std::vector<int> domain;
-        for (size_t i = 0; i < task.size() && static_cast<int>(i) < w->size(); ++i)
-          domain.push_back(task[i] < 0 ? -1 : t.ancestor_of_kind(task[i], kind));
-        add_kept(*w, domain, s);
-      }
-    }
     out.push_back(s);
+  }
+  if (!w) return out;
+  for (const auto& task : slot_of_thread) {
+    size_t n = std::min(task.size(), static_cast<size_t>(w->size()));
+    std::vector<std::vector<int>> domain(out.size(), std::vector<int>(n, -1));
+    for (size_t k = 0; k < out.size(); ++k)
+      for (size_t i = 0; i < n; ++i)
+        if (task[i] >= 0) domain[k][i] = t.ancestor_of_kind(task[i], out[k].kind);
+    add_kept(*w, domain, out, static_cast<int>(t.nodes.size()));
   }
   return out;
 }

@@ -24,11 +24,27 @@ std::vector<TextLine> split_text_lines(const std::string& text, const std::strin
 // Splits on blanks and commas (published matrices use either).
 std::vector<std::string> split_fields(const std::string& text);
 
+// The same fields, handed to f(const char* begin, size_t size) in order,
+// without copying them: what matrix rows of thousands of numbers need.
+template <class F>
+void for_each_field(const std::string& text, F&& f) {
+  const char* p = text.data();
+  const char* end = p + text.size();
+  auto separator = [](char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; };
+  while (p < end) {
+    while (p < end && separator(*p)) ++p;
+    const char* b = p;
+    while (p < end && !separator(*p)) ++p;
+    if (p > b) f(b, static_cast<size_t>(p - b));
+  }
+}
+
 // Splits on blanks only (fields may hold commas, like CPU lists).
 std::vector<std::string> split_fields_blank(const std::string& text);
 
 // Parses one finite, non-negative number; throws Error naming file and line.
 double parse_weight(const std::string& field, const std::string& path, int line);
+double parse_weight(const char* field, size_t size, const std::string& path, int line);
 
 // "path:line: " prefix.
 std::string where(const std::string& path, int line);

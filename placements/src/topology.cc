@@ -228,12 +228,20 @@ class TreeBuilder {
   Tree tree_;
 };
 
-// XML comes from a file a user may name: read once, as the caller, bounded
-// (user_file.hh), and handed to hwloc as a buffer.
-void select_source(hwloc_topology_t topo, const std::string& source, std::string& xml) {
-  if (source == "this" || source.empty()) return;
+// A source as the memo below keys it: "this", a synthetic text, or an XML
+// file's content. XML comes from a file a user may name: read once, as the
+// caller, bounded (user_file.hh), and handed to hwloc as a buffer.
+struct Source {
+  std::string text;  // "this", the synthetic description, or the file's XML
+  bool xml = false;
+};
+
+Source read_source(const std::string& source) {
+  Source s{source.empty() ? "this" : source, false};
+  if (s.text == "this") return s;
   bool looks_like_file = source.find('/') != std::string::npos ||
                          (source.size() > 4 && source.compare(source.size() - 4, 4, ".xml") == 0);
+  std::string xml;
   bool is_file;
   try {
     is_file = read_user_file_if_exists(source, kMaxTopologyXmlBytes, xml);
@@ -244,8 +252,14 @@ void select_source(hwloc_topology_t topo, const std::string& source, std::string
     throw Error("topology " + source +
                 ": no such file (give an hwloc XML made with `lstopo --of xml`, a synthetic "
                 "description, or 'this')");
-  if (is_file) {
-    if (hwloc_topology_set_xmlbuffer(topo, xml.data(), static_cast<int>(xml.size()) + 1) < 0)
+  if (is_file) s = {std::move(xml), true};
+  return s;
+}
+
+void select_source(hwloc_topology_t topo, const std::string& source, const Source& s) {
+  if (s.text == "this") return;
+  if (s.xml) {
+    if (hwloc_topology_set_xmlbuffer(topo, s.text.data(), static_cast<int>(s.text.size()) + 1) < 0)
       throw Error("topology " + source + ": not a valid hwloc XML file (make one with `lstopo --of xml FILE`)");
     return;
   }
@@ -272,16 +286,15 @@ void select_source(hwloc_topology_t topo, const std::string& source, std::string
 
 // io: also PCI and OS devices (GPUs, NICs), which cost a PCI scan on a real
 // machine: only when device locality is asked for.
-TopologyPtr load_fresh(const std::string& source, bool io, const std::string& cache) {
-  if ((source == "this" || source.empty()) && !cache.empty()) {
+TopologyPtr load_fresh(const std::string& source, const Source& s, bool io, const std::string& cache) {
+  if (s.text == "this" && !cache.empty()) {
     std::string why;  // any reason not to use it: discover, as without a cache
     if (hwloc_topology_t saved = load_node_topology(cache, io, why)) return TopologyPtr(saved);
   }
   hwloc_topology_t raw;
   if (hwloc_topology_init(&raw) < 0) throw Error("hwloc: cannot initialise a topology");
   TopologyPtr topo(raw);
-  std::string xml;  // must outlive the load
-  select_source(raw, source, xml);
+  select_source(raw, source, s);  // s outlives the load
   if (io) {
     hwloc_topology_set_io_types_filter(raw, HWLOC_TYPE_FILTER_KEEP_IMPORTANT);
     // "Important" drops GPU OS devices (nvml0, rsmi0): keep every one.
@@ -290,20 +303,23 @@ TopologyPtr load_fresh(const std::string& source, bool io, const std::string& ca
   // Some hwloc builds accept any buffer in set_xml and fail only here: the
   // message is the same either way.
   if (hwloc_topology_load(raw) < 0)
-    throw Error("topology " + source + ": " + (xml.empty() ? "hwloc cannot load it" : "not a valid hwloc XML file") +
+    throw Error("topology " + source + ": " + (!s.xml ? "hwloc cannot load it" : "not a valid hwloc XML file") +
                 " (check it with `lstopo -i " + source + "`)");
   return topo;
 }
 
 // Discovery costs milliseconds and a step asks several questions of the same
-// machine (cores to PUs, then the placement): load each source once per
-// process and hand out copies, which restriction may then modify. Not
-// thread-safe; slurmstepd and the CLI are single-threaded here.
+// machine (cores to PUs, then the placement): load each machine once per
+// process and hand out copies, which restriction may then modify. An XML
+// file is keyed by its content, read each time: a long-lived caller of the
+// library may rewrite it between two calls. Not thread-safe; slurmstepd and
+// the CLI are single-threaded here.
 TopologyPtr open_topology(const TopologySpec& spec, bool io = false) {
-  static std::map<std::tuple<std::string, std::string, bool>, TopologyPtr> loaded;
-  auto key = std::make_tuple(spec.source, spec.cache, io);
+  static std::map<std::tuple<std::string, bool, std::string, bool>, TopologyPtr> loaded;
+  Source s = read_source(spec.source);
+  auto key = std::make_tuple(s.text, s.xml, s.text == "this" ? spec.cache : std::string(), io);
   auto it = loaded.find(key);
-  if (it == loaded.end()) it = loaded.emplace(key, load_fresh(spec.source, io, spec.cache)).first;
+  if (it == loaded.end()) it = loaded.emplace(key, load_fresh(spec.source, s, io, spec.cache)).first;
   hwloc_topology_t copy;
   if (hwloc_topology_dup(&copy, it->second.get()) < 0) throw Error("hwloc: cannot copy a topology");
   return TopologyPtr(copy);

@@ -223,3 +223,14 @@ TEST(Profile, EdgeSectionsRoundTripAndMixWithRows) {
                 .find("matrix simple given twice"),
             std::string::npos);
 }
+
+TEST(MatrixFile, CountsAndDecimalsReadTheSame) {
+  // Plain counts take a fast path; everything else the full parser.
+  Affinity a = parse_matrix_text("0 123456789012345 7\n123456789012345 0 +2.5\n7 2.5e0 0\n", "m");
+  EXPECT_EQ(a(0, 1), 2 * 123456789012345.0);
+  EXPECT_EQ(a(1, 2), 5.0);
+  EXPECT_EQ(a(0, 2), 14.0);
+  EXPECT_THROW(parse_matrix_text("0 1x\n1 0\n", "m"), Error);
+  // Past 15 digits the full parser takes over (a double is exact no further).
+  EXPECT_DOUBLE_EQ(parse_matrix_text("0 1234567890123456789012\n0 0\n", "m")(0, 1), 1234567890123456789012.0);
+}

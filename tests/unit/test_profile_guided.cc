@@ -44,7 +44,7 @@ Result run(const std::string& topology, Strategy s, const Affinity& w) {
 }
 
 double fraction(const Result& r, const std::string& kind) {
-  for (const auto& l : r.levels)
+  for (const auto& l : r.levels())
     if (l.kind == kind) return l.fraction();
   return -1;
 }
@@ -301,4 +301,81 @@ TEST(Affinity, UniformPartIsAFloorNotPairs) {
   Tree t = tree_of("pack:2 core:2 pu:1");
   Affinity four = w.subset({0, 1, 2, 3});
   EXPECT_DOUBLE_EQ(kept_in(t, t.slots(), four, "Package"), 2 * 4.0);  // (0,1) and (2,3)
+}
+
+TEST(Affinity, TiledDenseBuildEqualsTheDefinition) {
+  // Sizes around the 64-row tiles: every pair symmetrised, the floor out,
+  // rows in increasing column order.
+  std::mt19937_64 rng(11);
+  for (int n : {1, 2, 63, 64, 65, 130}) {
+    std::vector<double> m(static_cast<size_t>(n) * n);
+    for (double& x : m) x = 3 + static_cast<double>(rng() % 5);
+    for (int i = 0; i < n; ++i) m[static_cast<size_t>(i) * n + i] = 1000;  // the diagonal never counts
+    Affinity w = Affinity::from_dense(m.data(), n);
+    double floor = n > 1 ? 1e300 : 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) floor = std::min(floor, m[i * n + j] + m[j * n + i]);
+    EXPECT_EQ(w.floor(), floor) << n;
+    for (int i = 0; i < n; ++i) {
+      Affinity::Row r = w.row(i);
+      EXPECT_TRUE(std::is_sorted(r.to, r.to + r.size)) << n;
+      for (int j = 0; j < n; ++j) {
+        if (j == i) continue;
+        EXPECT_EQ(w(i, j), m[i * n + j] + m[j * n + i]) << n << " " << i << " " << j;
+      }
+    }
+  }
+}
+
+TEST(Affinity, HeaviestEntriesFirstTiesByLowerColumn) {
+  DenseMatrix d(6);
+  double row0[] = {0, 5, 9, 5, 1, 9};
+  for (int j = 1; j < 6; ++j) d.set(0, j, row0[j]), d.set(j, 0, 0);
+  d.set(1, 2, 1);  // the floor stays 0
+  Affinity w = d.affinity();
+  std::vector<size_t> top;
+  w.heaviest(0, 3, top);
+  Affinity::Row r = w.row(0);
+  std::vector<int> cols;
+  for (size_t e : top) cols.push_back(r.to[e]);
+  EXPECT_EQ(cols, (std::vector<int>{2, 5, 1}));
+  w.heaviest(0, 10, top);
+  EXPECT_EQ(top.size(), r.size);
+  w.heaviest(0, 0, top);
+  EXPECT_TRUE(top.empty());
+}
+
+TEST(ProfileGuided, DenseMatricesKeepEveryPlantedBlockAt256Threads) {
+  // Real matrices are dense: blocks of 8 share 1000, every pair 1-100 of
+  // noise besides, ids shuffled. On 8 packages of 16 L2s with 2 cores each,
+  // every block must end inside one package (4 L2s) and every L2 hold two
+  // threads of one block, whatever the noise.
+  const int n = 256;
+  std::mt19937_64 rng(3);
+  std::vector<int> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  DenseMatrix d(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      double v = static_cast<double>(1 + rng() % 100) + (i / 8 == j / 8 ? 1000 : 0);
+      d.set(perm[i], perm[j], v), d.set(perm[j], perm[i], v);
+    }
+  Affinity w = d.affinity();
+  Tree t = tree_of("pack:8 l3:1 l2:16 core:2 pu:1");
+  for (Strategy s : {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp}) {
+    std::vector<int> slot = place_profile_guided(t, w, s, 42);
+    for (int b = 0; b < n / 8; ++b) {
+      int pack = t.ancestor_of_kind(slot[perm[8 * b]], "Package");
+      for (int k = 1; k < 8; ++k)
+        EXPECT_EQ(t.ancestor_of_kind(slot[perm[8 * b + k]], "Package"), pack) << strategy_info(s).name << " block " << b;
+    }
+    if (s == Strategy::kGp) continue;  // gp lays out a package's threads in order
+    for (int b = 0; b < n / 8; ++b)
+      for (int k = 0; k < 8; ++k) {
+        int l2 = t.ancestor_of_kind(slot[perm[8 * b + k]], "L2"), mates = 0;
+        for (int m = 0; m < 8; ++m) mates += t.ancestor_of_kind(slot[perm[8 * b + m]], "L2") == l2;
+        EXPECT_EQ(mates, 2) << strategy_info(s).name << " block " << b;
+      }
+  }
 }
