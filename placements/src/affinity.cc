@@ -14,25 +14,32 @@ Affinity::Affinity(int n) : n_(n) {
   rows_ = std::move(r);
 }
 
-Affinity Affinity::from_pairs(int n, const std::vector<Edge>& pairs, double floor) {
+// visit(emit) calls emit(i, j, w) for every stored entry, each row's in
+// increasing column order; it runs twice: once to count the rows, once to
+// fill them in place.
+template <class Visit>
+Affinity Affinity::with_rows(int n, double floor, Visit visit) {
   Affinity a;
   a.n_ = n;
   a.floor_ = floor;
   auto rows = std::make_shared<Rows>();
   Rows& r = *rows;
   r.offset.assign(static_cast<size_t>(n) + 1, 0);
-  for (const Edge& e : pairs) ++r.offset[e.i + 1], ++r.offset[e.j + 1];
+  visit([&r](int i, int, double) { ++r.offset[i + 1]; });
   for (int i = 0; i < n; ++i) r.offset[i + 1] += r.offset[i];
   r.to.resize(r.offset[n]);
   r.w.resize(r.offset[n]);
   std::vector<size_t> fill(r.offset.begin(), r.offset.end() - 1);
-  // Pairs sorted by (i, j) fill every row in increasing neighbour order.
-  for (const Edge& e : pairs) {
-    r.to[fill[e.i]] = e.j, r.w[fill[e.i]++] = e.w;
-    r.to[fill[e.j]] = e.i, r.w[fill[e.j]++] = e.w;
-  }
+  visit([&r, &fill](int i, int j, double w) { r.to[fill[i]] = j, r.w[fill[i]++] = w; });
   a.rows_ = std::move(rows);
   return a;
+}
+
+Affinity Affinity::from_pairs(int n, const std::vector<Edge>& pairs, double floor) {
+  // Pairs sorted by (i, j) fill every row in increasing neighbour order.
+  return with_rows(n, floor, [&pairs](auto&& emit) {
+    for (const Edge& e : pairs) emit(e.i, e.j, e.w), emit(e.j, e.i, e.w);
+  });
 }
 
 Affinity Affinity::from_edges(int n, std::vector<Edge> edges) {
@@ -93,22 +100,11 @@ double min_sym(int n, At at) {
 template <class At>
 Affinity Affinity::from_square(int n, At at) {
   const double fl = n > 1 ? min_sym(n, at) : 0;
-  Affinity a;
-  a.n_ = n;
-  a.floor_ = fl;
-  auto rows = std::make_shared<Rows>();
-  Rows& r = *rows;
-  r.offset.assign(static_cast<size_t>(n) + 1, 0);
-  for_each_sym(n, at, [&r, fl](int i, int, double x) { r.offset[i + 1] += x - fl > 0; });
-  for (int i = 0; i < n; ++i) r.offset[i + 1] += r.offset[i];
-  r.to.resize(r.offset[n]);
-  r.w.resize(r.offset[n]);
-  std::vector<size_t> fill(r.offset.begin(), r.offset.end() - 1);
-  for_each_sym(n, at, [&r, &fill, fl](int i, int j, double x) {
-    if (x - fl > 0) r.to[fill[i]] = j, r.w[fill[i]++] = x - fl;
+  return with_rows(n, fl, [n, &at, fl](auto&& emit) {
+    for_each_sym(n, at, [&emit, fl](int i, int j, double x) {
+      if (x - fl > 0) emit(i, j, x - fl);
+    });
   });
-  a.rows_ = std::move(rows);
-  return a;
 }
 
 Affinity Affinity::from_dense(const double* rows, int n) {

@@ -73,6 +73,8 @@ class Affinity {
   static Affinity from_pairs(int n, const std::vector<Edge>& pairs, double floor);
   template <class At>
   static Affinity from_square(int n, At at);
+  template <class Visit>
+  static Affinity with_rows(int n, double floor, Visit visit);
 
   struct Rows {
     std::vector<size_t> offset;
