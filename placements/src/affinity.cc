@@ -156,12 +156,10 @@ double Affinity::total() const {
 }
 
 Affinity Affinity::between(const std::vector<std::vector<int>>& groups) const {
-  // Single threads (gp, and gplp above its pairs): the rows themselves,
-  // renumbered, without the floor; every thread in order shares them.
+  // Single threads (gp, and gplp above its pairs): their rows, without
+  // the floor.
   if (std::all_of(groups.begin(), groups.end(), [](const std::vector<int>& g) { return g.size() == 1; })) {
-    bool identity = static_cast<int>(groups.size()) == n_;
-    for (size_t g = 0; identity && g < groups.size(); ++g) identity = groups[g][0] == static_cast<int>(g);
-    Affinity a = identity ? *this : subset(flat(groups));
+    Affinity a = subset(flat(groups));
     a.floor_ = 0;
     return a;
   }
@@ -190,6 +188,11 @@ Affinity Affinity::between(const std::vector<std::vector<int>>& groups) const {
 }
 
 Affinity Affinity::subset(const std::vector<int>& items) const {
+  // Every item in order: the rows themselves, shared (a dense matrix of
+  // 1024 threads has half a million pairs).
+  bool identity = static_cast<int>(items.size()) == n_;
+  for (size_t k = 0; identity && k < items.size(); ++k) identity = items[k] == static_cast<int>(k);
+  if (identity) return *this;
   std::vector<int> index(n_, -1);
   for (size_t k = 0; k < items.size(); ++k) index[items[k]] = static_cast<int>(k);
   std::vector<Edge> pairs;

@@ -64,7 +64,8 @@ class Affinity {
   // The remainder between groups: W'(A,B) = sum of remainder(a,b). The floor
   // is dropped: it adds |A||B| floor, the same for every balanced cut.
   Affinity between(const std::vector<std::vector<int>>& groups) const;
-  // The matrix restricted to `items` (distinct), renumbered 0..k-1; keeps the floor.
+  // The matrix restricted to `items` (distinct), renumbered 0..k-1; keeps the
+  // floor. All items in order share this matrix's rows.
   Affinity subset(const std::vector<int>& items) const;
   // Every pair as (i < j, remainder), in row order.
   std::vector<Edge> edges() const;

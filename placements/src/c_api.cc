@@ -90,6 +90,12 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw Error(message);
 }
 
+// A task of the computed placement: what the per-task calls take.
+void require_task(const sp_placement_t* p, int task) {
+  require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
+          "no task " + std::to_string(task) + " in this placement");
+}
+
 // The allowed CPUs, within those the calling process may use.
 std::vector<unsigned> within_process(const std::vector<unsigned>& allowed) {
   std::vector<unsigned> mine = process_cpus(), both;
@@ -421,8 +427,7 @@ const char* sp_get_env_value(sp_placement_t* p, int task, int i, const char* cur
 const char* sp_get_task_data(sp_placement_t* p, int task) {
   const char* out = nullptr;
   guarded(p, [&] {
-    require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
-            "no task " + std::to_string(task) + " in this placement");
+    require_task(p, task);
     p->task_data = task_data(p->result, static_cast<size_t>(task), p->bind);
     if (!p->task_data.empty()) out = p->task_data.c_str();
   });
@@ -431,8 +436,7 @@ const char* sp_get_task_data(sp_placement_t* p, int task) {
 
 int sp_bind_task(sp_placement_t* p, int task) {
   return guarded(p, [&] {
-    require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
-            "no task " + std::to_string(task) + " in this placement");
+    require_task(p, task);
     const std::vector<unsigned>& cpus = p->result.tasks[static_cast<size_t>(task)].share;
     bind_process(cpus);
     set_memory_policy(p->bind.mem, cpus);
@@ -442,8 +446,7 @@ int sp_bind_task(sp_placement_t* p, int task) {
 const char* sp_describe_task(sp_placement_t* p, int task) {
   const char* out = nullptr;
   guarded(p, [&] {
-    require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
-            "no task " + std::to_string(task) + " in this placement");
+    require_task(p, task);
     p->description = describe_task(p->result, static_cast<size_t>(task), p->bind);
     out = p->description.c_str();
   });

@@ -17,9 +17,7 @@ namespace {
 using Unit = std::vector<int>;  // threads that must stay together
 
 std::vector<Unit> pair_units(const Affinity& w, const std::vector<int>& threads) {
-  // Every thread in order (lpgp's first step): the matrix itself, uncopied.
-  bool all = static_cast<int>(threads.size()) == w.size() && std::is_sorted(threads.begin(), threads.end());
-  Pairing p = all ? max_weight_pairing(w) : max_weight_pairing(w.subset(threads));
+  Pairing p = max_weight_pairing(w.subset(threads));
   std::vector<Unit> units;
   for (const auto& e : p.pairs) units.push_back({threads[e.first], threads[e.second]});
   if (p.single >= 0) units.push_back({threads[p.single]});

@@ -28,6 +28,15 @@ constexpr size_t kDomainsTried = 4;
 // neighbours, O(degree x depth). Kept when it is no larger than the
 // matrix's own storage: real, dense matrices (every pair shares a little),
 // where a row is as long as there are threads.
+// Per tree node: how many domains lie from below the root down to it (the
+// root 0, its children 1, ...).
+std::vector<int> node_depths(const Tree& t) {
+  std::vector<int> depth(t.nodes.size(), 0);
+  for (size_t n = 0; n < t.nodes.size(); ++n)
+    for (int a = t.nodes[n].parent; a >= 0; a = t.nodes[a].parent) ++depth[n];
+  return depth;
+}
+
 class Connections {
  public:
   Connections(const Tree& t, const Affinity& w, const std::vector<int>& slot_of) : w_(w) {
@@ -43,9 +52,7 @@ class Connections {
     // domain's sum then flows into its parent, children before parents:
     // O(E + n D) instead of O(E depth).
     std::vector<std::pair<int, int>> flow;  // (column, parent column), deepest first
-    std::vector<int> depth(t.nodes.size(), 0);
-    for (size_t n = 0; n < t.nodes.size(); ++n)
-      for (int a = t.nodes[n].parent; a >= 0; a = t.nodes[a].parent) ++depth[n];
+    std::vector<int> depth = node_depths(t);
     for (size_t n = 0; n < t.nodes.size(); ++n) {
       int p = t.nodes[n].parent;
       if (index_[n] >= 0 && p >= 0 && index_[p] >= 0) flow.emplace_back(index_[n], index_[p]);
@@ -117,9 +124,7 @@ class SwapSearch {
       int up = t.nodes[d].slots == 2 ? pair_parent(d) : -1;
       if (up >= 0 && up != t.root && !above_pair[up]) above_pair[up] = 1, pair_parents_.push_back(up);
     }
-    levels_.assign(t.nodes.size(), 0);
-    for (int s : t.slots())
-      for (size_t k = 0; k < chain_[s].size(); ++k) levels_[chain_[s][k]] = static_cast<int>(k) + 1;
+    levels_ = node_depths(t);
   }
 
   void run() {
@@ -223,9 +228,9 @@ class SwapSearch {
     return d;
   }
 
-  // Orders order_ (reused: this runs for every thread, every pass) so that
-  // its first entries are row r's heaviest edges; returns how many of them
-  // the searches try.
+  // Fills order_ (reused: this runs for every thread, every pass) with the
+  // positions of row a's kNeighboursTried heaviest edges, heaviest first;
+  // returns how many there are.
   size_t heaviest_first(int a) {
     w_.heaviest(a, kNeighboursTried, order_);
     return order_.size();
