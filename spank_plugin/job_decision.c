@@ -27,6 +27,13 @@ static void file_name(char *buf, size_t len, uint32_t job, const char *node) {
   snprintf(buf, len, "%u.%s", job, node);
 }
 
+/* RUN_DIR/jobs, opened as trusted_dir_open does (created when `create`). */
+static int open_jobs(const char *run_dir, int create, char *err, size_t len) {
+  char jobs[4096];
+  snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
+  return trusted_dir_open(jobs, create, err, len);
+}
+
 /* The decision in the job record, with one RPC; -1 when slurmctld cannot
  * tell. */
 static int ask_slurmctld(uint32_t job, char *out, size_t len) {
@@ -43,10 +50,9 @@ static int ask_slurmctld(uint32_t job, char *out, size_t len) {
 /* Keeps `decision` for the job's later steps on this node; a failure only
  * costs them an RPC each, so it is logged, never fatal. */
 static void keep(const char *run_dir, uint32_t job, const char *node, const char *decision) {
-  char err[512] = "", name[300], jobs[4096];
+  char err[512] = "", name[300];
   const char *text = decision[0] ? decision : "slurm-pin: none";
-  snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
-  int dir = trusted_dir_open(jobs, 1, err, sizeof err);
+  int dir = open_jobs(run_dir, 1, err, sizeof err);
   file_name(name, sizeof name, job, node);
   if (dir < 0 || trusted_file_write(dir, name, text, strlen(text), 0600, err, sizeof err) != 0)
     slurm_error("slurm-pin: cannot keep job %u's policy decision on this node (its steps will each ask slurmctld): "
@@ -76,10 +82,9 @@ static void forget_steps(const char *run_dir, uint32_t job, const char *node) {
 }
 
 void job_decision_forget(const char *run_dir, uint32_t job, const char *node) {
-  char jobs[4096], err[512], name[300];
+  char err[512], name[300];
   if (!node) return;
-  snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
-  int dir = trusted_dir_open(jobs, 0, err, sizeof err);
+  int dir = open_jobs(run_dir, 0, err, sizeof err);
   if (dir >= 0) {
     file_name(name, sizeof name, job, node);
     unlinkat(dir, name, 0);
@@ -90,9 +95,8 @@ void job_decision_forget(const char *run_dir, uint32_t job, const char *node) {
 
 int job_decision_read(const char *run_dir, uint32_t job, const char *node, char *out, size_t len, char *err,
                       size_t errlen) {
-  char jobs[4096], why[512] = "", name[300];
-  snprintf(jobs, sizeof jobs, "%s/jobs", run_dir);
-  int dir = node ? trusted_dir_open(jobs, 0, why, sizeof why) : -1;
+  char why[512] = "", name[300];
+  int dir = node ? open_jobs(run_dir, 0, why, sizeof why) : -1;
   int missing = !node || (dir < 0 && errno == ENOENT);
   if (dir >= 0) {
     size_t size = 0;

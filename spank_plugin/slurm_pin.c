@@ -458,9 +458,6 @@ static int set_binding(const char *strategy) {
   return 0;
 }
 
-/* Device locality: the user's --pin-gpu, else the site's gpu= for jobs
- * Slurm gave GPUs (it set their variables). The job's view of its GPUs goes
- * to the engine as the job has it. */
 /* The GPU mode in force: the user's --pin-gpu, else the site's gpu= for a
  * job Slurm gave GPUs (its variables are set); "" otherwise. */
 static const char *gpu_mode(spank_t sp) {
@@ -472,10 +469,10 @@ static const char *gpu_mode(spank_t sp) {
   return "";
 }
 
+/* Device locality, in the mode gpu_mode() names. The job's view of its GPUs
+ * goes to the engine as the job has it. */
 static int set_gpus(spank_t sp) {
-  const char *mode = request.gpu[0] ? request.gpu : config.gpu;
-  if (strcmp(mode, "closest") != 0) return 0;
-  int any = 0;
+  if (strcmp(gpu_mode(sp), "closest") != 0) return 0;
   static char value[8192];
   for (const char *const *name = sp_gpu_env_names(); *name; ++name) {
     int rc = spank_getenv(sp, *name, value, sizeof value);
@@ -485,9 +482,7 @@ static int set_gpus(spank_t sp) {
       snprintf(m, sizeof m, "%s is too long to be a list of GPUs", *name);
       return fail(m), -1;
     }
-    any = 1;
   }
-  if (!any && !request.gpu[0]) return 0; /* the site's default, and no GPUs from Slurm */
   return sp_set_gpu(placement, "closest") == 0 ? 0 : (fail(sp_error(placement)), -1);
 }
 
