@@ -164,7 +164,8 @@ local function program_of(rest)
   return nil
 end
 
-local function launched(script, apps, seen)
+-- Hands each program the script's launcher lines start to add().
+local function launched(script, add)
   if type(script) ~= "string" then return end
   local text = "\n" .. script
   local next_at = {}  -- per launcher: where its next line starts, false when none is left
@@ -178,11 +179,7 @@ local function launched(script, apps, seen)
     local at = next_at[best]
     local line_end = string.find(text, "\n", at + 1, true) or (#text + 1)
     local rest = string.match(string.sub(text, at + 1, line_end - 1), "^[ \t]*%a+[ \t]+(.*)$") or ""
-    local app = program_of(rest)
-    if app and not seen[app] and #apps < policy_engine.MAX_APPS then
-      seen[app] = true
-      apps[#apps + 1] = app
-    end
+    add(program_of(rest))
     next_at[best] = string.find(text, "\n[ \t]*" .. LAUNCHERS[best] .. "[ \t]", line_end) or false
   end
 end
@@ -206,7 +203,7 @@ local function candidates(options, name, script)
   end
   if options.pin_profile then add(string.match(options.pin_profile, "^([^@/]+)")) end
   add(name)
-  launched(script, apps, seen)
+  launched(script, add)
   return apps
 end
 
@@ -251,8 +248,16 @@ local function job_view(job_desc, part_list)
   }, part_list)
 end
 
+-- The fields a change can set that can change which rule matches a job.
+local MATCHED = { "name", "partition", "account", "qos", "min_nodes", "cpus_per_task" }
+
+-- Whether a change request sets field k.
+local function sets(job_desc, k)
+  local v = job_desc[k]
+  return v ~= nil and v ~= NO_VAL and v ~= NO_VAL16
+end
+
 -- A job being changed: what the request sets, over what the job has.
-local MODIFIABLE = { "name", "partition", "account", "qos", "min_nodes", "cpus_per_task" }
 local function modified_view(job_desc, job_rec, part_list)
   local job = {
     spank_job_env = job_rec.spank_job_env, script = job_rec.script,
@@ -260,9 +265,8 @@ local function modified_view(job_desc, job_rec, part_list)
     name = job_rec.name, partition = job_rec.partition, account = job_rec.account, qos = job_rec.qos,
     min_nodes = job_rec.min_nodes, cpus_per_task = job_rec.cpus_per_task,
   }
-  for _, k in ipairs(MODIFIABLE) do
-    local v = job_desc[k]
-    if v ~= nil and v ~= NO_VAL and v ~= NO_VAL16 then job[k] = v end
+  for _, k in ipairs(MATCHED) do
+    if sets(job_desc, k) then job[k] = job_desc[k] end
   end
   return view_of(job, part_list)
 end
@@ -348,13 +352,9 @@ function M.submit(job_desc, part_list, submit_uid)
   return slurm and slurm.ERROR or -1
 end
 
--- What can change which rule matches a job.
-local MATCHED = { "name", "partition", "account", "qos", "min_nodes", "cpus_per_task" }
-
 local function changes_match(job_desc)
   for _, k in ipairs(MATCHED) do
-    local v = job_desc[k]
-    if v ~= nil and v ~= NO_VAL and v ~= NO_VAL16 then return true end
+    if sets(job_desc, k) then return true end
   end
   return false
 end
