@@ -294,9 +294,12 @@ comment_of() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' |
   [ "$status" -ne 0 ]
   ctld_log | grep -q "slurm-pin: job '$job': change by uid '$(id -u "$TEST_USER")' refused: it would change the site policy's decision"
   # An administrator's move is decided again and recorded; the job runs by it.
-  # (Slurm 24.11 may answer a busy "try again", as to any admin.)
-  for _ in 1 2 3 4 5; do scontrol update job "$job" Partition=numa && break; sleep 1; done
-  [ "$(comment_of "$job")" = "slurm-pin: rule=numa-compact mode=enforce strategy=compact" ]
+  # (Slurm 24.11 may answer "Resource temporarily unavailable", to any
+  # admin, for several seconds on a loaded machine: try for up to 30 s, and
+  # show slurmctld's last words when it never takes the change.)
+  for _ in $(seq 30); do scontrol update job "$job" Partition=numa && break; sleep 1; done
+  [ "$(comment_of "$job")" = "slurm-pin: rule=numa-compact mode=enforce strategy=compact" ] ||
+    { ctld_log | tail -20; false; }
   scontrol release "$job"
   for _ in $(seq 100); do [ -s "$WORK/moved.out" ] && break; sleep 0.2; done
   for _ in $(seq 100); do squeue -h -j "$job" | grep -q . || break; sleep 0.2; done
