@@ -2,6 +2,7 @@
 #include "affinity.hh"
 
 #include <algorithm>
+#include <cmath>
 #include <limits>
 
 #include "error.hh"
@@ -31,6 +32,11 @@ Affinity Affinity::with_rows(int n, double floor, Visit visit) {
   r.w.resize(r.offset[n]);
   std::vector<size_t> fill(r.offset.begin(), r.offset.end() - 1);
   visit([&r, &fill](int i, int j, double w) { r.to[fill[i]] = j, r.w[fill[i]++] = w; });
+  for (double x : r.w) {
+    r.sum += x;
+    r.max = std::max(r.max, x);
+    r.integral = r.integral && x == std::floor(x);
+  }
   a.rows_ = std::move(rows);
   return a;
 }
@@ -150,9 +156,7 @@ std::vector<int> flat(const std::vector<std::vector<int>>& groups) {
 }  // namespace
 
 double Affinity::total() const {
-  double s = 0;
-  for (double x : rows_->w) s += x;
-  return s / 2 + floor_ * (static_cast<double>(n_) * (n_ - 1) / 2);
+  return rows_->sum / 2 + floor_ * (static_cast<double>(n_) * (n_ - 1) / 2);
 }
 
 Affinity Affinity::between(const std::vector<std::vector<int>>& groups) const {

@@ -58,8 +58,12 @@ class Affinity {
   // w(i,j) including the floor; O(log degree).
   double operator()(int i, int j) const;
   double remainder(int i, int j) const;
-  // Sum over unordered pairs i<j, floor included.
+  // Sum over unordered pairs i<j, floor included. O(1): kept when built.
   double total() const;
+  // The largest stored remainder, and whether every one is a whole number
+  // (the matching's integer weights); O(1).
+  double max_remainder() const { return rows_->max; }
+  bool integral() const { return rows_->integral; }
   bool all_zero() const { return total() <= 0.0; }
   // The remainder between groups: W'(A,B) = sum of remainder(a,b). The floor
   // is dropped: it adds |A||B| floor, the same for every balanced cut.
@@ -81,6 +85,10 @@ class Affinity {
     std::vector<size_t> offset;
     std::vector<int> to;
     std::vector<double> w;
+    // Of `w`, gathered while it is filled: callers ask for them on every
+    // placement, and a dense matrix of 1024 threads has a million entries.
+    double sum = 0, max = 0;
+    bool integral = true;
   };
   int n_ = 0;
   double floor_ = 0;

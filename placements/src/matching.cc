@@ -30,18 +30,11 @@ struct IntEdge {
 class IntWeights {
  public:
   explicit IntWeights(const Affinity& w) {
-    double max = 0;
-    bool integral = true;
-    for (int i = 0; i < w.size(); ++i) {
-      Affinity::Row r = w.row(i);
-      for (size_t e = 0; e < r.size; ++e) {
-        max = std::max(max, r.w[e]);
-        if (r.w[e] != std::floor(r.w[e])) integral = false;
-      }
-    }
-    scale_ = (integral && max <= kScaleLimit) || max == 0 ? 1.0 : kScaleLimit / max;
+    double max = w.max_remainder();
+    scale_ = (w.integral() && max <= kScaleLimit) || max == 0 ? 1.0 : kScaleLimit / max;
   }
-  Weight operator()(double x) const { return std::llround(x * scale_); }
+  // Whole numbers in range are taken as they are (no rounding call per pair).
+  Weight operator()(double x) const { return scale_ == 1.0 ? static_cast<Weight>(x) : std::llround(x * scale_); }
 
  private:
   double scale_ = 1.0;
