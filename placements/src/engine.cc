@@ -185,15 +185,28 @@ Result from_file(const Request& r, LoadedTopology& lt) {
   return out;
 }
 
+// Each task's share as a tree of its own (oversubscribed when threads
+// outnumber its slots): built once, used by the whole-run placement and
+// every region's.
+std::vector<Tree> task_trees(const Tree& tree, const std::vector<std::vector<int>>& shares, int threads,
+                             const Deadline& deadline) {
+  std::vector<Tree> out;
+  int share = static_cast<int>(shares[0].size());
+  for (const auto& s : shares) {
+    deadline.check();
+    out.push_back(tree.restricted_to(s));
+    if (threads > share) out.back() = out.back().oversubscribed((threads + share - 1) / share);
+  }
+  return out;
+}
+
 // Every task's threads inside its share, by the request's strategy and `w`.
-std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::vector<int>>& shares, const Request& r,
+std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<Tree>& subs, const Request& r,
                                    const Affinity& w, int threads, const Deadline& deadline) {
   std::vector<TaskPlace> out;
-  int share = static_cast<int>(shares[0].size());
-  for (size_t t = 0; t < shares.size(); ++t) {
+  for (size_t t = 0; t < subs.size(); ++t) {
     deadline.check();
-    Tree sub = tree.restricted_to(shares[t]);
-    if (threads > share) sub = sub.oversubscribed((threads + share - 1) / share);
+    const Tree& sub = subs[t];
     uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
     std::vector<int> slot_of;
     if (r.strategy == Strategy::kNone) slot_of.assign(threads, -1);
@@ -225,7 +238,7 @@ double moved(const std::vector<TaskPlace>& a, const std::vector<TaskPlace>& b) {
   return all ? static_cast<double>(changed) / static_cast<double>(all) : 0;
 }
 
-void add_regions(const Tree& tree, const std::vector<std::vector<int>>& shares, const Request& r, int threads,
+void add_regions(const Tree& tree, const std::vector<Tree>& subs, const Request& r, int threads,
                  Result& out, const Deadline& deadline) {
   if (!r.phases) return;
   if (!strategy_info(r.strategy).needs_matrix)
@@ -234,7 +247,7 @@ void add_regions(const Tree& tree, const std::vector<std::vector<int>>& shares, 
   for (const auto& region : r.region_matrices) {
     RegionPlace rp;
     rp.name = region.first;
-    rp.tasks = place_tasks(tree, shares, r, region.second, threads, deadline);
+    rp.tasks = place_tasks(tree, subs, r, region.second, threads, deadline);
     if (!out.regions.empty() && moved(out.regions.back().tasks, rp.tasks) <= r.phase_merge) {
       rp.tasks = out.regions.back().tasks;
       rp.merged = true;
@@ -372,8 +385,9 @@ Result compute_placement(const Request& request) {
     auto shares = visible.empty() ? split_tasks(tree, tasks, share, r.task_layout)
                                   : split_tasks_near(tree, share, near_gpus(visible, task_gpus));
     deadline.check();
-    out.tasks = place_tasks(tree, shares, r, r.matrix, threads, deadline);
-    add_regions(tree, shares, r, threads, out, deadline);
+    std::vector<Tree> subs = task_trees(tree, shares, threads, deadline);
+    out.tasks = place_tasks(tree, subs, r, r.matrix, threads, deadline);
+    add_regions(tree, subs, r, threads, out, deadline);
     if (r.has_matrix && r.matrix.all_zero())
       out.notes.push_back(r.matrix_source + " is all zeros: no thread shares with another, so "
                           "every placement scores the same");
