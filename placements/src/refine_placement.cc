@@ -18,6 +18,10 @@ constexpr size_t kVisitsPerEdge = 32;
 // searched: in a dense matrix the heaviest neighbours past a thread's own
 // group are noise scattered over the whole machine.
 constexpr size_t kDomainsTried = 4;
+// Whole pairs are exchanged into fewer of them: each candidate domain costs
+// an exchange evaluation per pair domain it holds, and the pair's strongest
+// domains are where its threads' groups were cut to.
+constexpr size_t kPairDomainsTried = 2;
 
 // How much each thread shares with the threads inside each domain:
 // conn(a, d) = sum of w(a, k) over the threads k placed under domain d (the
@@ -251,15 +255,15 @@ class SwapSearch {
   // holding slot s) that a (and its partner b, when b >= 0) share most with,
   // strongest first; one pass over `among`, the table's columns read
   // directly instead of a sort of a's row.
-  void strongest(const std::vector<int>& among, int s, int a, int b) {
+  void strongest(const std::vector<int>& among, int s, int a, int b, size_t tries = kDomainsTried) {
     double pull[kDomainsTried];
     size_t kept = 0;
     const double *ra = conn_.row(a), *rb = b >= 0 ? conn_.row(b) : nullptr;
     for (int d : among) {
       int c = conn_.index(d);
       double v = ra[c] + (rb ? rb[c] : 0.0);
-      if (v <= 0 || (kept == kDomainsTried && v <= pull[kept - 1]) || inside(d, s)) continue;
-      size_t k = kept < kDomainsTried ? kept++ : kept - 1;
+      if (v <= 0 || (kept == tries && v <= pull[kept - 1]) || inside(d, s)) continue;
+      size_t k = kept < tries ? kept++ : kept - 1;
       if (domains_.size() < kept) domains_.resize(kept);
       while (k > 0 && pull[k - 1] < v) pull[k] = pull[k - 1], domains_[k] = domains_[k - 1], --k;
       pull[k] = v, domains_[k] = d;
@@ -316,7 +320,8 @@ class SwapSearch {
     domains_.clear();
     const std::vector<int>& own = slots_of(p);
     if (conn_.on()) {
-      strongest(pair_parents_, slot_of_[a], a, occupant_[own[0]] == a ? occupant_[own[1]] : occupant_[own[0]]);
+      strongest(pair_parents_, slot_of_[a], a, occupant_[own[0]] == a ? occupant_[own[1]] : occupant_[own[0]],
+                kPairDomainsTried);
     } else {
       // The domains above the neighbours' pair domains, each once.
       for (size_t o = 0; o < tried; ++o) {
