@@ -22,6 +22,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "engine_link.h"
@@ -707,7 +708,14 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
     return 0;
   }
   if (find_threads_lib() != 0) return active = 1, 0;
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = compute(sp, strategy);
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  /* What the step's launch waited for on this node (SlurmdDebug=debug;
+   * bench/srun reads it). */
+  slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s)",
+              (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, strategy);
   active = rc == -2 ? 0 : 1; /* -2: exclusive_only and a shared node */
   return 0;                  /* errors end the step in task_init, never here */
 }
