@@ -22,6 +22,7 @@ constexpr size_t kDomainsTried = 4;
 // an exchange evaluation per pair domain it holds, and the pair's strongest
 // domains are where its threads' groups were cut to.
 constexpr size_t kPairDomainsTried = 2;
+static_assert(kPairDomainsTried <= kDomainsTried, "strongest() keeps at most kDomainsTried domains");
 
 // How much each thread shares with the threads inside each domain:
 // conn(a, d) = sum of w(a, k) over the threads k placed under domain d (the

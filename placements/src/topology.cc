@@ -308,23 +308,37 @@ TopologyPtr load_fresh(const std::string& source, const Source& s, bool io, cons
   return topo;
 }
 
+using SourceKey = std::tuple<std::string, bool, std::string, bool>;
+
+// Both memos below keep a handful of entries: a long-lived caller asking
+// about many machines (or many XML files) does not grow them without bound.
+// Entries are only ever copied out, so dropping them all is safe.
+constexpr size_t kMemoEntries = 16;
+
+template <class Map>
+void make_room(Map& memo) {
+  if (memo.size() >= kMemoEntries) memo.clear();
+}
+
+SourceKey source_key(const TopologySpec& spec, const Source& s, bool io) {
+  return std::make_tuple(s.text, s.xml, s.text == "this" ? spec.cache : std::string(), io);
+}
+
 // Discovery costs milliseconds and a step asks several questions of the same
 // machine (cores to PUs, then the placement): load each machine once per
 // process and hand out copies, which restriction may then modify. An XML
 // file is keyed by its content, read each time: a long-lived caller of the
 // library may rewrite it between two calls. Not thread-safe; slurmstepd and
 // the CLI are single-threaded here.
-using SourceKey = std::tuple<std::string, bool, std::string, bool>;
-
-SourceKey source_key(const TopologySpec& spec, const Source& s, bool io) {
-  return std::make_tuple(s.text, s.xml, s.text == "this" ? spec.cache : std::string(), io);
-}
-
 TopologyPtr open_source(const TopologySpec& spec, const Source& s, bool io) {
   static std::map<SourceKey, TopologyPtr> loaded;
   auto key = source_key(spec, s, io);
   auto it = loaded.find(key);
-  if (it == loaded.end()) it = loaded.emplace(key, load_fresh(spec.source, s, io, spec.cache)).first;
+  if (it == loaded.end()) {
+    TopologyPtr fresh = load_fresh(spec.source, s, io, spec.cache);
+    make_room(loaded);
+    it = loaded.emplace(key, std::move(fresh)).first;
+  }
   hwloc_topology_t copy;
   if (hwloc_topology_dup(&copy, it->second.get()) < 0) throw Error("hwloc: cannot copy a topology");
   return TopologyPtr(copy);
@@ -476,16 +490,16 @@ LoadedTopology load_restricted(const TopologySpec& spec, const Source& source) {
 // of every task on the same restricted machine: copy the tree built once
 // instead of restricting a fresh hwloc topology and walking it each time
 // (4 ms a call on 1024 cores). Keyed like the loaded topologies (an XML by
-// its content) plus the restriction; a handful of entries, so a long-lived
-// caller asking about many machines does not grow it without bound.
+// its content) plus the restriction.
 LoadedTopology load_topology(const TopologySpec& spec) {
   static std::map<std::tuple<SourceKey, std::vector<unsigned>, int, int>, LoadedTopology> built;
   Source source = read_source(spec.source);
   auto key = std::make_tuple(source_key(spec, source, false), spec.allowed, static_cast<int>(spec.granularity), spec.smt);
   auto it = built.find(key);
   if (it != built.end()) return it->second;
-  if (built.size() >= 16) built.clear();
-  return built.emplace(key, load_restricted(spec, source)).first->second;
+  LoadedTopology fresh = load_restricted(spec, source);
+  make_room(built);
+  return built.emplace(key, std::move(fresh)).first->second;
 }
 
 }  // namespace slurmpin

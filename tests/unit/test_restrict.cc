@@ -101,3 +101,27 @@ TEST(Granularity, WidensBindingToTheL2) {
   r.widen_to = "L3";
   EXPECT_THROW(compute_placement(r), Error);  // Core2 has no L3
 }
+
+// load_topology keeps built trees per source and restriction: asking again,
+// in any order and past the memo's size, gives each restriction its own tree.
+TEST(Restrict, KeptTreesFollowTheRestrictionAsked) {
+  TopologySpec spec;
+  spec.source = topo("ccnuma.xml");
+  const std::vector<std::vector<unsigned>> sets = {{}, {0, 1, 2, 3}, {8, 9}, {0, 1, 2, 3}, {}};
+  for (int round = 0; round < 3; ++round) {
+    for (const auto& allowed : sets) {
+      spec.allowed = allowed;
+      spec.granularity = Granularity::kCore;
+      LoadedTopology lt = load_topology(spec);
+      EXPECT_EQ(lt.tree.nodes[lt.tree.root].pus, allowed.empty() ? lt.all_pus : allowed);
+      spec.smt = 1;  // every kept PU a slot: the key tells smt apart
+      EXPECT_EQ(load_topology(spec).tree.slots().size(), allowed.empty() ? lt.all_pus.size() : allowed.size());
+      spec.smt = 0;
+    }
+    // Past the memo's entries: distinct restrictions evict the kept trees.
+    for (unsigned c = 0; c < 40; ++c) {
+      spec.allowed = {c};
+      EXPECT_EQ(load_topology(spec).tree.nodes[load_topology(spec).tree.root].pus, spec.allowed);
+    }
+  }
+}
