@@ -37,13 +37,13 @@ clean_env() {
 @test "direct launch: srun --mpi=pmix (Open MPI) and --mpi=pmi2 (MPICH) on slurm-pin's places" {
   for case in "pmix report_openmpi" "pmi2 report_mpich"; do
     set -- $case
-    run --separate-stderr as_user env $OMPI_TRANSPORT OMP_NUM_THREADS=1 srun --mpi="$1" -N2 -n4 -c1 \
+    run_ranks env $OMPI_TRANSPORT OMP_NUM_THREADS=1 srun --mpi="$1" -N2 -n4 -c1 \
       --pin-strategy=compact "$WORK/bin/$2"
     [ "$status" -eq 0 ] || { echo "$stderr"; false; }
     [ "$(rank_threads 0)" = "n1:0" ] && [ "$(rank_threads 1)" = "n1:1" ]
     [ "$(rank_threads 2)" = "n2:0" ] && [ "$(rank_threads 3)" = "n2:1" ]
     [ "$(rank_env 1 OMP_PLACES)" = "{1}" ]
-    run --separate-stderr as_user srun --mpi="$1" -N1 -n1 -c2 --pin-strategy=scatter "$WORK/bin/$2"
+    run_ranks srun --mpi="$1" -N1 -n1 -c2 --pin-strategy=scatter "$WORK/bin/$2"
     [ "$status" -eq 0 ]
     [ "$(rank_threads 0)" = "n1:0 n1:1" ]
   done
