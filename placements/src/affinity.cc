@@ -20,23 +20,29 @@ Affinity::Affinity(int n) : n_(n) {
 // fill them in place.
 template <class Visit>
 Affinity Affinity::with_rows(int n, double floor, Visit visit) {
+  std::vector<size_t> sizes(static_cast<size_t>(n), 0);
+  visit([&sizes](int i, int, double) { ++sizes[i]; });
+  return with_sized_rows(n, floor, sizes, visit);
+}
+
+template <class Visit>
+Affinity Affinity::with_sized_rows(int n, double floor, const std::vector<size_t>& sizes, Visit visit) {
   Affinity a;
   a.n_ = n;
   a.floor_ = floor;
   auto rows = std::make_shared<Rows>();
   Rows& r = *rows;
   r.offset.assign(static_cast<size_t>(n) + 1, 0);
-  visit([&r](int i, int, double) { ++r.offset[i + 1]; });
-  for (int i = 0; i < n; ++i) r.offset[i + 1] += r.offset[i];
+  for (int i = 0; i < n; ++i) r.offset[i + 1] = r.offset[i] + sizes[i];
   r.to.resize(r.offset[n]);
   r.w.resize(r.offset[n]);
   std::vector<size_t> fill(r.offset.begin(), r.offset.end() - 1);
-  visit([&r, &fill](int i, int j, double w) { r.to[fill[i]] = j, r.w[fill[i]++] = w; });
-  for (double x : r.w) {
-    r.sum += x;
-    r.max = std::max(r.max, x);
-    r.integral = r.integral && x == std::floor(x);
-  }
+  visit([&r, &fill](int i, int j, double w) {
+    r.to[fill[i]] = j, r.w[fill[i]++] = w;
+    r.sum += w;
+    r.max = std::max(r.max, w);
+    r.integral = r.integral && w == std::floor(w);
+  });
   a.rows_ = std::move(rows);
   return a;
 }
@@ -48,14 +54,30 @@ Affinity Affinity::from_pairs(int n, const std::vector<Edge>& pairs, double floo
   });
 }
 
+namespace {
+
+// Sorts pairs by (i, j): counted into rows by i, then each row sorted by j,
+// O(E + sum of r log r) where one sort of every pair costs O(E log E).
+void sort_by_row(int n, std::vector<Edge>& pairs) {
+  std::vector<size_t> start(static_cast<size_t>(n) + 1, 0);
+  for (const Edge& e : pairs) ++start[e.i + 1];
+  for (int i = 0; i < n; ++i) start[i + 1] += start[i];
+  std::vector<size_t> fill(start.begin(), start.end() - 1);
+  std::vector<Edge> out(pairs.size());
+  for (const Edge& e : pairs) out[fill[e.i]++] = e;
+  for (int i = 0; i < n; ++i)
+    std::sort(out.begin() + start[i], out.begin() + start[i + 1], [](const Edge& a, const Edge& b) { return a.j < b.j; });
+  pairs.swap(out);
+}
+
+}  // namespace
+
 Affinity Affinity::from_edges(int n, std::vector<Edge> edges) {
   for (Edge& e : edges) {
     if (e.i < 0 || e.j < 0 || e.i >= n || e.j >= n) throw Error("internal: edge outside the matrix");
     if (e.i > e.j) std::swap(e.i, e.j);
   }
-  std::sort(edges.begin(), edges.end(), [](const Edge& a, const Edge& b) {
-    return a.i != b.i ? a.i < b.i : a.j < b.j;
-  });
+  sort_by_row(n, edges);
   std::vector<Edge> pairs;
   for (const Edge& e : edges) {
     if (e.i == e.j || e.w == 0) continue;
@@ -86,29 +108,47 @@ void for_each_sym(int n, At at, F&& f) {
   }
 }
 
-// The smallest at(i, j) + at(j, i), i != j, in the same tiles.
+// The smallest at(i, j) + at(j, i), i != j (the floor), in the same tiles,
+// and how many entries of each row are not above it: they are the ones
+// dropped, so the rows' sizes are known without another pass. A counter
+// counts for the current smallest only when its stamp is the number of
+// times the smallest went down: a new smallest resets every row at once.
 template <class At>
-double min_sym(int n, At at) {
+double floor_and_sizes(int n, At at, std::vector<size_t>& sizes) {
   double m = std::numeric_limits<double>::infinity();
+  std::vector<size_t> at_floor(static_cast<size_t>(n), 0), stamp(static_cast<size_t>(n), 0);
+  size_t lowered = 0;
+  auto count = [&](int k) {
+    if (stamp[k] != lowered) stamp[k] = lowered, at_floor[k] = 0;
+    ++at_floor[k];
+  };
   for (int bi = 0; bi < n; bi += kTile)
     for (int bj = bi; bj < n; bj += kTile)
       for (int i = bi; i < std::min(n, bi + kTile); ++i)
-        for (int j = std::max(bj, i + 1); j < std::min(n, bj + kTile); ++j) m = std::min(m, at(i, j) + at(j, i));
-  return m;
+        for (int j = std::max(bj, i + 1); j < std::min(n, bj + kTile); ++j) {
+          double x = at(i, j) + at(j, i);
+          if (x > m) continue;
+          if (x < m) m = x, ++lowered;
+          count(i), count(j);
+        }
+  sizes.assign(static_cast<size_t>(n), 0);
+  for (int i = 0; i < n; ++i) sizes[i] = static_cast<size_t>(n - 1) - (stamp[i] == lowered ? at_floor[i] : 0);
+  return n > 1 ? m : 0;
 }
 
 }  // namespace
 
 // Symmetrised, diagonal dropped, floor taken out, for any at(i, j) = a(i,j):
-// rows are counted, then filled in place in increasing column order, with
-// no list of pairs in between (a dense matrix of 1024 threads has half a
-// million).
+// the floor and row sizes in one pass over half the matrix, then rows
+// filled in place in increasing column order, with no list of pairs in
+// between (a dense matrix of 1024 threads has half a million).
 template <class At>
 Affinity Affinity::from_square(int n, At at) {
-  const double fl = n > 1 ? min_sym(n, at) : 0;
-  return with_rows(n, fl, [n, &at, fl](auto&& emit) {
+  std::vector<size_t> sizes;
+  const double fl = floor_and_sizes(n, at, sizes);
+  return with_sized_rows(n, fl, sizes, [n, &at, fl](auto&& emit) {
     for_each_sym(n, at, [&emit, fl](int i, int j, double x) {
-      if (x - fl > 0) emit(i, j, x - fl);
+      if (x > fl) emit(i, j, x - fl);
     });
   });
 }
@@ -125,17 +165,27 @@ Affinity Affinity::from_rows(const std::vector<std::vector<double>>& rows) {
 
 void Affinity::heaviest(int i, size_t k, std::vector<size_t>& out) const {
   Row r = row(i);
-  out.clear();
-  if (k == 0) return;
+  const size_t want = std::min(k, r.size);
+  out.resize(want);
+  if (want == 0) return;
   // Entries come in column order, so an equal weight never displaces one
   // already kept: ties keep the lower column, as the order above says.
+  // Once `want` are kept, most entries of a dense row are compared with the
+  // lightest kept alone, held here rather than read back through `out`.
+  size_t* kept = out.data();
+  size_t count = 0;
+  double lightest = 0;
   for (size_t e = 0; e < r.size; ++e) {
     double x = r.w[e];
-    if (out.size() == k && x <= r.w[out.back()]) continue;
-    if (out.size() < k) out.push_back(e);
-    size_t at = out.size() - 1;
-    while (at > 0 && r.w[out[at - 1]] < x) out[at] = out[at - 1], --at;
-    out[at] = e;
+    if (count == want) {
+      if (x <= lightest) continue;
+    } else {
+      ++count;
+    }
+    size_t at = count - 1;
+    while (at > 0 && r.w[kept[at - 1]] < x) kept[at] = kept[at - 1], --at;
+    kept[at] = e;
+    lightest = r.w[kept[count - 1]];
   }
 }
 
@@ -207,13 +257,31 @@ Affinity Affinity::subset(const std::vector<int>& items) const {
       if (m > static_cast<int>(k)) pairs.push_back({static_cast<int>(k), m, r.w[e]});
     }
   }
-  // Rows of a subset need not come in the items' order: sort for from_pairs
-  // (items in increasing order keep it).
-  if (!std::is_sorted(items.begin(), items.end()))
-    std::sort(pairs.begin(), pairs.end(), [](const Edge& a, const Edge& b) {
-      return a.i != b.i ? a.i < b.i : a.j < b.j;
-    });
+  // Rows come in order, but their columns need not when the items are not
+  // in increasing order: sort for from_pairs.
+  if (!std::is_sorted(items.begin(), items.end())) sort_by_row(static_cast<int>(items.size()), pairs);
   return from_pairs(static_cast<int>(items.size()), pairs, floor_);
+}
+
+Affinity Affinity::strongest(size_t k) const {
+  // Each row's choice (k at most; -1 past the row's end), as columns and
+  // their weights.
+  std::vector<int> to(static_cast<size_t>(n_) * k, -1);
+  std::vector<double> w(to.size(), 0);
+  std::vector<size_t> order;
+  for (int i = 0; i < n_; ++i) {
+    heaviest(i, k, order);
+    Row r = row(i);
+    for (size_t c = 0; c < order.size(); ++c) to[i * k + c] = r.to[order[c]], w[i * k + c] = r.w[order[c]];
+  }
+  auto chose = [&](int x, int y) { return std::find(&to[x * k], &to[x * k] + k, y) != &to[x * k] + k; };
+  // A pair chosen from both ends is taken from its lower one.
+  std::vector<Edge> pairs;
+  for (int i = 0; i < n_; ++i)
+    for (size_t c = i * k; c < (i + 1) * k && to[c] >= 0; ++c)
+      if (i < to[c] || !chose(to[c], i)) pairs.push_back({std::min(i, to[c]), std::max(i, to[c]), w[c]});
+  sort_by_row(n_, pairs);
+  return from_pairs(n_, pairs, 0);
 }
 
 std::vector<Edge> Affinity::edges() const {

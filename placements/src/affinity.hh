@@ -36,7 +36,7 @@ class Affinity {
   Affinity() : Affinity(0) {}
   explicit Affinity(int n);
   // Entries (i, j, w) summed per unordered pair; the diagonal and zeros are
-  // dropped. O(E log E).
+  // dropped. O(E + sum of each row's r log r).
   static Affinity from_edges(int n, std::vector<Edge> edges);
   // A dense square matrix, row-major; symmetrised, diagonal dropped, floor
   // taken out. O(n^2) time, O(n + remainder) memory.
@@ -71,6 +71,10 @@ class Affinity {
   // The matrix restricted to `items` (distinct), renumbered 0..k-1; keeps the
   // floor. All items in order share this matrix's rows.
   Affinity subset(const std::vector<int>& items) const;
+  // Each item's k heaviest pairs (heaviest()) and the pairs that chose it,
+  // as remainders, floor 0: the strong structure of a dense matrix, each
+  // row O(k) on average. O(E + n k^2).
+  Affinity strongest(size_t k) const;
   // Every pair as (i < j, remainder), in row order.
   std::vector<Edge> edges() const;
 
@@ -80,6 +84,10 @@ class Affinity {
   static Affinity from_square(int n, At at);
   template <class Visit>
   static Affinity with_rows(int n, double floor, Visit visit);
+  // The same when each row's size is known (sizes[i] entries in row i):
+  // visit runs once.
+  template <class Visit>
+  static Affinity with_sized_rows(int n, double floor, const std::vector<size_t>& sizes, Visit visit);
 
   struct Rows {
     std::vector<size_t> offset;

@@ -41,15 +41,15 @@ class IntWeights {
 };
 
 // The heaviest few edges of every item: the optimum almost always lies here.
+// In (u, v) order, each once.
 std::vector<IntEdge> candidate_edges(const Affinity& w, const IntWeights& iw, int per_item) {
+  Affinity top = w.strongest(static_cast<size_t>(per_item));
   std::vector<IntEdge> chosen;
-  std::vector<size_t> order;
-  for (int i = 0; i < w.size(); ++i) {
-    Affinity::Row r = w.row(i);
-    w.heaviest(i, static_cast<size_t>(per_item), order);
-    for (size_t e : order) {
+  for (int u = 0; u < top.size(); ++u) {
+    Affinity::Row r = top.row(u);
+    for (size_t e = 0; e < r.size; ++e) {
       Weight x = iw(r.w[e]);
-      if (x > 0) chosen.push_back({std::min(i, r.to[e]), std::max(i, r.to[e]), x});
+      if (r.to[e] > u && x > 0) chosen.push_back({u, r.to[e], x});
     }
   }
   return chosen;
@@ -82,8 +82,10 @@ Solution solve(const Affinity& w, const IntWeights& iw, const std::vector<IntEdg
   g.reserveEdge(static_cast<int>(used.size()));
   std::vector<Graph::Node> node(n);
   for (int i = 0; i < n; ++i) node[i] = g.addNode();
+  // Edges first, then their map: a map made before grows with every edge.
+  for (const IntEdge& e : used) g.addEdge(node[e.u], node[e.v]);
   Graph::EdgeMap<Weight> weight(g);
-  for (const IntEdge& e : used) weight[g.addEdge(node[e.u], node[e.v])] = e.w;
+  for (size_t k = 0; k < used.size(); ++k) weight[g.edgeFromId(static_cast<int>(k))] = used[k].w;
   Matcher m(g, weight);
   m.run();
 
@@ -122,14 +124,23 @@ Pairing max_weight_pairing(const Affinity& w, int candidates) {
   Pairing p;
   IntWeights iw(w);
   std::vector<IntEdge> edges = candidate_edges(w, iw, candidates);
-  sort_unique(edges);
   Solution s;
-  do {
+  for (;;) {
     s = solve(w, iw, edges);
     ++p.rounds;
+    if (s.violated.empty()) break;
+    // The heaviest of them, as many as the first run had per item: on a
+    // matrix where few of the optimum's pairs were candidates, nearly every
+    // pair can fail the check, and the next run would see them all.
+    size_t room = static_cast<size_t>(n) * static_cast<size_t>(candidates);
+    if (s.violated.size() > room) {
+      std::nth_element(s.violated.begin(), s.violated.begin() + static_cast<std::ptrdiff_t>(room), s.violated.end(),
+                       [](const IntEdge& a, const IntEdge& b) { return a.w != b.w ? a.w > b.w : a.u != b.u ? a.u < b.u : a.v < b.v; });
+      s.violated.resize(room);
+    }
     edges.insert(edges.end(), s.violated.begin(), s.violated.end());
     sort_unique(edges);
-  } while (!s.violated.empty());
+  }
 
   // Items left unmatched share nothing with each other (else the matching
   // would not be maximum), so pairing them in index order keeps the optimum.

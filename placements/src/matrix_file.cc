@@ -30,7 +30,7 @@ std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& 
     if (expect > 0 && !looks_numeric(l.text)) break;
     std::vector<double> row;
     row.reserve(rows.empty() ? static_cast<size_t>(std::max(expect, 0)) : rows[0].size());
-    for_each_field(l.text, [&](const char* f, size_t n) { row.push_back(parse_weight(f, n, path, l.number)); });
+    append_weights(l.text, row, path, l.number);
     int want = expect > 0 ? expect : static_cast<int>(rows.empty() ? row.size() : rows[0].size());
     if (static_cast<int>(row.size()) != want)
       throw Error(where(path, l.number) + "row has " + std::to_string(row.size()) +

@@ -27,19 +27,7 @@ constexpr size_t kMetisDegree = 16;
 // symmetric, as METIS wants. w itself when it is that sparse already.
 Affinity strongest_edges(const Affinity& w) {
   if (2 * w.pairs() <= kMetisDegree * static_cast<size_t>(w.size())) return Affinity();
-  std::vector<Edge> kept;
-  std::vector<size_t> order;
-  for (int i = 0; i < w.size(); ++i) {
-    Affinity::Row r = w.row(i);
-    w.heaviest(i, kMetisDegree, order);
-    for (size_t e : order) kept.push_back({i, r.to[e], r.w[e]});
-  }
-  for (Edge& e : kept)
-    if (e.i > e.j) std::swap(e.i, e.j);
-  std::sort(kept.begin(), kept.end(), [](const Edge& a, const Edge& b) { return a.i != b.i ? a.i < b.i : a.j < b.j; });
-  kept.erase(std::unique(kept.begin(), kept.end(), [](const Edge& a, const Edge& b) { return a.i == b.i && a.j == b.j; }),
-             kept.end());
-  return Affinity::from_edges(w.size(), std::move(kept));
+  return w.strongest(kMetisDegree);
 }
 
 // METIS wants integer edge weights whose sum fits idx_t: scale to <= 2^30 in

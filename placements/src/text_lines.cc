@@ -60,6 +60,25 @@ std::vector<std::string> split_fields(const std::string& text) {
   return out;
 }
 
+void append_weights(const std::string& text, std::vector<double>& out, const std::string& path, int line) {
+  auto separator = [](char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; };
+  const char* p = text.data();
+  const char* end = p + text.size();
+  while (p < end) {
+    while (p < end && separator(*p)) ++p;
+    if (p == end) break;
+    const char* b = p;
+    uint64_t v = 0;
+    while (p < end && static_cast<unsigned>(*p - '0') < 10) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+    if ((p == end || separator(*p)) && p - b <= 15) {
+      out.push_back(static_cast<double>(v));
+      continue;
+    }
+    while (p < end && !separator(*p)) ++p;
+    out.push_back(parse_weight(b, static_cast<size_t>(p - b), path, line));
+  }
+}
+
 std::vector<std::string> split_fields_blank(const std::string& text) {
   std::vector<std::string> out;
   size_t i = 0;

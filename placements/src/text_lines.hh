@@ -24,20 +24,11 @@ std::vector<TextLine> split_text_lines(const std::string& text, const std::strin
 // Splits on blanks and commas (published matrices use either).
 std::vector<std::string> split_fields(const std::string& text);
 
-// The same fields, handed to f(const char* begin, size_t size) in order,
-// without copying them: what matrix rows of thousands of numbers need.
-template <class F>
-void for_each_field(const std::string& text, F&& f) {
-  const char* p = text.data();
-  const char* end = p + text.size();
-  auto separator = [](char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; };
-  while (p < end) {
-    while (p < end && separator(*p)) ++p;
-    const char* b = p;
-    while (p < end && !separator(*p)) ++p;
-    if (p > b) f(b, static_cast<size_t>(p - b));
-  }
-}
+// Appends the weights of one line of a matrix (fields split as above) to
+// `out`, each as parse_weight reads it; whole numbers of up to 15 digits
+// (what the profiler writes) are read in the scan that splits them: a
+// dense matrix of 1024 threads holds a million.
+void append_weights(const std::string& text, std::vector<double>& out, const std::string& path, int line);
 
 // Splits on blanks only (fields may hold commas, like CPU lists).
 std::vector<std::string> split_fields_blank(const std::string& text);

@@ -84,6 +84,18 @@ TEST(Matching, CertificateAddsTheEdgesTheOptimumNeeds) {
   EXPECT_GT(repaired, 10);
 }
 
+TEST(Matching, FewCandidatesOnADenseMatrixStayExact) {
+  // One candidate per item on a dense random matrix: nearly every pair
+  // fails the first check; each later run takes the heaviest of them only,
+  // and the result weighs what the default's does.
+  std::mt19937_64 rng(11);
+  Affinity w = random_affinity(200, rng, 1e6, 0);
+  Pairing few = max_weight_pairing(w, 1), usual = max_weight_pairing(w);
+  expect_valid(few, 200);
+  EXPECT_GT(few.rounds, 1);
+  EXPECT_DOUBLE_EQ(pairing_weight(w, few), pairing_weight(w, usual));
+}
+
 TEST(Matching, LargeMatricesAreLocallyOptimal) {
   // No two pairs can be re-paired for more weight (a necessary condition of
   // optimality, checkable at sizes brute force cannot reach).
