@@ -170,22 +170,25 @@ void Affinity::heaviest(int i, size_t k, std::vector<size_t>& out) const {
   if (want == 0) return;
   // Entries come in column order, so an equal weight never displaces one
   // already kept: ties keep the lower column, as the order above says.
-  // Once `want` are kept, most entries of a dense row are compared with the
-  // lightest kept alone, held here rather than read back through `out`.
+  // The kept weights sit beside their positions (on the stack for the few
+  // the callers ask): an insertion compares them without going through
+  // the row, and most entries of a dense row only meet the lightest kept.
+  constexpr size_t kOnStack = 32;
+  double stack[kOnStack];
+  std::vector<double> heap(want > kOnStack ? want : 0);
+  double* kw = want > kOnStack ? heap.data() : stack;
   size_t* kept = out.data();
   size_t count = 0;
-  double lightest = 0;
   for (size_t e = 0; e < r.size; ++e) {
     double x = r.w[e];
     if (count == want) {
-      if (x <= lightest) continue;
+      if (x <= kw[want - 1]) continue;
     } else {
       ++count;
     }
     size_t at = count - 1;
-    while (at > 0 && r.w[kept[at - 1]] < x) kept[at] = kept[at - 1], --at;
-    kept[at] = e;
-    lightest = r.w[kept[count - 1]];
+    while (at > 0 && kw[at - 1] < x) kw[at] = kw[at - 1], kept[at] = kept[at - 1], --at;
+    kw[at] = x, kept[at] = e;
   }
 }
 

@@ -102,9 +102,9 @@ Solution solve(const Affinity& w, const IntWeights& iw, const std::vector<IntEdg
     for (Matcher::BlossomIt it(m, b); it != lemon::INVALID; ++it) blossoms_of[g.id(it)].push_back(b);
   for (int u = 0; u < n; ++u) {
     Affinity::Row r = w.row(u);
-    for (size_t e = 0; e < r.size; ++e) {
+    // Each pair once, from its lower end: the row's columns above u.
+    for (size_t e = static_cast<size_t>(std::upper_bound(r.to, r.to + r.size, u) - r.to); e < r.size; ++e) {
       int v = r.to[e];
-      if (v < u) continue;
       Weight x = iw(r.w[e]);
       Weight slack = y[u] + y[v] - Matcher::dualScale * x;
       if (slack >= 0 || x <= 0) continue;

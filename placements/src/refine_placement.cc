@@ -130,6 +130,8 @@ class SwapSearch {
       if (up >= 0 && up != t.root && !above_pair[up]) above_pair[up] = 1, pair_parents_.push_back(up);
     }
     levels_ = node_depths(t);
+    for (int d : bottoms_) bottom_cols_.push_back(conn_.index(d));
+    for (int d : pair_parents_) pair_parent_cols_.push_back(conn_.index(d));
   }
 
   void run() {
@@ -256,18 +258,18 @@ class SwapSearch {
   // holding slot s) that a (and its partner b, when b >= 0) share most with,
   // strongest first; one pass over `among`, the table's columns read
   // directly instead of a sort of a's row.
-  void strongest(const std::vector<int>& among, int s, int a, int b, size_t tries = kDomainsTried) {
+  void strongest(const std::vector<int>& among, const std::vector<int>& cols, int s, int a, int b,
+                 size_t tries = kDomainsTried) {
     double pull[kDomainsTried];
     size_t kept = 0;
     const double *ra = conn_.row(a), *rb = b >= 0 ? conn_.row(b) : nullptr;
-    for (int d : among) {
-      int c = conn_.index(d);
-      double v = ra[c] + (rb ? rb[c] : 0.0);
-      if (v <= 0 || (kept == tries && v <= pull[kept - 1]) || inside(d, s)) continue;
-      size_t k = kept < tries ? kept++ : kept - 1;
+    for (size_t k = 0; k < among.size(); ++k) {
+      double v = rb ? ra[cols[k]] + rb[cols[k]] : ra[cols[k]];
+      if (v <= 0 || (kept == tries && v <= pull[kept - 1]) || inside(among[k], s)) continue;
+      size_t at = kept < tries ? kept++ : kept - 1;
       if (domains_.size() < kept) domains_.resize(kept);
-      while (k > 0 && pull[k - 1] < v) pull[k] = pull[k - 1], domains_[k] = domains_[k - 1], --k;
-      pull[k] = v, domains_[k] = d;
+      while (at > 0 && pull[at - 1] < v) pull[at] = pull[at - 1], domains_[at] = domains_[at - 1], --at;
+      pull[at] = v, domains_[at] = among[k];
     }
     domains_.resize(kept);
   }
@@ -280,7 +282,7 @@ class SwapSearch {
     double best = 0;
     domains_.clear();
     if (conn_.on()) {
-      strongest(bottoms_, from, a, -1);
+      strongest(bottoms_, bottom_cols_, from, a, -1);
     } else {
       // Each domain once, however many of the neighbours it holds.
       for (size_t o = 0; o < tried; ++o) {
@@ -321,7 +323,7 @@ class SwapSearch {
     domains_.clear();
     const std::vector<int>& own = slots_of(p);
     if (conn_.on()) {
-      strongest(pair_parents_, slot_of_[a], a, occupant_[own[0]] == a ? occupant_[own[1]] : occupant_[own[0]],
+      strongest(pair_parents_, pair_parent_cols_, slot_of_[a], a, occupant_[own[0]] == a ? occupant_[own[1]] : occupant_[own[0]],
                 kPairDomainsTried);
     } else {
       // The domains above the neighbours' pair domains, each once.
@@ -402,6 +404,8 @@ class SwapSearch {
   std::vector<int> domains_;  // the domains a search visits (reused)
   std::vector<int> bottoms_;       // every slot's smallest shared domain, once
   std::vector<int> pair_parents_;  // the domains above pair domains, once
+  // Their columns in the table, read for every thread and pass.
+  std::vector<int> bottom_cols_, pair_parent_cols_;
   std::vector<int> pair_pass_;  // per pair domain: the pass that searched its exchanges
   int pass_ = 0;
   size_t visits_ = 0;
