@@ -292,6 +292,12 @@ class Refiner {
   std::vector<double> dense_;  // remainder, row-major, for small sets only
 };
 
+// Parts numbered among the live ones, as the caller numbers them.
+std::vector<int> relabel(std::vector<int> part, const std::vector<int>& live) {
+  for (int& p : part) p = live[p];
+  return part;
+}
+
 }  // namespace
 
 std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weight,
@@ -308,8 +314,7 @@ std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weig
     std::vector<int> part(n, 0);
     Refiner r(w, weight, parts, part);
     r.repair(live_target);
-    for (int& p : part) p = live[p];
-    return part;
+    return relabel(part, live);
   }
   // Small sets are cheap: Kernighan-Lin from a few starts, keep the best.
   int starts = n <= kKernighanLinMax ? 8 : 1;
@@ -323,11 +328,11 @@ std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weig
     r.repair(live_target);
     r.refine();
     if (n <= kKernighanLinMax) r.kernighan_lin();
+    if (starts == 1) return relabel(part, live);  // nothing to compare it with
     double kept = kept_weight(w, part);
     if (kept > best_kept) best_kept = kept, best = part;
   }
-  for (int& p : best) p = live[p];
-  return best;
+  return relabel(best, live);
 }
 
 bool nothing_to_keep(const std::vector<int>& weight, const std::vector<int>& target) {
