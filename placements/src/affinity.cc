@@ -223,6 +223,27 @@ Affinity Affinity::between(const std::vector<std::vector<int>>& groups) const {
   std::vector<int> group_of(n_, -1);
   for (size_t g = 0; g < groups.size(); ++g)
     for (int x : groups[g]) group_of[x] = static_cast<int>(g);
+  const size_t k = groups.size();
+  if (k * k <= 2 * pairs() + static_cast<size_t>(n_)) {
+    // As dense as the groups' own matrix (a dense profile cut into pairs):
+    // one accumulator per group pair, each pair of items read once, from
+    // its lower end. O(n + E + k^2), no more than the rows themselves.
+    std::vector<double> sum(k * k, 0);
+    for (int x = 0; x < n_; ++x) {
+      int g = group_of[x];
+      if (g < 0) continue;
+      Row r = row(x);
+      for (size_t e = static_cast<size_t>(std::upper_bound(r.to, r.to + r.size, x) - r.to); e < r.size; ++e) {
+        int h = group_of[r.to[e]];
+        if (h >= 0 && h != g) sum[static_cast<size_t>(std::min(g, h)) * k + static_cast<size_t>(std::max(g, h))] += r.w[e];
+      }
+    }
+    std::vector<Edge> pairs;
+    for (size_t g = 0; g < k; ++g)
+      for (size_t h = g + 1; h < k; ++h)
+        if (sum[g * k + h] > 0) pairs.push_back({static_cast<int>(g), static_cast<int>(h), sum[g * k + h]});
+    return from_pairs(static_cast<int>(k), pairs, 0);
+  }
   // One accumulator per group pair seen from group g: O(n + E) overall.
   std::vector<double> acc(groups.size(), 0);
   std::vector<int> touched;
