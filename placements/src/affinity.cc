@@ -288,6 +288,7 @@ Affinity Affinity::subset(const std::vector<int>& items) const {
 }
 
 Affinity Affinity::strongest(size_t k) const {
+  if (k == 0) return Affinity(n_);
   // Each row's choice (k at most; -1 past the row's end), as columns and
   // their weights.
   std::vector<int> to(static_cast<size_t>(n_) * k, -1);

@@ -316,6 +316,12 @@ TEST(Affinity, TiledDenseBuildEqualsTheDefinition) {
     for (int i = 0; i < n; ++i)
       for (int j = i + 1; j < n; ++j) floor = std::min(floor, m[i * n + j] + m[j * n + i]);
     EXPECT_EQ(w.floor(), floor) << n;
+    // Exactly the pairs above the floor are stored (the rows' sizes come
+    // from the pass that finds the floor, which moves as it goes).
+    size_t above = 0;
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) above += m[i * n + j] + m[j * n + i] > floor;
+    EXPECT_EQ(w.pairs(), above) << n;
     for (int i = 0; i < n; ++i) {
       Affinity::Row r = w.row(i);
       EXPECT_TRUE(std::is_sorted(r.to, r.to + r.size)) << n;
@@ -343,6 +349,62 @@ TEST(Affinity, HeaviestEntriesFirstTiesByLowerColumn) {
   EXPECT_EQ(top.size(), r.size);
   w.heaviest(0, 0, top);
   EXPECT_TRUE(top.empty());
+}
+
+TEST(Affinity, StrongestKeepsEachRowsHeaviestFromBothEndsOnce) {
+  // Against the definition: pair (i, j) stays when j is among i's k
+  // heaviest or i among j's, with its remainder, stored in both rows once.
+  std::mt19937_64 rng(5);
+  for (int n : {2, 9, 40}) {
+    Affinity w = random_affinity(n, rng, 50, 0.3);
+    for (size_t k : {1u, 3u, 8u}) {
+      Affinity s = w.strongest(k);
+      std::vector<std::vector<int>> chose(n);
+      std::vector<size_t> top;
+      for (int i = 0; i < n; ++i) {
+        w.heaviest(i, k, top);
+        for (size_t e : top) chose[i].push_back(w.row(i).to[e]);
+      }
+      auto in = [&](int i, int j) { return std::count(chose[i].begin(), chose[i].end(), j) > 0; };
+      size_t want = 0;
+      for (int i = 0; i < n; ++i)
+        for (int j = i + 1; j < n; ++j) {
+          bool kept = in(i, j) || in(j, i);
+          want += kept;
+          EXPECT_EQ(s.remainder(i, j), kept ? w.remainder(i, j) : 0) << n << " " << k << " " << i << " " << j;
+        }
+      EXPECT_EQ(s.pairs(), want) << n << " " << k;
+      EXPECT_EQ(s.floor(), 0);
+      for (int i = 0; i < n; ++i) EXPECT_TRUE(std::is_sorted(s.row(i).to, s.row(i).to + s.row(i).size));
+    }
+  }
+}
+
+TEST(Affinity, BetweenGroupsSumsEveryCrossingPair) {
+  // Dense and sparse matrices (the two ways between() sums), groups of one
+  // and two, some items in no group: W'(A, B) is the sum of remainders.
+  std::mt19937_64 rng(8);
+  for (double zeros : {0.0, 0.9}) {
+    Affinity w = random_affinity(30, rng, 100, zeros);
+    std::vector<int> items(30);
+    std::iota(items.begin(), items.end(), 0);
+    std::shuffle(items.begin(), items.end(), rng);
+    std::vector<std::vector<int>> groups;
+    for (size_t k = 0; k + 2 < items.size();) {  // one, two, one, two, ...: the last two items in none
+      size_t size = groups.size() % 2 ? 2 : 1;
+      groups.emplace_back(items.begin() + static_cast<std::ptrdiff_t>(k), items.begin() + static_cast<std::ptrdiff_t>(k + size));
+      k += size;
+    }
+    Affinity b = w.between(groups);
+    ASSERT_EQ(b.size(), static_cast<int>(groups.size()));
+    for (size_t g = 0; g < groups.size(); ++g)
+      for (size_t h = g + 1; h < groups.size(); ++h) {
+        double sum = 0;
+        for (int x : groups[g])
+          for (int y : groups[h]) sum += w.remainder(x, y);
+        EXPECT_EQ(b.remainder(static_cast<int>(g), static_cast<int>(h)), sum) << zeros << " " << g << " " << h;
+      }
+  }
 }
 
 TEST(ProfileGuided, DenseMatricesKeepEveryPlantedBlockAt256Threads) {
