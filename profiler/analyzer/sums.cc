@@ -131,16 +131,11 @@ Sums sum_trace(const Trace& t) {
   for (unsigned i = 0; i < n; ++i) of[i] = &tables[i];
   SharingSums c{};
   auto release = [&] {
-    for (LineCounts& l : tables) {
-      for (size_t i = 0; i < l.cap; ++i)
-        if (l.map[i].key) std::free(l.map[i].counts);
-      std::free(l.map);
-    }
+    for (LineCounts& l : tables) lc_release(&l);
   };
   try {
     for (const Access& a : t.accesses) {
-      LcCounts* line = lc_line(&tables[a.thread], a.line, a.region);
-      line->reads += a.reads, line->writes += a.writes;
+      lc_add(&tables[a.thread], a.line, a.region, a.reads, a.writes);
     }
     ss_compute(&c, of.data(), n, regions);
   } catch (...) {

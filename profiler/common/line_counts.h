@@ -11,8 +11,13 @@
  * increment per access; a hash map of single lines cost a probe into a
  * table far bigger than the CPU caches on every one of them.
  *
- * Memory: 16 bytes per line of every page touched (a page covers 64 KiB of
- * the program's memory with 64-byte lines).
+ * Memory: 4 bytes per line of every page touched (a page covers 64 KiB of
+ * the program's memory with 64-byte lines): 16-bit counters, since a page
+ * is kept per thread and region and a program's arrays are paged once per
+ * region that walks them. A counter that would pass 65535 moves what it
+ * holds into the page's spill (64-bit counts per line, made for the few
+ * pages with a line that hot): every count stays exact, and the fast paths
+ * keep one compare more.
  *
  * The includer defines LC_CALLOC(count, size), zeroed memory that is never
  * NULL (it aborts instead), and LC_FREE(p): libc's in the compiler runtime,
@@ -28,9 +33,15 @@
 #define LC_PAGE_LINES (1u << LC_PAGE_BITS)
 #define LC_CACHE 256 /* pages, 16 MiB: a column walk through a 1400 x 1400 matrix of doubles */
 
+#define LC_COUNT_MAX 0xFFFFu
+
+typedef struct {
+  uint16_t reads, writes;
+} LcCounts;
+
 typedef struct {
   uint64_t reads, writes;
-} LcCounts;
+} LcSpill;
 
 /* key = page number + 1, so that a zeroed entry matches no page; tag = key
  * and region in one word, so that the cache check is one compare (pages
@@ -41,6 +52,9 @@ typedef struct {
   uint32_t region;
   LcCounts *counts; /* LC_PAGE_LINES of them */
   uint64_t tag;
+  /* LC_PAGE_LINES of them once a counter of the page overflowed, else NULL.
+   * Only the map's entry has it: the cache's copies may predate it. */
+  LcSpill *spill;
 } LcPage;
 
 static inline uint64_t lc_tag(uint64_t key, uint32_t region) { return key | ((uint64_t)region << 40); }
@@ -112,22 +126,66 @@ __attribute__((always_inline)) static inline LcCounts *lc_line(LineCounts *t, ui
   return &c->counts[line & (LC_PAGE_LINES - 1)];
 }
 
+/* A counter at LC_COUNT_MAX about to count one more: it and that access go
+ * to the spill. Out of line: once per 65536 accesses to a line at most. */
+__attribute__((noinline)) static void lc_overflow(LineCounts *t, uint64_t line, uint32_t region, int write) {
+  LcPage *p = lc_page(t, (line >> LC_PAGE_BITS) + 1, region);
+  uint32_t j = (uint32_t)(line & (LC_PAGE_LINES - 1));
+  if (!p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
+  uint16_t *c = write ? &p->counts[j].writes : &p->counts[j].reads;
+  uint64_t *s = write ? &p->spill[j].writes : &p->spill[j].reads;
+  *s += (uint64_t)*c + 1;
+  *c = 0;
+}
+
+/* One access to `line`, whose counters are n. */
+__attribute__((always_inline)) static inline void lc_bump(LineCounts *t, LcCounts *n, uint64_t line, uint32_t region,
+                                                         int write) {
+  uint16_t *c = write ? &n->writes : &n->reads;
+  if (*c == LC_COUNT_MAX) lc_overflow(t, line, region, write);
+  else ++*c;
+}
+
 /* Counts an access of `size` bytes at `addr` (every line it touches). */
 __attribute__((always_inline)) static inline void lc_count(LineCounts *t, uint64_t addr, uint64_t size, unsigned line_shift, uint32_t region,
                             int write) {
   uint64_t line = addr >> line_shift, last = (addr + size - 1) >> line_shift;
   if (size && line == last) { /* nearly every access: one line */
-    LcCounts *n = lc_line(t, line, region);
-    if (write) n->writes++;
-    else n->reads++;
+    lc_bump(t, lc_line(t, line, region), line, region, write);
     return;
   }
   if (!size) return;
-  for (; line <= last; ++line) {
-    LcCounts *n = lc_line(t, line, region);
-    if (write) n->writes++;
-    else n->reads++;
-  }
+  for (; line <= last; ++line) lc_bump(t, lc_line(t, line, region), line, region, write);
+}
+
+/* Adds any counts to a line (the analyzer, summing a trace). */
+static inline void lc_add(LineCounts *t, uint64_t line, uint32_t region, uint64_t reads, uint64_t writes) {
+  LcPage *p = lc_page(t, (line >> LC_PAGE_BITS) + 1, region);
+  uint32_t j = (uint32_t)(line & (LC_PAGE_LINES - 1));
+  uint64_t r = p->counts[j].reads + reads, w = p->counts[j].writes + writes;
+  if ((r > LC_COUNT_MAX || w > LC_COUNT_MAX) && !p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
+  if (r > LC_COUNT_MAX) p->spill[j].reads += r, r = 0;
+  if (w > LC_COUNT_MAX) p->spill[j].writes += w, w = 0;
+  p->counts[j].reads = (uint16_t)r, p->counts[j].writes = (uint16_t)w;
+}
+
+/* Line j of page p: its reads and writes, spill included. */
+static inline void lc_get(const LcPage *p, uint32_t j, uint64_t *reads, uint64_t *writes) {
+  *reads = p->counts[j].reads + (p->spill ? p->spill[j].reads : 0);
+  *writes = p->counts[j].writes + (p->spill ? p->spill[j].writes : 0);
+}
+
+/* Frees what the table holds (for the callers that outlive it), leaving it
+ * empty: its cache forgets the pages too. */
+static inline void lc_release(LineCounts *t) {
+  for (size_t i = 0; i < t->cap; ++i)
+    if (t->map[i].key) {
+      LC_FREE(t->map[i].counts);
+      if (t->map[i].spill) LC_FREE(t->map[i].spill);
+    }
+  if (t->map) LC_FREE(t->map);
+  t->map = NULL, t->cap = t->used = 0;
+  for (size_t i = 0; i < LC_CACHE; ++i) t->cache[i].tag = 0, t->cache[i].counts = NULL, t->cache[i].spill = NULL;
 }
 
 /* Calls visit(ctx, line, region, reads, writes) for every line touched. */
@@ -137,9 +195,11 @@ static inline void lc_for_each(const LineCounts *t, void (*visit)(void *, uint64
     const LcPage *p = &t->map[i];
     if (!p->key) continue;
     uint64_t first = (p->key - 1) << LC_PAGE_BITS;
-    for (uint32_t j = 0; j < LC_PAGE_LINES; ++j)
-      if (p->counts[j].reads || p->counts[j].writes)
-        visit(ctx, first + j, p->region, p->counts[j].reads, p->counts[j].writes);
+    for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
+      uint64_t reads, writes;
+      lc_get(p, j, &reads, &writes);
+      if (reads || writes) visit(ctx, first + j, p->region, reads, writes);
+    }
   }
 }
 

@@ -46,7 +46,7 @@ typedef struct {
 typedef struct {
   uint64_t key;
   uint32_t region, thread;
-  const LcCounts *counts;
+  const LcPage *page;
 } SsEntry;
 
 typedef struct {
@@ -89,10 +89,11 @@ static inline SsPair *ss_region_matrix(SharingSums *s, uint32_t region) {
 static inline void ss_region_line(SharingSums *s, const SsEntry *e, size_t from, size_t to, uint32_t j, SsUse *users) {
   unsigned n = 0;
   for (size_t k = from; k < to; ++k) {
-    const LcCounts *c = &e[k].counts[j];
-    if (!c->reads && !c->writes) continue;
-    s->region_accesses[e[k].region] += c->reads + c->writes;
-    users[n].thread = e[k].thread, users[n].reads = c->reads, users[n].writes = c->writes, n++;
+    uint64_t reads, writes;
+    lc_get(e[k].page, j, &reads, &writes);
+    if (!reads && !writes) continue;
+    s->region_accesses[e[k].region] += reads + writes;
+    users[n].thread = e[k].thread, users[n].reads = reads, users[n].writes = writes, n++;
   }
   if (n > 1) ss_add_pairs(users, n, s->threads, ss_region_matrix(s, e[from].region), NULL);
 }
@@ -103,11 +104,12 @@ static inline unsigned ss_merged_line(const SsEntry *e, size_t from, size_t to, 
                                SsUse *sum, unsigned char *seen, SsUse *users) {
   unsigned n = 0;
   for (size_t k = from; k < to; ++k) {
-    const LcCounts *c = &e[k].counts[j];
-    if ((!c->reads && !c->writes) || (parallel_only && e[k].region == 0)) continue;
+    uint64_t reads, writes;
+    lc_get(e[k].page, j, &reads, &writes);
+    if ((!reads && !writes) || (parallel_only && e[k].region == 0)) continue;
     uint32_t t = e[k].thread;
     if (!seen[t]) seen[t] = 1, sum[t].thread = t, sum[t].reads = 0, sum[t].writes = 0, users[n++].thread = t;
-    sum[t].reads += c->reads, sum[t].writes += c->writes;
+    sum[t].reads += reads, sum[t].writes += writes;
   }
   /* Entries are in region order, threads ascending within each: sort the few users. */
   for (unsigned a = 1; a < n; ++a)
@@ -160,7 +162,7 @@ static inline void ss_compute(SharingSums *s, LineCounts *const *tables, unsigne
     for (size_t i = 0; tables[t] && i < tables[t]->cap; ++i) {
       const LcPage *p = &tables[t]->map[i];
       if (!p->key || p->region >= regions) continue;
-      e[k].key = p->key, e[k].region = p->region, e[k].thread = t, e[k].counts = p->counts, k++;
+      e[k].key = p->key, e[k].region = p->region, e[k].thread = t, e[k].page = p, k++;
     }
   SS_SORT(e, k, sizeof(SsEntry), ss_entry_order);
   SsUse *sum = (SsUse *)LC_CALLOC(threads ? threads : 1, sizeof(SsUse));

@@ -93,13 +93,13 @@ __attribute__((always_inline)) static inline void record(const void *addr, size_
   Table *t = mine;
   uintptr_t a = (uintptr_t)addr;
   uint64_t line = a >> line_shift;
-  LcCounts *n = t && size && ((a + size - 1) >> line_shift) == line ? lc_cached(t, line, current_region) : NULL;
+  uint32_t region = current_region; /* once: the counter and its overflow are one page's */
+  LcCounts *n = t && size && ((a + size - 1) >> line_shift) == line ? lc_cached(t, line, region) : NULL;
   if (!n) {
     record_slow(addr, size, write);
     return;
   }
-  if (write) n->writes++;
-  else n->reads++;
+  lc_bump(t, n, line, region, write);
 }
 
 /* ---- threads in creation order ------------------------------------------ */

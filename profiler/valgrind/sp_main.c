@@ -232,11 +232,15 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * leaves this copy at `nobody`, whose cache never hits: still correct. */
 static IRExpr *sb_table, *sb_region97, *sb_region_tag;
 
+/* What a miss reads and writes instead of a counter (the guest never sees it). */
+static UShort scratch_counter;
+
 /* The common case inline, the rest in the helper: the access lies in one
  * line whose page is in the running thread's page cache (lc_line in
  * line_counts.h, written in IR). Then one counter is incremented with no
- * call; on a miss the helper counts it and fills the cache. This halves the
- * tool's cost over Valgrind's own on strided loops. */
+ * call; on a miss, or a counter full, the helper counts it (filling the
+ * cache, or spilling the counter). This halves the tool's cost over
+ * Valgrind's own on strided loops. */
 static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   ULong line_size = 1ULL << line_shift;
   IRExpr *table = sb_table;
@@ -257,12 +261,16 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   IRExpr *offset = op64(sb, Iop_Add64, op64(sb, Iop_Mul64, op64(sb, Iop_And64, line, u64(LC_PAGE_LINES - 1)),
                                             u64(sizeof(LcCounts))),
                         u64(write ? offsetof(LcCounts, writes) : offsetof(LcCounts, reads)));
-  IRExpr *counter = op64(sb, Iop_Add64, counts, offset);
-  /* Guarded: on a miss `counts` may be NULL. */
-  IRTemp old = newIRTemp(sb->tyenv, Ity_I64);
-  addStmtToIRSB(sb, IRStmt_LoadG(Iend_LE, ILGop_Ident64, old, counter, u64(0), hit));
-  addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, counter, op64(sb, Iop_Add64, IRExpr_RdTmp(old), u64(1)), hit));
-  call_helper(sb, addr, size, write ? WRITE : READ, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, hit)));
+  /* On a miss `counts` may be NULL or another page's: the counter read and
+   * written is then a scratch one. */
+  IRExpr *at = tmp(sb, Ity_I64, IRExpr_ITE(hit, op64(sb, Iop_Add64, counts, offset), u64((ULong)(HWord)&scratch_counter)));
+  IRExpr *old = tmp(sb, Ity_I64, IRExpr_Unop(Iop_16Uto64, tmp(sb, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, at))));
+  /* A full counter is left as it is: the helper moves it to the page's spill. */
+  IRExpr *full = test(sb, Iop_CmpEQ64, old, u64(LC_COUNT_MAX));
+  IRExpr *next = tmp(sb, Ity_I64, IRExpr_ITE(full, old, op64(sb, Iop_Add64, old, u64(1))));
+  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, tmp(sb, Ity_I16, IRExpr_Unop(Iop_64to16, next))));
+  IRExpr *counted = test(sb, Iop_And1, hit, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, full)));
+  call_helper(sb, addr, size, write ? WRITE : READ, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, counted)));
 }
 
 static ULong sb_accesses; /* in the superblock being instrumented */

@@ -38,10 +38,7 @@ Reference contents(const LineCounts& t) {
   return out;
 }
 
-void release(LineCounts& t) {
-  for (size_t i = 0; i < t.cap; ++i) std::free(t.map[i].counts);
-  std::free(t.map);
-}
+void release(LineCounts& t) { lc_release(&t); }
 
 TEST(LineCounts, ZeroedTableIsEmpty) {
   LineCounts t{};
@@ -71,6 +68,27 @@ TEST(LineCounts, MatchesAMapOnStridedRandomAndStraddlingAccesses) {
     uint64_t size = 1 + rng() % 200;
     count_both(&t, ref, addr, size, static_cast<uint32_t>(rng() % 3), rng() % 2);
   }
+  EXPECT_EQ(contents(t), ref);
+  release(t);
+}
+
+TEST(LineCounts, HotLinesPassTheSixteenBitCountersExactly) {
+  // 16-bit counters: a line counted past 65535 spills into its page's
+  // 64-bit counts, through the cached fast path and the table alike, and
+  // added totals (the analyzer's) of any size land exactly too.
+  LineCounts t{};
+  Reference ref;
+  const uint64_t base = 0x7f0000000000ULL;
+  for (int i = 0; i < 200000; ++i) count_both(&t, ref, base, 8, 0, i % 3 == 0);
+  for (int i = 0; i < 70000; ++i) count_both(&t, ref, base + 64, 8, 2, true);
+  // Another page in between, then the hot line again: it was evicted from
+  // the cache meanwhile, so its spill is found through the map.
+  for (uint64_t p = 1; p <= 2 * LC_CACHE; ++p) count_both(&t, ref, base + p * LC_PAGE_LINES * 64, 8, 0, false);
+  for (int i = 0; i < 70000; ++i) count_both(&t, ref, base, 8, 0, false);
+  lc_add(&t, base >> 6, 0, 1ULL << 40, 5);
+  ref[{base >> 6, 0}].first += 1ULL << 40, ref[{base >> 6, 0}].second += 5;
+  lc_add(&t, (base >> 6) + 5000, 1, 7, 65536);
+  ref[{(base >> 6) + 5000, 1}].first += 7, ref[{(base >> 6) + 5000, 1}].second += 65536;
   EXPECT_EQ(contents(t), ref);
   release(t);
 }
