@@ -232,8 +232,8 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * leaves this copy at `nobody`, whose cache never hits: still correct. */
 static IRExpr *sb_table, *sb_region97, *sb_region_tag;
 
-/* What a miss reads and writes instead of a counter (the guest never sees it). */
-static UShort scratch_counter;
+_Static_assert(offsetof(LcCounts, writes) == 2 && sizeof(LcCounts) == 4,
+               "count_inline adds to a line's reads and writes as the halves of one little-endian word");
 
 /* The common case inline, the rest in the helper: the access lies in one
  * line whose page is in the running thread's page cache (lc_line in
@@ -258,18 +258,20 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   IRExpr *one_line = test(sb, Iop_CmpLE64U, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64(line_size - size));
   IRExpr *hit = test(sb, Iop_And1, test(sb, Iop_CmpEQ64, page_tag, op64(sb, Iop_Or64, key, sb_region_tag)), one_line);
   IRExpr *counts = load64(sb, op64(sb, Iop_Add64, page, u64(offsetof(LcPage, counts))));
-  IRExpr *offset = op64(sb, Iop_Add64, op64(sb, Iop_Mul64, op64(sb, Iop_And64, line, u64(LC_PAGE_LINES - 1)),
-                                            u64(sizeof(LcCounts))),
-                        u64(write ? offsetof(LcCounts, writes) : offsetof(LcCounts, reads)));
-  /* On a miss `counts` may be NULL or another page's: the counter read and
-   * written is then a scratch one. */
-  IRExpr *at = tmp(sb, Ity_I64, IRExpr_ITE(hit, op64(sb, Iop_Add64, counts, offset), u64((ULong)(HWord)&scratch_counter)));
-  IRExpr *old = tmp(sb, Ity_I64, IRExpr_Unop(Iop_16Uto64, tmp(sb, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, at))));
-  /* A full counter is left as it is: the helper moves it to the page's spill. */
-  IRExpr *full = test(sb, Iop_CmpEQ64, old, u64(LC_COUNT_MAX));
-  IRExpr *next = tmp(sb, Ity_I64, IRExpr_ITE(full, old, op64(sb, Iop_Add64, old, u64(1))));
-  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at, tmp(sb, Ity_I16, IRExpr_Unop(Iop_64to16, next))));
+  /* A line's two 16-bit counters are one 32-bit word: the access adds 1 to
+   * its half of it, guarded (on a miss `counts` may be NULL), unless that
+   * half is full: then the helper moves it to the page's spill. */
+  IRExpr *word = op64(sb, Iop_Add64, counts,
+                      op64(sb, Iop_Mul64, op64(sb, Iop_And64, line, u64(LC_PAGE_LINES - 1)), u64(sizeof(LcCounts))));
+  UInt half = write ? (UInt)LC_COUNT_MAX << 16 : LC_COUNT_MAX, one = write ? 1u << 16 : 1u;
+  IRTemp old = newIRTemp(sb->tyenv, Ity_I32);
+  addStmtToIRSB(sb, IRStmt_LoadG(Iend_LE, ILGop_Ident32, old, word, IRExpr_Const(IRConst_U32(half)), hit));
+  IRExpr *full = test(sb, Iop_CmpEQ32, tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, IRExpr_RdTmp(old), IRExpr_Const(IRConst_U32(half)))),
+                      IRExpr_Const(IRConst_U32(half)));
   IRExpr *counted = test(sb, Iop_And1, hit, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, full)));
+  addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, word,
+                                  tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, IRExpr_RdTmp(old), IRExpr_Const(IRConst_U32(one)))),
+                                  counted));
   call_helper(sb, addr, size, write ? WRITE : READ, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, counted)));
 }
 
