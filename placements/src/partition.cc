@@ -9,6 +9,7 @@
 #include <map>
 #include <tuple>
 #include <numeric>
+#include <utility>
 
 #include "error.hh"
 
@@ -314,7 +315,7 @@ std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weig
     std::vector<int> part(n, 0);
     Refiner r(w, weight, parts, part);
     r.repair(live_target);
-    return relabel(part, live);
+    return relabel(std::move(part), live);
   }
   // Small sets are cheap: Kernighan-Lin from a few starts, keep the best.
   int starts = n <= kKernighanLinMax ? 8 : 1;
@@ -328,11 +329,11 @@ std::vector<int> partition_items(const Affinity& w, const std::vector<int>& weig
     r.repair(live_target);
     r.refine();
     if (n <= kKernighanLinMax) r.kernighan_lin();
-    if (starts == 1) return relabel(part, live);  // nothing to compare it with
+    if (starts == 1) return relabel(std::move(part), live);  // nothing to compare it with
     double kept = kept_weight(w, part);
     if (kept > best_kept) best_kept = kept, best = part;
   }
-  return relabel(best, live);
+  return relabel(std::move(best), live);
 }
 
 bool nothing_to_keep(const std::vector<int>& weight, const std::vector<int>& target) {

@@ -2,6 +2,7 @@
 #include "text_lines.hh"
 
 #include <cerrno>
+#include <cstddef>
 #include <charconv>
 #include <cmath>
 #include <cstdint>
@@ -45,11 +46,29 @@ std::vector<TextLine> split_text_lines(const std::string& text, const std::strin
   return out;
 }
 
+namespace {
+
+// What separates a matrix row's fields: blanks and commas.
+bool is_field_separator(char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; }
+
+// Whole numbers of up to this many digits are exact in a double: the
+// counts the profiler writes, read without the general parser.
+constexpr ptrdiff_t kExactDigits = 15;
+
+// Reads the decimal digits from p on into v; returns where they stop.
+const char* scan_digits(const char* p, const char* end, uint64_t& v) {
+  v = 0;
+  while (p < end && static_cast<unsigned>(*p - '0') < 10) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
+  return p;
+}
+
+}  // namespace
+
 std::vector<std::string> split_fields(const std::string& text) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : text) {
-    if (c == ' ' || c == '\t' || c == ',' || c == '\r') {
+    if (is_field_separator(c)) {
       if (!cur.empty()) out.push_back(cur);
       cur.clear();
     } else {
@@ -61,20 +80,19 @@ std::vector<std::string> split_fields(const std::string& text) {
 }
 
 void append_weights(const std::string& text, std::vector<double>& out, const std::string& path, int line) {
-  auto separator = [](char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; };
   const char* p = text.data();
   const char* end = p + text.size();
   while (p < end) {
-    while (p < end && separator(*p)) ++p;
+    while (p < end && is_field_separator(*p)) ++p;
     if (p == end) break;
     const char* b = p;
-    uint64_t v = 0;
-    while (p < end && static_cast<unsigned>(*p - '0') < 10) v = v * 10 + static_cast<uint64_t>(*p++ - '0');
-    if ((p == end || separator(*p)) && p - b <= 15) {
+    uint64_t v;
+    p = scan_digits(b, end, v);
+    if ((p == end || is_field_separator(*p)) && p - b <= kExactDigits) {
       out.push_back(static_cast<double>(v));
       continue;
     }
-    while (p < end && !separator(*p)) ++p;
+    while (p < end && !is_field_separator(*p)) ++p;
     out.push_back(parse_weight(b, static_cast<size_t>(p - b), path, line));
   }
 }
@@ -100,13 +118,9 @@ double parse_weight(const std::string& field, const std::string& path, int line)
 // std::from_chars: no locale, no allocation (a dense matrix of 1024 threads
 // holds a million entries). It takes no leading '+', which strtod did.
 double parse_weight(const char* field, size_t size, const std::string& path, int line) {
-  // Counts (what the profiler writes): up to 15 digits are exact in a double.
-  if (size > 0 && size <= 15) {
-    uint64_t v = 0;
-    size_t k = 0;
-    while (k < size && field[k] >= '0' && field[k] <= '9') v = v * 10 + static_cast<uint64_t>(field[k++] - '0');
-    if (k == size) return static_cast<double>(v);
-  }
+  uint64_t count;
+  if (size > 0 && static_cast<ptrdiff_t>(size) <= kExactDigits && scan_digits(field, field + size, count) == field + size)
+    return static_cast<double>(count);
   auto text = [&] { return std::string(field, size); };
   const char* begin = field;
   const char* end = field + size;
