@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "slurm_pin/placement.h"
+#include "slurm_pin/profile_names.h"
 
 /* argv[1]: where the packages install slurm_pin_io.so (per Lua version). */
 int main(int argc, char **argv) {

@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "launcher_step.h"
-#include "slurm_pin/placement.h"
+#include "slurm_pin/slurm_pin.h"
 
 /* Copies src into a fixed buffer, failing instead of truncating. */
 static int set_field(char *dst, size_t size, const char *src, const char *what, char *err, size_t len) {

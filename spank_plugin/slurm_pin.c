@@ -31,7 +31,8 @@
 #include "preload_list.h"
 #include "pin_components.h"
 #include "pin_config.h"
-#include "slurm_pin/placement.h"
+#include "slurm_binding_env.h"
+#include "slurm_pin/slurm_pin.h"
 #include "step_files.h"
 #include "stderr_line.h"
 #include "task_env.h"
@@ -452,10 +453,16 @@ static int set_binding(const char *strategy) {
   if (sp_set_thread_mode(placement, pin_effective_threads(&request)) ||
       sp_set_thread_library(placement, config.threads_lib) ||
       sp_set_mem_policy(placement, pin_effective_mem(&config, &request, &policy)) ||
-      sp_set_legacy_omp_env(placement, config.legacy_omp_env) || sp_set_origin(placement, origin) ||
-      sp_set_slurm_cpu_bind(placement, 1) ||
-      sp_set_policy_decision(placement, policy_text))
+      sp_set_legacy_omp_env(placement, config.legacy_omp_env) || sp_set_origin(placement, origin))
     return fail(sp_error(placement)), -1;
+  return 0;
+}
+
+/* Whether any of `names` is set in the task's environment. */
+static int any_set(spank_t sp, const char *const *names) {
+  static char value[8192];
+  for (const char *const *name = names; *name; ++name)
+    if (spank_getenv(sp, *name, value, sizeof value) != ESPANK_ENV_NOEXIST) return 1;
   return 0;
 }
 
@@ -464,27 +471,51 @@ static int set_binding(const char *strategy) {
 static const char *gpu_mode(spank_t sp) {
   if (request.gpu[0]) return request.gpu;
   if (strcmp(config.gpu, "closest") != 0) return "";
-  static char value[8192];
-  for (const char *const *name = sp_gpu_env_names(); *name; ++name)
-    if (spank_getenv(sp, *name, value, sizeof value) != ESPANK_ENV_NOEXIST) return config.gpu;
-  return "";
+  return any_set(sp, slurm_gpu_list_names) || any_set(sp, sp_gpu_env_names()) ? config.gpu : "";
+}
+
+static int gpu_list_too_long(const char *name) {
+  char m[ERR_LEN];
+  snprintf(m, sizeof m, "%s is too long to be a list of GPUs", name);
+  return fail(m), -1;
 }
 
 /* Device locality, in the mode gpu_mode() names. The job's view of its GPUs
- * goes to the engine as the job has it. */
+ * goes to the engine as the job has it, and which of the node's GPUs they
+ * are as Slurm says (the step's list, else the job's). */
 static int set_gpus(spank_t sp) {
   if (strcmp(gpu_mode(sp), "closest") != 0) return 0;
   static char value[8192];
   for (const char *const *name = sp_gpu_env_names(); *name; ++name) {
     int rc = spank_getenv(sp, *name, value, sizeof value);
     if (rc == ESPANK_ENV_NOEXIST) continue;
-    if (rc != ESPANK_SUCCESS || sp_set_gpu_env(placement, *name, value) != 0) {
-      char m[ERR_LEN];
-      snprintf(m, sizeof m, "%s is too long to be a list of GPUs", *name);
-      return fail(m), -1;
-    }
+    if (rc != ESPANK_SUCCESS || sp_set_gpu_env(placement, *name, value) != 0) return gpu_list_too_long(*name);
+  }
+  for (const char *const *name = slurm_gpu_list_names; *name; ++name) {
+    int rc = spank_getenv(sp, *name, value, sizeof value);
+    if (rc == ESPANK_ENV_NOEXIST || (rc == ESPANK_SUCCESS && !value[0])) continue;
+    if (rc != ESPANK_SUCCESS || sp_set_gpus(placement, value) != 0) return gpu_list_too_long(*name);
+    break;
   }
   return sp_set_gpu(placement, "closest") == 0 ? 0 : (fail(sp_error(placement)), -1);
+}
+
+/* SLURM_CPU_BIND_LIST for the step's placement on this node (one mask per
+ * task), made once per step for every task's environment. */
+static char *cpu_bind_list;
+
+static int describe_in_slurm_terms(void) {
+  int n = sp_get_ntasks(placement), ok = n > 0;
+  char **lists = ok ? calloc((size_t)n, sizeof *lists) : NULL;
+  for (int t = 0; lists && ok && t < n; ++t) {
+    int need = sp_get_task_cpus(placement, t, NULL, 0);
+    ok = need >= 0 && (lists[t] = malloc((size_t)need + 1)) && sp_get_task_cpus(placement, t, lists[t], (size_t)need + 1) == need;
+  }
+  free(cpu_bind_list);
+  cpu_bind_list = lists && ok ? slurm_cpu_bind_list((const char *const *)lists, n) : NULL;
+  for (int t = 0; lists && t < n; ++t) free(lists[t]);
+  free(lists);
+  return cpu_bind_list ? 0 : (fail("cannot describe the binding in SLURM_CPU_BIND: out of memory"), -1);
 }
 
 static int compute(spank_t sp, const char *strategy) {
@@ -513,7 +544,7 @@ static int compute(spank_t sp, const char *strategy) {
       (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
-  return 0;
+  return describe_in_slurm_terms();
 }
 
 /* The decision job_submit.lua recorded for this job, as the job's first
@@ -751,7 +782,14 @@ static void describe(const struct task_view *v) {
           v->rank, what ? what : sp_error(placement));
 }
 
-/* The engine's environment for this task, variable by variable. */
+static int spank_set(void *sp, const char *name, const char *value) {
+  return spank_setenv((spank_t)sp, name, value, 1) == ESPANK_SUCCESS ? 0 : -1;
+}
+
+/* The engine's environment for this task, variable by variable; then what
+ * only Slurm's tasks are told: SLURM_CPU_BIND* saying what slurm-pin's
+ * binding is (Slurm's said what its own was, which this replaces; nested
+ * launchers read it), and the policy's decision as read from the node. */
 static int export_env(spank_t sp, const struct task_view *v) {
   static char current[LIST_LEN];
   for (int i = 0; i < sp_get_env_count(placement); ++i) {
@@ -767,6 +805,9 @@ static int export_env(spank_t sp, const struct task_view *v) {
     int rc = value ? spank_setenv(sp, name, value, 1) : spank_unsetenv(sp, name);
     if (rc != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
   }
+  int rc = policy_text[0] ? spank_setenv(sp, SP_ENV_POLICY, policy_text, 1) : spank_unsetenv(sp, SP_ENV_POLICY);
+  if (rc != ESPANK_SUCCESS || slurm_cpu_bind_export(cpu_bind_list, spank_set, sp) != 0)
+    return fail("cannot set the task's environment"), -1;
   return 0;
 }
 
@@ -890,6 +931,8 @@ int slurm_spank_exit(spank_t sp, int ac, char **av) {
   if (spank_remote(sp)) step_files_remove();
   sp_finalize(placement);
   placement = NULL;
+  free(cpu_bind_list);
+  cpu_bind_list = NULL;
   return 0;
 }
 

@@ -31,7 +31,7 @@
 
 #include "affinity.hh"
 #include "orders.hh"
-#include "slurm_pin/placement.h"
+#include "slurm_pin/slurm_pin.h"
 #include "profile_guided.hh"
 #include "score.hh"
 #include "strategy.hh"

@@ -16,7 +16,7 @@
 #include "matrix_file.hh"
 #include "place_output.hh"
 #include "profile.hh"
-#include "slurm_pin/placement.h"
+#include "slurm_pin/slurm_pin.h"
 
 namespace slurmpin {
 

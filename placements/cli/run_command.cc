@@ -22,7 +22,9 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include "args.hh"
 #include "error.hh"
@@ -30,7 +32,8 @@
 #include "mpi_rank.hh"
 #include "preload_list.h"
 #include "printable.hh"
-#include "slurm_pin/placement.h"
+#include "slurm_binding_env.h"
+#include "slurm_pin/slurm_pin.h"
 #include "store.hh"
 #include "stderr_line.h"
 #include "task_env.h"
@@ -192,9 +195,6 @@ void set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
   check(p, sp_set_mem_policy(p, o.mem.c_str()));
   check(p, sp_set_legacy_omp_env(p, o.legacy_omp_env));
   check(p, sp_set_origin(p, o.origin.c_str()));
-  check(p, sp_set_policy_decision(p, o.decision.c_str()));
-  // Inside a Slurm step, what srun said of its own binding is replaced.
-  check(p, sp_set_slurm_cpu_bind(p, std::getenv("SLURM_CPU_BIND") != nullptr));
   if (mode != "env") {
     char lib[PATH_MAX], err[1024];
     if (sp_find_thread_library(self_path().c_str(), lib, sizeof lib, err, sizeof err) != 0) throw Error(err);
@@ -232,6 +232,13 @@ void compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
   check(p, sp_set_gpu(p, o.gpu.c_str()));
   for (const char* const* name = sp_gpu_env_names(); *name; ++name)  // the GPUs this job may use
     check(p, sp_set_gpu_env(p, *name, std::getenv(*name)));
+  for (const char* const* name = slurm_gpu_list_names; *name; ++name) {  // which of the node's they are
+    const char* value = std::getenv(*name);
+    if (value && *value) {
+      check(p, sp_set_gpus(p, value));
+      break;
+    }
+  }
   check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));
@@ -286,8 +293,29 @@ void drop_inherited_binding() {
   drop_runtime_preload();
 }
 
-// The task's environment, variable by variable, as the engine wants it.
-void export_env(sp_placement_t* p, int task) {
+// Inside a Slurm step, SLURM_CPU_BIND* say what srun bound: they are
+// replaced by what this binding is, as task/affinity writes mask_cpu (one
+// mask per task of the node; nested launchers read them).
+void export_slurm_cpu_bind(sp_placement_t* p) {
+  if (!std::getenv("SLURM_CPU_BIND")) return;
+  std::vector<std::string> lists;
+  for (int t = 0; t < sp_get_ntasks(p); ++t) {
+    std::string cpus(static_cast<size_t>(std::max(sp_get_task_cpus(p, t, nullptr, 0), 0)), '\0');
+    sp_get_task_cpus(p, t, cpus.data(), cpus.size() + 1);
+    lists.push_back(cpus);
+  }
+  std::vector<const char*> texts;
+  for (const auto& l : lists) texts.push_back(l.c_str());
+  std::unique_ptr<char, decltype(&free)> list(slurm_cpu_bind_list(texts.data(), static_cast<int>(texts.size())), free);
+  auto set = [](void*, const char* name, const char* value) { return setenv(name, value, 1); };
+  if (!list || slurm_cpu_bind_export(list.get(), set, nullptr) != 0)
+    throw Error("cannot describe the binding in SLURM_CPU_BIND");
+}
+
+// The task's environment, variable by variable, as the engine wants it;
+// then the site policy's decision (read from a trusted place by the plugin
+// that started this) and Slurm's description of the binding.
+void export_env(sp_placement_t* p, int task, const Options& o) {
   drop_inherited_binding();
   export_task_data(p, task);
   for (int i = 0; i < sp_get_env_count(p); ++i) {
@@ -296,6 +324,8 @@ void export_env(sp_placement_t* p, int task) {
     if (!value && *sp_error(p)) throw Error(sp_error(p));
     if (value ? setenv(name, value, 1) : unsetenv(name)) throw Error(std::string("cannot set ") + name);
   }
+  if (!o.decision.empty() && setenv(SP_ENV_POLICY, o.decision.c_str(), 1)) throw Error("cannot set " SP_ENV_POLICY);
+  export_slurm_cpu_bind(p);
 }
 
 // "n1 rank 3 (local 1 of 2, mpirun)" or the host's name: where this is.
@@ -343,7 +373,7 @@ void place(const Options& o, const MpiRank& rank) {
           sp_check_preloadable(o.exec_file.c_str(), o.exec_search && path_env ? path_env : "", err, sizeof err) != 0)
         throw Error(err);
       check(p, sp_bind_task(p, task));
-      export_env(p, task);
+      export_env(p, task, o);
       if (o.verbose) describe(p, task, where(rank, o), false);
     }
   } catch (...) {

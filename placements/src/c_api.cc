@@ -21,7 +21,7 @@
 #include "store.hh"
 #include "task_binding.hh"
 #include "thread_library.hh"
-#include "slurm_pin/placement.h"
+#include "slurm_pin/slurm_pin.h"
 
 using namespace slurmpin;
 
@@ -231,6 +231,14 @@ int sp_set_gpu_env(sp_placement_t* p, const char* name, const char* value) {
 
 const char* const* sp_gpu_env_names(void) { return kGpuEnvNames; }
 
+int sp_set_gpus(sp_placement_t* p, const char* indices) {
+  return guarded(p, [&] {
+    // A list of GPUs on one node: bounded by any machine's GPU count.
+    require(!indices || std::strlen(indices) <= 4096, "the list of the job's GPUs is longer than 4096 characters");
+    p->request.gpu_indices = indices ? indices : "";
+  });
+}
+
 int sp_set_seed(sp_placement_t* p, uint64_t seed) {
   return guarded(p, [&] { p->request.seed = seed; });
 }
@@ -370,16 +378,8 @@ int sp_set_legacy_omp_env(sp_placement_t* p, int on) {
   return bind_option(p, [&] { p->bind.legacy_omp_env = on != 0; });
 }
 
-int sp_set_slurm_cpu_bind(sp_placement_t* p, int on) {
-  return bind_option(p, [&] { p->bind.slurm_cpu_bind = on != 0; });
-}
-
 int sp_set_origin(sp_placement_t* p, const char* why) {
   return bind_option(p, [&] { p->bind.origin = why ? why : ""; });
-}
-
-int sp_set_policy_decision(sp_placement_t* p, const char* decision) {
-  return bind_option(p, [&] { p->bind.decision = decision ? decision : ""; });
 }
 
 hwloc_const_bitmap_t sp_get_task_cpuset(sp_placement_t* p, int task) {
@@ -602,7 +602,7 @@ int sp_topology_pus(sp_placement_t* p, char* buf, size_t len) {
 }
 
 int sp_save_topology(const char* path, char* err, size_t len) {
-  if (hwloc_source_overridden()) return 1;
+  if (hwloc_source_overridden()) return 0;  // nothing to save: the variables choose each time
   return checked(err, len, [&] { save_node_topology(path ? path : ""); });
 }
 
@@ -616,7 +616,7 @@ int sp_strategy_needs_profile(const char* name) {
   try {
     return strategy_info(parse_strategy(name ? name : "", nullptr)).needs_matrix ? 1 : 0;
   } catch (const std::exception&) {
-    return -1;
+    return 0;  // no strategy: sp_check_strategy says why
   }
 }
 

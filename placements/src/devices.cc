@@ -52,15 +52,6 @@ const std::string* find(const std::map<std::string, std::string>& env, const std
   return it == env.end() ? nullptr : &it->second;
 }
 
-// Slurm's list of the node's GPU indices for this job: the step's, else the job's.
-const std::string* slurm_gpus(const std::map<std::string, std::string>& env) {
-  for (const char* name : {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS"}) {
-    const std::string* v = find(env, name);
-    if (v && !v->empty()) return v;
-  }
-  return nullptr;
-}
-
 // How much of `cpus` lies near a device.
 size_t overlap(const std::vector<unsigned>& near, const std::vector<unsigned>& cpus) {
   size_t n = 0;
@@ -90,7 +81,8 @@ NodeDevices node_devices(const TopologySpec& topology) {
   return out;
 }
 
-std::vector<VisibleGpu> visible_gpus(const NodeDevices& node, const std::map<std::string, std::string>& env) {
+std::vector<VisibleGpu> visible_gpus(const NodeDevices& node, const std::map<std::string, std::string>& env,
+                                     const std::string& indices) {
   std::vector<VisibleGpu> out;
   if (node.gpus.empty()) return out;
   // One vendor's GPUs per node: the first one's (mixed nodes use that one).
@@ -98,25 +90,25 @@ std::vector<VisibleGpu> visible_gpus(const NodeDevices& node, const std::map<std
   std::vector<const Gpu*> mine;
   for (const Gpu& g : node.gpus)
     if (g.variable == var) mine.push_back(&g);
-  const std::string *listed = find(env, var), *slurm = slurm_gpus(env);
-  if (!listed && !slurm) {
+  const std::string *listed = find(env, var), *given = indices.empty() ? nullptr : &indices;
+  if (!listed && !given) {
     for (const Gpu* g : mine) out.push_back({*g, std::to_string(g->index)});
     return out;
   }
   if (listed && listed->empty()) return out;  // the job may use no GPU
-  std::vector<std::string> tokens = split_list(listed ? *listed : *slurm);
-  std::vector<std::string> ids = slurm ? split_list(*slurm) : tokens;
-  if (ids.size() != tokens.size()) ids = tokens;  // Slurm's list is for another set: trust the entries
+  std::vector<std::string> tokens = split_list(listed ? *listed : *given);
+  std::vector<std::string> ids = given ? split_list(*given) : tokens;
+  if (ids.size() != tokens.size()) ids = tokens;  // the indices are of another set: trust the entries
   for (size_t i = 0; i < tokens.size(); ++i) {
     if (!is_index(ids[i]))
       throw Error(var + " names GPU '" + tokens[i].substr(0, 64) +
-                  "', which slurm-pin cannot match to this node's GPUs (it knows them by index): use --pin-gpu=none, "
-                  "or let Slurm set " + var);
+                  "', which slurm-pin cannot match to this node's GPUs (it knows them by index): give the job's GPUs "
+                  "by index, or turn GPU locality off (--pin-gpu=none)");
     size_t id = std::stoul(ids[i]);
     if (id >= mine.size())
       throw Error(var + " names GPU " + ids[i] + " but this node has " + std::to_string(mine.size()) +
                   " GPU" + (mine.size() == 1 ? "" : "s") + " (0-" + std::to_string(mine.size() - 1) +
-                  "): check the node's gres.conf, or use --pin-gpu=none");
+                  "): check which GPUs the job was given, or turn GPU locality off (--pin-gpu=none)");
     out.push_back({*mine[id], tokens[i]});
   }
   return out;

@@ -41,12 +41,14 @@ struct VisibleGpu {
 };
 
 // The GPUs the job may use, in the job's order. `env` holds the job's
-// SLURM_STEP_GPUS, SLURM_JOB_GPUS and vendor variables (absent: unset).
-// The vendor variable's entries are the job's names; Slurm's lists (or the
-// entries themselves, when they are numbers) say which GPUs of the node they
-// are. Unset: every GPU of the node. Throws Error when the job names a GPU
-// the node does not have or that cannot be told.
-std::vector<VisibleGpu> visible_gpus(const NodeDevices& node, const std::map<std::string, std::string>& env);
+// vendor variables (absent: unset); `indices` which of the node's GPUs its
+// resource manager gave it ("0,2", by index among the vendor's GPUs; empty:
+// not said). The vendor variable's entries are the job's names; `indices`
+// (or the entries themselves, when they are numbers) say which GPUs of the
+// node they are. Neither: every GPU of the node. Throws Error when the job
+// names a GPU the node does not have or that cannot be told.
+std::vector<VisibleGpu> visible_gpus(const NodeDevices& node, const std::map<std::string, std::string>& env,
+                                     const std::string& indices);
 
 // Which of `gpus` (by position) each of `tasks` tasks gets: GPUs in the
 // order of their CPUs, in blocks (tasks <= GPUs: task t gets GPUs

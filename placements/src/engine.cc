@@ -285,8 +285,7 @@ void set_gpu(Request& r, const std::string& mode) {
   r.gpu_closest = mode == "closest";
 }
 
-const char* const kGpuEnvNames[] = {"SLURM_STEP_GPUS",      "SLURM_JOB_GPUS",   "CUDA_VISIBLE_DEVICES",
-                                    "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", nullptr};
+const char* const kGpuEnvNames[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", nullptr};
 
 void use_profile_file(Request& r, const std::string& path, const std::string& name) {
   use_profile(r, read_profile(path), path, name);
@@ -349,7 +348,7 @@ Result compute_placement(const Request& request) {
   std::vector<std::vector<int>> task_gpus;
   if (r.gpu_closest) {
     devices = node_devices(r.topology);
-    visible = visible_gpus(devices, r.gpu_env);
+    visible = visible_gpus(devices, r.gpu_env, r.gpu_indices);
   }
   if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
   LoadedTopology lt = load_topology(r.topology);

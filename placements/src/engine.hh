@@ -48,9 +48,11 @@ struct Request {
   std::map<std::string, std::vector<std::string>> region_aliases;
   // Device locality (devices.hh): each task gets the GPUs nearest it among
   // those the job may use, and its CPUs are taken near them. gpu_env: the
-  // job's SLURM_STEP_GPUS, SLURM_JOB_GPUS and *_VISIBLE_DEVICES as set.
+  // job's *_VISIBLE_DEVICES as set; gpu_indices: which of the node's GPUs
+  // the job was given, as its resource manager says ("0,2"; empty: not said).
   bool gpu_closest = false;
   std::map<std::string, std::string> gpu_env;
+  std::string gpu_indices;
   // What one computation may cost, set by whoever runs it for someone else
   // (slurmstepd for a user): the largest user file read, and the wall
   // time; 0: the formats' own limits, no time limit.

@@ -64,18 +64,6 @@ void require_fits(const std::string& name, const std::string& value) {
               "or --pin-threads=preload (slurm-pin's runtime reads its places from a file)");
 }
 
-// A CPU set as Slurm writes masks: "0x3" (hwloc's taskset format).
-std::string hex_mask(const std::vector<unsigned>& cpus) {
-  return bitmap_text(bitmap_of(cpus), hwloc_bitmap_taskset_asprintf);
-}
-
-// SLURM_CPU_BIND_LIST: one mask per task on this node, in task order.
-std::string task_masks(const Result& r) {
-  std::string out;
-  for (const auto& t : r.tasks) out += (out.empty() ? "" : ",") + hex_mask(t.share);
-  return out;
-}
-
 bool has_word(const std::string& list, const std::string& word) {
   size_t pos = 0;
   while ((pos = list.find(word, pos)) != std::string::npos) {
@@ -159,21 +147,11 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
   if (o.threads == ThreadMode::kEnv) require_fits(SP_ENV_CPUS, cpus);
   env.push_back({SP_ENV_CPUS, cpus, fits(SP_ENV_CPUS, cpus) ? A::kSet : A::kUnset});
   env.push_back({SP_ENV_STRATEGY, o.strategy, A::kSet});
-  // Only the decision the front end read from a trusted place, never one
-  // the user left in the environment.
-  env.push_back({SP_ENV_POLICY, o.decision, o.decision.empty() ? A::kUnset : A::kSet});
   env.push_back({SP_ENV_THREADS, thread_mode_name(o.threads), A::kSet});
   // Device locality: the task's GPUs, by the names the job gave them, and
   // the network adapter nearest its CPUs (for UCX_NET_DEVICES and the like).
   if (!r.gpu_variable.empty()) env.push_back({r.gpu_variable, join(t.gpus, ","), A::kSet});
   if (!t.nic.empty()) env.push_back({SP_ENV_NIC, t.nic, A::kSet});
-  if (o.slurm_cpu_bind) {
-    std::string masks = task_masks(r);
-    env.push_back({"SLURM_CPU_BIND_VERBOSE", "quiet", A::kSet});
-    env.push_back({"SLURM_CPU_BIND_TYPE", "mask_cpu:", A::kSet});
-    env.push_back({"SLURM_CPU_BIND_LIST", masks, A::kSet});
-    env.push_back({"SLURM_CPU_BIND", "quiet,mask_cpu:" + masks, A::kSet});
-  }
   return env;
 }
 

@@ -33,11 +33,6 @@ struct BindOptions {
   bool legacy_omp_env = false;  // also GOMP_CPU_AFFINITY and KMP_AFFINITY
   std::string strategy;         // as the user or the site named it
   std::string origin;           // why this strategy ("policy rule R"); shown after it
-  std::string decision;         // a site policy's decision (SLURM_PIN_POLICY); empty: none
-  // Also SLURM_CPU_BIND*, as Slurm's task plugin would describe this binding:
-  // what Slurm set describes its own binding, which this one replaces, and
-  // nested launchers (Open MPI) read it.
-  bool slurm_cpu_bind = false;
 };
 
 // One variable of a task's environment and what to do with it.

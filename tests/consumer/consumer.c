@@ -3,7 +3,7 @@
  * library: built by the install tests with pkg-config and with CMake. */
 #include <stdio.h>
 
-#include <slurm_pin/placement.h>
+#include <slurm_pin/slurm_pin.h>
 
 int main(void) {
   sp_placement_t *p = sp_init();

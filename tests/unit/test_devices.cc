@@ -36,11 +36,12 @@ NodeDevices devices_of(const std::string& xml) {
 }
 
 Result gpu_place(const std::string& xml, int tasks, std::map<std::string, std::string> env = {},
-                 std::vector<unsigned> allowed = {}) {
+                 std::vector<unsigned> allowed = {}, std::string indices = "") {
   Request r = request(topo(xml), Strategy::kCompact, 0);
   r.tasks = tasks;
   r.gpu_closest = true;
   r.gpu_env = std::move(env);
+  r.gpu_indices = std::move(indices);
   r.topology.allowed = std::move(allowed);
   return compute_placement(r);
 }
@@ -69,20 +70,25 @@ TEST(Devices, FindsGpusAndNicsWithTheirCpus) {
 
 TEST(Devices, VisibleGpusFollowTheJobsVariables) {
   NodeDevices dgx = devices_of(topo("gpu-dgx1.xml"));
-  EXPECT_EQ(visible_gpus(dgx, {}).size(), 8u);  // nothing set: the whole node
-  auto v = visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", "5,2"}});
+  EXPECT_EQ(visible_gpus(dgx, {}, "").size(), 8u);  // nothing set: the whole node
+  auto v = visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", "5,2"}}, "");
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[0].token, "5");
   EXPECT_EQ(v[0].gpu.name, "cuda5");
-  // Slurm with ConstrainDevices: the job sees 0,1; SLURM_STEP_GPUS says which.
-  v = visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", "0,1"}, {"SLURM_STEP_GPUS", "6,7"}});
+  // Devices constrained: the job sees 0,1; the node's indices (Slurm's
+  // SLURM_STEP_GPUS) say which.
+  v = visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", "0,1"}}, "6,7");
   ASSERT_EQ(v.size(), 2u);
   EXPECT_EQ(v[1].token, "1");
   EXPECT_EQ(v[1].gpu.name, "cuda7");
-  EXPECT_TRUE(visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", ""}}).empty());  // no GPU for this job
+  EXPECT_TRUE(visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", ""}}, "").empty());
+  // Only the indices: the job names the GPUs by them.
+  v = visible_gpus(dgx, {}, "3");
+  ASSERT_EQ(v.size(), 1u);
+  EXPECT_EQ(v[0].gpu.name, "cuda3");  // no GPU for this job
   for (const char* bad : {"9", "GPU-8a1b2c3d", "1,,2", "-1"}) {
     try {
-      visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", bad}});
+      visible_gpus(dgx, {{"CUDA_VISIBLE_DEVICES", bad}}, "");
       ADD_FAILURE() << bad;
     } catch (const Error& e) {
       EXPECT_NE(std::string(e.what()).find("CUDA_VISIBLE_DEVICES names GPU"), std::string::npos) << e.what();
@@ -128,7 +134,7 @@ TEST(Devices, EachTaskGetsItsNearestGpusAndCpusNearThem) {
 }
 
 TEST(Devices, TaskEnvironmentAndDescriptionNameTheGpus) {
-  Result r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "0,1"}, {"SLURM_STEP_GPUS", "3,4"}});
+  Result r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "0,1"}}, {}, "3,4");
   BindOptions o;
   o.strategy = "compact";
   auto env = task_environment(r, 1, o);

@@ -9,7 +9,7 @@
 
 extern "C" {
 #include "engine_link.h"
-#include "slurm_pin/placement.h"
+#include "slurm_pin/slurm_pin.h"
 }
 
 namespace {
@@ -45,4 +45,17 @@ TEST(EngineLink, EveryCallFailsAsItsApiSays) {
   EXPECT_EQ(sp_is_profile_name("app"), 0);
   EXPECT_EQ(sp_gpu_env_names()[0], nullptr);
   EXPECT_TRUE(names_fix(sp_strategies_help()));
+}
+
+// The generated forwarders (gen_forwarders.awk) cover the whole API, with
+// each return type's failure: one of each kind.
+TEST(EngineLink, GeneratedForwardersFailByTheirType) {
+  char buf[64], err[1024] = "";
+  EXPECT_EQ(sp_get_task_cpus(nullptr, 0, buf, sizeof buf), -1);
+  EXPECT_EQ(sp_get_task_cpuset(nullptr, 0), nullptr);
+  EXPECT_EQ(sp_get_fingerprint(nullptr), nullptr);
+  EXPECT_EQ(sp_get_level_score(nullptr, 0), -1);
+  EXPECT_EQ(sp_set_gpus(nullptr, "0"), -1);
+  EXPECT_EQ(sp_find_thread_library("/x/slurm_pin.so", buf, sizeof buf, err, sizeof err), -1);
+  EXPECT_TRUE(names_fix(err)) << err;
 }

@@ -15,7 +15,8 @@
 #include "args.hh"
 #include "error.hh"
 #include "process_binding.hh"
-#include "slurm_pin/placement.h"
+#include "slurm_binding_env.h"
+#include "slurm_pin/slurm_pin.h"
 #include "task_binding.hh"
 #include "test_support.hh"
 
@@ -67,11 +68,9 @@ TEST(TaskBinding, OpenMpVariablesFollowThePlacement) {
   // The user's own OMP_NUM_THREADS stays; unset, it is the thread count.
   EXPECT_EQ(final_value(env["OMP_NUM_THREADS"], "2"), "2");
   EXPECT_EQ(final_value(env["OMP_NUM_THREADS"], nullptr), "3");
-  // A policy decision is exported only when the front end read one.
-  EXPECT_EQ(final_value(env["SLURM_PIN_POLICY"], "slurm-pin: forged"), "(unset)");
-  o.decision = "slurm-pin: rule=r mode=default strategy=lpgp";
-  EXPECT_EQ(final_value(by_name(task_environment(three_threads(), 0, o))["SLURM_PIN_POLICY"], "forged"),
-            o.decision);
+  // A site policy's decision is the front end's to export (it reads it
+  // from where users cannot write): the engine knows of no policy.
+  EXPECT_EQ(env.count("SLURM_PIN_POLICY"), 0u);
 }
 
 TEST(TaskBinding, ThreadLibraryModesPreloadItOnceAndSilenceOpenMpBinding) {
@@ -165,7 +164,6 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   ASSERT_EQ(sp_set_topology(p, "pack:1 core:4 pu:2"), 0);
   ASSERT_EQ(sp_set_strategy(p, "scatter"), 0);
   ASSERT_EQ(sp_set_tasks(p, 2), 0);
-  ASSERT_EQ(sp_set_slurm_cpu_bind(p, 1), 0);
   ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
   std::map<std::string, std::string> env;
   for (int i = 0; i < sp_get_env_count(p); ++i) {
@@ -177,13 +175,12 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
     env[name] = v ? v : "(unset)";
   }
   EXPECT_EQ(env["OMP_PLACES"], "{4,5},{6,7}");  // core granularity: both PUs
-  EXPECT_EQ(env["SLURM_PIN_POLICY"], "(unset)");
   EXPECT_EQ(env["OMP_NUM_THREADS"], "2");
-  // What Slurm said of its own binding becomes the real one, as its task
-  // plugin writes it: one mask per task of the node.
-  EXPECT_EQ(env["SLURM_CPU_BIND_TYPE"], "mask_cpu:");
-  EXPECT_EQ(env["SLURM_CPU_BIND_LIST"], "0xf,0xf0");
-  EXPECT_EQ(env["SLURM_CPU_BIND"], "quiet,mask_cpu:0xf,0xf0");
+  // The engine speaks no Slurm: SLURM_CPU_BIND* and the policy's decision
+  // are the front ends' (common/slurm_binding_env.h).
+  for (const auto& [name, value] : env)
+    EXPECT_TRUE(name.rfind("SLURM_", 0) != 0 || name.rfind("SLURM_PIN_", 0) == 0) << name;
+  EXPECT_EQ(env.count("SLURM_PIN_POLICY"), 0u);
   EXPECT_EQ(sp_get_env_value(p, 2, 0, nullptr), nullptr);
   EXPECT_STREQ(sp_describe_task(p, 1), "strategy scatter, 2 threads on CPUs 4-7, places {4,5},{6,7}, mem none");
   sp_finalize(p);
@@ -261,4 +258,42 @@ TEST(TaskBinding, PreloadIsRefusedForStaticAndSetIdPrograms) {
   EXPECT_EQ(sp_check_preloadable(script.c_str(), "", err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("its interpreter /usr/sbin/ldconfig is statically linked"), std::string::npos) << err;
   std::system((std::string("rm -rf ") + dir).c_str());
+}
+
+// What the front ends tell a Slurm task of this binding, from the engine's
+// task CPU lists: one mask per task, as task/affinity writes mask_cpu.
+TEST(TaskBinding, SlurmCpuBindFromTheTasksCpus) {
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:4 pu:2"), 0);
+  ASSERT_EQ(sp_set_strategy(p, "scatter"), 0);
+  ASSERT_EQ(sp_set_tasks(p, 2), 0);
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  char cpus[2][64];
+  const char* lists[2] = {cpus[0], cpus[1]};
+  for (int t = 0; t < 2; ++t) ASSERT_GT(sp_get_task_cpus(p, t, cpus[t], sizeof cpus[t]), 0);
+  char* list = slurm_cpu_bind_list(lists, 2);
+  ASSERT_NE(list, nullptr);
+  EXPECT_STREQ(list, "0xf,0xf0");
+  std::map<std::string, std::string> env;
+  auto set = [](void* ctx, const char* name, const char* value) {
+    (*static_cast<std::map<std::string, std::string>*>(ctx))[name] = value;
+    return 0;
+  };
+  ASSERT_EQ(slurm_cpu_bind_export(list, set, &env), 0);
+  EXPECT_EQ(env["SLURM_CPU_BIND_TYPE"], "mask_cpu:");
+  EXPECT_EQ(env["SLURM_CPU_BIND_LIST"], "0xf,0xf0");
+  EXPECT_EQ(env["SLURM_CPU_BIND_VERBOSE"], "quiet");
+  EXPECT_EQ(env["SLURM_CPU_BIND"], "quiet,mask_cpu:0xf,0xf0");
+  free(list);
+  sp_finalize(p);
+  // Masks of any width, no leading zeros; malformed lists are refused.
+  const char* wide[] = {"0", "64-67,200", ""};
+  list = slurm_cpu_bind_list(wide, 3);
+  ASSERT_NE(list, nullptr);
+  EXPECT_EQ(std::string(list), "0x1,0x1" + std::string(200 / 4 - 17, '0') + "f" + std::string(16, '0') + ",0x0");
+  free(list);
+  for (const char* bad : {"1-", "3-1", "a", "1,,2", "70000"}) {
+    const char* one[] = {bad};
+    EXPECT_EQ(slurm_cpu_bind_list(one, 1), nullptr) << bad;
+  }
 }
