@@ -11,11 +11,13 @@
 
 #include "args.hh"
 #include "cpulist.hh"
+#include "devices.hh"
 #include "engine.hh"
 #include "error.hh"
 #include "matrix_file.hh"
 #include "place_output.hh"
 #include "profile.hh"
+#include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
 
 namespace slurmpin {
@@ -119,6 +121,8 @@ int place_command(int argc, char** argv) {
   set_gpu(r, o.gpu);
   for (const char* const* name = kGpuEnvNames; *name; ++name)  // the job's GPUs, as for srun
     if (const char* v = std::getenv(*name)) r.gpu_env[*name] = v;
+  for (const char* const* name = slurm_gpu_list_names; *name && r.gpu_indices.empty(); ++name)
+    if (const char* v = std::getenv(*name)) r.gpu_indices = v;
   if (!o.matrix.empty() && !o.profile.empty())
     throw UsageError("give either --matrix or --profile, not both");
   if (o.model != "simple" && o.model != "rw")

@@ -9,6 +9,7 @@
 #include "args.hh"
 #include "cpulist.hh"
 #include "cpuset.hh"
+#include "devices.hh"
 #include "engine.hh"
 #include "error.hh"
 #include "matrix_file.hh"

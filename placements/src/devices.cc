@@ -9,6 +9,8 @@
 
 namespace slurmpin {
 
+const char* const kGpuEnvNames[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", nullptr};
+
 namespace {
 
 constexpr unsigned kNvidia = 0x10de, kAmd = 0x1002, kIntel = 0x8086;
@@ -61,10 +63,10 @@ size_t overlap(const std::vector<unsigned>& near, const std::vector<unsigned>& c
 
 }  // namespace
 
-NodeDevices node_devices(const TopologySpec& topology) {
+NodeDevices node_devices(const std::vector<PciDevice>& pci) {
   NodeDevices out;
   std::map<std::string, int> per_vendor;
-  for (const PciDevice& d : pci_devices(topology)) {
+  for (const PciDevice& d : pci) {
     std::string var = gpu_variable(d);
     if (!var.empty()) {
       Gpu g{d.busid, var, d.os_devices.empty() ? d.busid : d.os_devices.front().first, per_vendor[var]++,
@@ -152,6 +154,34 @@ std::string nearest_nic(const NodeDevices& node, const std::vector<unsigned>& cp
   if (best < 0) return "";
   ++uses[best];
   return node.nics[best].name;
+}
+
+std::vector<std::vector<unsigned>> cpus_near_gpus(const std::vector<VisibleGpu>& visible,
+                                                  const std::vector<std::vector<int>>& task_gpus) {
+  std::vector<std::vector<unsigned>> near;
+  for (const auto& gpus : task_gpus) {
+    std::vector<unsigned> n;
+    for (int g : gpus) n.insert(n.end(), visible[g].gpu.near.begin(), visible[g].gpu.near.end());
+    std::sort(n.begin(), n.end());
+    n.erase(std::unique(n.begin(), n.end()), n.end());
+    near.push_back(n);
+  }
+  return near;
+}
+
+std::vector<TaskDevices> task_devices(const NodeDevices& node, const std::vector<VisibleGpu>& visible,
+                                      const std::vector<std::vector<int>>& task_gpus,
+                                      const std::vector<std::vector<unsigned>>& task_cpus) {
+  std::vector<TaskDevices> out(task_cpus.size());
+  std::vector<int> nic_uses;
+  for (size_t t = 0; t < task_cpus.size(); ++t) {
+    for (int g : task_gpus[t]) {
+      out[t].gpus.push_back(visible[g].token);
+      out[t].gpu_names.push_back(visible[g].gpu.name);
+    }
+    out[t].nic = nearest_nic(node, task_cpus[t], nic_uses);
+  }
+  return out;
 }
 
 }  // namespace slurmpin

@@ -30,9 +30,14 @@ struct NodeDevices {
   std::vector<Nic> nics;
 };
 
+// The variables GPU runtimes choose devices by (NVIDIA, AMD, Intel),
+// NULL-terminated: what a job's view of its GPUs is (Request::gpu_env).
+extern const char* const kGpuEnvNames[];
+
 // The node's GPUs (NVIDIA, AMD; Intel with a Level Zero device) and
-// high-speed NICs (those with an OpenFabrics device), from the topology.
-NodeDevices node_devices(const TopologySpec& topology);
+// high-speed NICs (those with an OpenFabrics device), among its PCI devices
+// (LoadedTopology::devices).
+NodeDevices node_devices(const std::vector<PciDevice>& pci);
 
 // A GPU the job may use, and how the job names it.
 struct VisibleGpu {
@@ -60,5 +65,21 @@ std::vector<std::vector<int>> gpus_per_task(const std::vector<VisibleGpu>& gpus,
 // `uses` counts least (then the first), so tasks spread over a domain's
 // NICs. "" when the node has none; the chosen NIC's count is increased.
 std::string nearest_nic(const NodeDevices& node, const std::vector<unsigned>& cpus, std::vector<int>& uses);
+
+
+// The union of the CPUs near each task's GPUs (`task_gpus`: positions in
+// `visible`, from gpus_per_task): where each task's CPUs are taken.
+std::vector<std::vector<unsigned>> cpus_near_gpus(const std::vector<VisibleGpu>& visible,
+                                                  const std::vector<std::vector<int>>& task_gpus);
+
+// What each task is told of its devices: its GPUs, by the job's names and
+// the node's ("cuda3", for messages), and the NIC nearest its CPUs.
+struct TaskDevices {
+  std::vector<std::string> gpus, gpu_names;
+  std::string nic;
+};
+std::vector<TaskDevices> task_devices(const NodeDevices& node, const std::vector<VisibleGpu>& visible,
+                                      const std::vector<std::vector<int>>& task_gpus,
+                                      const std::vector<std::vector<unsigned>>& task_cpus);
 
 }  // namespace slurmpin

@@ -285,8 +285,6 @@ void set_gpu(Request& r, const std::string& mode) {
   r.gpu_closest = mode == "closest";
 }
 
-const char* const kGpuEnvNames[] = {"CUDA_VISIBLE_DEVICES", "ROCR_VISIBLE_DEVICES", "ZE_AFFINITY_MASK", nullptr};
-
 void use_profile_file(Request& r, const std::string& path, const std::string& name) {
   use_profile(r, read_profile(path), path, name);
 }
@@ -310,32 +308,15 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
 
 namespace {
 
-// Each task's GPUs (by position in `visible`) and nearest NIC into `out`.
+// Each task's GPUs and nearest NIC into `out`.
 void attach_devices(Result& out, const NodeDevices& devices, const std::vector<VisibleGpu>& visible,
                     const std::vector<std::vector<int>>& task_gpus) {
   if (!visible.empty()) out.gpu_variable = visible.front().gpu.variable;
-  std::vector<int> nic_uses;
-  for (size_t t = 0; t < out.tasks.size(); ++t) {
-    for (int g : task_gpus[t]) {
-      out.tasks[t].gpus.push_back(visible[g].token);
-      out.tasks[t].gpu_names.push_back(visible[g].gpu.name);
-    }
-    out.tasks[t].nic = nearest_nic(devices, out.tasks[t].share, nic_uses);
-  }
-}
-
-// The union of the CPUs near each task's GPUs.
-std::vector<std::vector<unsigned>> near_gpus(const std::vector<VisibleGpu>& visible,
-                                             const std::vector<std::vector<int>>& task_gpus) {
-  std::vector<std::vector<unsigned>> near;
-  for (const auto& gpus : task_gpus) {
-    std::vector<unsigned> n;
-    for (int g : gpus) n.insert(n.end(), visible[g].gpu.near.begin(), visible[g].gpu.near.end());
-    std::sort(n.begin(), n.end());
-    n.erase(std::unique(n.begin(), n.end()), n.end());
-    near.push_back(n);
-  }
-  return near;
+  std::vector<std::vector<unsigned>> cpus;
+  for (const auto& t : out.tasks) cpus.push_back(t.share);
+  std::vector<TaskDevices> got = task_devices(devices, visible, task_gpus, cpus);
+  for (size_t t = 0; t < out.tasks.size(); ++t)
+    out.tasks[t].gpus = got[t].gpus, out.tasks[t].gpu_names = got[t].gpu_names, out.tasks[t].nic = got[t].nic;
 }
 
 }  // namespace
@@ -343,15 +324,16 @@ std::vector<std::vector<unsigned>> near_gpus(const std::vector<VisibleGpu>& visi
 Result compute_placement(const Request& request) {
   Request r = request;
   Deadline deadline(r.max_seconds);
+  if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
+  r.topology.devices = r.gpu_closest;  // one load: the tree and the devices
+  LoadedTopology lt = load_topology(r.topology);
   NodeDevices devices;
   std::vector<VisibleGpu> visible;
   std::vector<std::vector<int>> task_gpus;
   if (r.gpu_closest) {
-    devices = node_devices(r.topology);
+    devices = node_devices(lt.devices);
     visible = visible_gpus(devices, r.gpu_env, r.gpu_indices);
   }
-  if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
-  LoadedTopology lt = load_topology(r.topology);
   Result out;
   if (r.strategy == Strategy::kFile) {
     out = from_file(r, lt);
@@ -382,7 +364,7 @@ Result compute_placement(const Request& request) {
     out.tree = tree;
     task_gpus = gpus_per_task(visible, tasks);
     auto shares = visible.empty() ? split_tasks(tree, tasks, share, r.task_layout)
-                                  : split_tasks_near(tree, share, near_gpus(visible, task_gpus));
+                                  : split_tasks_near(tree, share, cpus_near_gpus(visible, task_gpus));
     deadline.check();
     std::vector<Tree> subs = task_trees(tree, shares, threads, deadline);
     out.tasks = place_tasks(tree, subs, r, r.matrix, threads, deadline);

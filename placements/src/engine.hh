@@ -106,8 +106,6 @@ void set_granularity(Request& r, const std::string& g);
 
 // closest or none (Request::gpu_closest).
 void set_gpu(Request& r, const std::string& mode);
-// The variables Request::gpu_env holds, NULL-terminated.
-extern const char* const kGpuEnvNames[];
 
 // Takes the matrix (and, with phases, every region's matrix) from the
 // profile file at `path`; `name` (the store name, may be empty) is for messages.

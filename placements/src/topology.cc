@@ -344,9 +344,7 @@ TopologyPtr open_source(const TopologySpec& spec, const Source& s, bool io) {
   return TopologyPtr(copy);
 }
 
-TopologyPtr open_topology(const TopologySpec& spec, bool io = false) {
-  return open_source(spec, read_source(spec.source), io);
-}
+TopologyPtr open_topology(const TopologySpec& spec) { return open_source(spec, read_source(spec.source), false); }
 
 }  // namespace
 
@@ -401,10 +399,11 @@ unsigned long long synthetic_pus(const std::string& text, std::string* canonical
   return any ? pus : 0;
 }
 
-std::vector<PciDevice> pci_devices(const TopologySpec& spec) {
-  TopologyPtr topo = open_topology(spec, true);
+namespace {
+
+std::vector<PciDevice> pci_devices(hwloc_topology_t topo) {
   std::vector<PciDevice> out;
-  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(topo.get(), o));) {
+  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(topo, o));) {
     PciDevice d;
     char busid[32];
     std::snprintf(busid, sizeof busid, "%04x:%02x:%02x.%01x", o->attr->pcidev.domain, o->attr->pcidev.bus,
@@ -415,13 +414,15 @@ std::vector<PciDevice> pci_devices(const TopologySpec& spec) {
     for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
       if (c->type == HWLOC_OBJ_OS_DEVICE && c->name)
         d.os_devices.push_back({c->name, c->subtype ? c->subtype : ""});
-    for (hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(topo.get(), o); a; a = a->parent)
+    for (hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(topo, o); a; a = a->parent)
       if (a->cpuset) d.around.push_back(pus_of(a->cpuset));
     out.push_back(d);
   }
   std::sort(out.begin(), out.end(), [](const PciDevice& a, const PciDevice& b) { return a.busid < b.busid; });
   return out;
 }
+
+}  // namespace
 
 std::vector<unsigned> pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores) {
   TopologyPtr topo = open_topology(spec);
@@ -460,10 +461,11 @@ std::vector<unsigned> first_pus_per_core(hwloc_topology_t topo, const std::vecto
 namespace {
 
 LoadedTopology load_restricted(const TopologySpec& spec, const Source& source) {
-  TopologyPtr topo = open_source(spec, source, false);
+  TopologyPtr topo = open_source(spec, source, spec.devices);
   hwloc_topology_t raw = topo.get();
 
   LoadedTopology out;
+  if (spec.devices) out.devices = pci_devices(raw);  // the whole machine's, before restriction
   Tree whole = TreeBuilder(raw, Granularity::kCore).build();
   out.fingerprint = whole.summary();
   out.all_pus = whole.nodes[whole.root].pus;
@@ -494,7 +496,8 @@ LoadedTopology load_restricted(const TopologySpec& spec, const Source& source) {
 LoadedTopology load_topology(const TopologySpec& spec) {
   static std::map<std::tuple<SourceKey, std::vector<unsigned>, int, int>, LoadedTopology> built;
   Source source = read_source(spec.source);
-  auto key = std::make_tuple(source_key(spec, source, false), spec.allowed, static_cast<int>(spec.granularity), spec.smt);
+  auto key = std::make_tuple(source_key(spec, source, spec.devices), spec.allowed, static_cast<int>(spec.granularity),
+                             spec.smt);
   auto it = built.find(key);
   if (it != built.end()) return it->second;
   LoadedTopology fresh = load_restricted(spec, source);

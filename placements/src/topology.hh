@@ -75,15 +75,10 @@ struct TopologySpec {
   // smt:k (as mpibind): only the first k allowed PUs of each core are used,
   // each a slot of its own; 0 = every PU, slots by `granularity`.
   int smt = 0;
+  // Also the machine's PCI devices (LoadedTopology::devices), for device
+  // locality: a PCI scan when discovering a real machine.
+  bool devices = false;
 };
-
-struct LoadedTopology {
-  Tree tree;                  // restricted to `allowed`
-  std::string fingerprint;    // summary of the whole machine, before restriction
-  std::vector<unsigned> all_pus;
-};
-
-LoadedTopology load_topology(const TopologySpec& spec);
 
 // A PCI device of the machine (hwloc's I/O objects), for device locality.
 struct PciDevice {
@@ -97,9 +92,18 @@ struct PciDevice {
   std::vector<std::vector<unsigned>> around;
 };
 
-// Every PCI device, in PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID
-// and Slurm's GPU autodetection number GPUs in).
-std::vector<PciDevice> pci_devices(const TopologySpec& spec);
+struct LoadedTopology {
+  Tree tree;                  // restricted to `allowed`
+  std::string fingerprint;    // summary of the whole machine, before restriction
+  std::vector<unsigned> all_pus;
+  // With TopologySpec::devices: every PCI device of the whole machine, in
+  // PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID and resource
+  // managers' GPU detection number GPUs in); from the same load as the tree.
+  std::vector<PciDevice> devices;
+};
+
+LoadedTopology load_topology(const TopologySpec& spec);
+
 
 // PUs of the cores with these logical indices (hwloc order, which is the
 // order Slurm numbers a node's cores in). Throws Error when the topology has

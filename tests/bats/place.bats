@@ -189,3 +189,12 @@ pus_of_task() {
   [ "${#lines[@]}" -eq 1 ]
   [[ $output == *"bad.edges:4: thread 9 is out of range"* ]]
 }
+
+@test "placements on real machines' topologies are the golden ones (tests/golden/placements.txt)" {
+  # Every strategy, tasks, smt, granularity and GPU locality on the XML of
+  # real machines; a meant change is regenerated as tests/golden/placements says.
+  run diff -u "$BATS_TEST_DIRNAME/../golden/placements.txt" <("$BATS_TEST_DIRNAME/../golden/placements" "$BUILD")
+  echo "$output" | head -60
+  expect_status 0
+  grep -c '^## ' "$BATS_TEST_DIRNAME/../golden/placements.txt" | { read -r n; [ "$n" -ge 50 ]; }
+}

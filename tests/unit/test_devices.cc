@@ -32,7 +32,8 @@ std::vector<unsigned> both(std::vector<unsigned> a, const std::vector<unsigned>&
 NodeDevices devices_of(const std::string& xml) {
   TopologySpec spec;
   spec.source = xml;
-  return node_devices(spec);
+  spec.devices = true;
+  return node_devices(load_topology(spec).devices);
 }
 
 Result gpu_place(const std::string& xml, int tasks, std::map<std::string, std::string> env = {},

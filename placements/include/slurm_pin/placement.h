@@ -67,7 +67,7 @@ int sp_set_gpu_env(sp_placement_t *p, const char *name, const char *value);
 const char *const *sp_gpu_env_names(void);
 /* Which of the node's GPUs the job was given, by index among its vendor's
  * GPUs in the topology ("0,2"), as the resource manager says (Slurm: the
- * step's SLURM_STEP_GPUS); they say which GPUs the entries of the job's
+ * step's GPU list); they say which GPUs the entries of the job's
  * variable are. NULL or "": not said. */
 int sp_set_gpus(sp_placement_t *p, const char *indices);
 int sp_set_seed(sp_placement_t *p, uint64_t seed);
