@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "ompt_tool.h"
 #include "region_name.h"
 #include "runtime.h"
 
@@ -110,19 +111,11 @@ static void on_implicit_task(ompt_scope_endpoint_t endpoint, ompt_data_t *parall
   enter((const struct region_places *)parallel->ptr, (int)index);
 }
 
-static int ompt_initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data) {
-  (void)device, (void)data;
-  ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
-  if (!set) return 0;
-  set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
-  set(ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task);
-  return 1;
-}
-
-static void ompt_finalize(ompt_data_t *data) { (void)data; }
-
 VISIBLE ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runtime) {
   (void)version, (void)runtime;
-  static ompt_start_tool_result_t result = {ompt_initialize, ompt_finalize, {0}};
-  return rt_task.nregions ? &result : NULL; /* no regions: no tool, no overhead */
+  static const struct sp_ompt_callback callbacks[] = {
+      {ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin},
+      {ompt_callback_implicit_task, (ompt_callback_t)on_implicit_task},
+      {ompt_callback_parallel_begin, NULL}};
+  return rt_task.nregions ? sp_ompt_tool(callbacks) : NULL; /* no regions: no tool, no overhead */
 }

@@ -9,6 +9,7 @@
 #include <omp-tools.h>
 #include <stddef.h>
 
+#include "ompt_tool.h"
 #include "slurm_pin/regions.h"
 
 /* A marker the Pin backend instruments (Pin sees no client requests). */
@@ -29,19 +30,11 @@ static void on_parallel_end(ompt_data_t *parallel, ompt_data_t *task, int flags,
   slurm_pin_ompt_region(codeptr_ra, 0);
 }
 
-static int initialize(ompt_function_lookup_t lookup, int device, ompt_data_t *data) {
-  (void)device, (void)data;
-  ompt_set_callback_t set = (ompt_set_callback_t)lookup("ompt_set_callback");
-  if (!set) return 0;
-  set(ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin);
-  set(ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end);
-  return 1;
-}
-
-static void finalize(ompt_data_t *data) { (void)data; }
-
 ompt_start_tool_result_t *ompt_start_tool(unsigned int version, const char *runtime) {
   (void)version, (void)runtime;
-  static ompt_start_tool_result_t result = {initialize, finalize, {0}};
-  return &result;
+  static const struct sp_ompt_callback callbacks[] = {
+      {ompt_callback_parallel_begin, (ompt_callback_t)on_parallel_begin},
+      {ompt_callback_parallel_end, (ompt_callback_t)on_parallel_end},
+      {ompt_callback_parallel_begin, NULL}};
+  return sp_ompt_tool(callbacks);
 }
