@@ -29,13 +29,13 @@
 #include <string>
 #include <vector>
 
-#include "affinity.hh"
-#include "orders.hh"
+#include "sharing/sharing_matrix.hh"
+#include "strategies/orders.hh"
 #include "slurm_pin/slurm_pin.h"
-#include "profile_guided.hh"
-#include "score.hh"
-#include "strategy.hh"
-#include "topology.hh"
+#include "strategies/profile_guided.hh"
+#include "strategies/score.hh"
+#include "strategies/strategy.hh"
+#include "topology/topology.hh"
 
 using namespace slurmpin;
 
@@ -136,18 +136,18 @@ std::vector<Edge> stencil3d(int n) {
 
 struct Kind {
   const char* name;
-  std::function<Affinity(int)> make;
+  std::function<SharingMatrix(int)> make;
 };
 
 const Kind kKinds[] = {
-    {"block", [](int n) { return Affinity::from_edges(n, block_matrix(n)); }},
-    {"stencil", [](int n) { return Affinity::from_edges(n, stencil2d(n)); }},
-    {"shuffled", [](int n) { return Affinity::from_edges(n, shuffled(stencil2d(n), n, 11)); }},
+    {"block", [](int n) { return SharingMatrix::from_edges(n, block_matrix(n)); }},
+    {"stencil", [](int n) { return SharingMatrix::from_edges(n, stencil2d(n)); }},
+    {"shuffled", [](int n) { return SharingMatrix::from_edges(n, shuffled(stencil2d(n), n, 11)); }},
     {"uniform", [](int n) {
        std::vector<double> d(static_cast<size_t>(n) * n, 50.0);
-       return Affinity::from_dense(d.data(), n);
+       return SharingMatrix::from_dense(d.data(), n);
      }},
-    {"master", [](int n) { return Affinity::from_edges(n, master_worker(n)); }},
+    {"master", [](int n) { return SharingMatrix::from_edges(n, master_worker(n)); }},
 };
 
 // ---- measures -------------------------------------------------------------
@@ -169,7 +169,7 @@ std::vector<std::vector<int>> ancestors(const Tree& t) {
 
 // Sum over pairs of sharing x levels from the slot up to the lowest common
 // ancestor (EagerMap's and the literature's hop cost; lower is better).
-double hop_cost(const Tree& t, const std::vector<int>& slot, const Affinity& w) {
+double hop_cost(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w) {
   std::vector<std::vector<int>> up = ancestors(t);
   auto dist = [&](int a, int b) {
     const auto &x = up[a], &y = up[b];
@@ -179,7 +179,7 @@ double hop_cost(const Tree& t, const std::vector<int>& slot, const Affinity& w) 
   };
   double h = 0;
   for (int i = 0; i < w.size(); ++i) {
-    Affinity::Row r = w.row(i);
+    SharingMatrix::Row r = w.row(i);
     for (size_t e = 0; e < r.size; ++e)
       if (r.to[e] > i) h += r.w[e] * dist(slot[i], slot[r.to[e]]);
   }
@@ -211,7 +211,7 @@ struct Outside {
 };
 
 // EagerMap's CSV lists the last task first.
-void write_csv(const Affinity& w, const std::string& path) {
+void write_csv(const SharingMatrix& w, const std::string& path) {
   FILE* f = std::fopen(path.c_str(), "w");
   std::string line;
   for (int i = w.size() - 1; i >= 0; --i) {
@@ -226,7 +226,7 @@ void write_csv(const Affinity& w, const std::string& path) {
   std::fclose(f);
 }
 
-Outside run_eagermap(const Options& o, const Affinity& w, const char* arities) {
+Outside run_eagermap(const Options& o, const SharingMatrix& w, const char* arities) {
   Outside out;
   if (o.eagermap.empty()) return out;
   char dir[] = "/tmp/bench-placement.XXXXXX";
@@ -279,7 +279,7 @@ void scaling(const Options& o, const char* title, const Machine* machines, size_
     Tree t = load(mc.synthetic);
     std::vector<int> order = compact_order(t, t.root);
     for (const Kind& k : kKinds) {
-      Affinity w = k.make(mc.threads);
+      SharingMatrix w = k.make(mc.threads);
       Outside e = run_eagermap(o, w, mc.arities);
       std::printf("%-6d %-9s", mc.threads, k.name);
       double ehop = 0;
@@ -311,7 +311,7 @@ void scaling(const Options& o, const char* title, const Machine* machines, size_
 // subsets), the sharing between groups paying the levels above.
 class Exhaustive {
  public:
-  Exhaustive(const Affinity& w, std::vector<int> arities) : w_(w), arity_(std::move(arities)) {}
+  Exhaustive(const SharingMatrix& w, std::vector<int> arities) : w_(w), arity_(std::move(arities)) {}
   // Sharing kept below the root, summed over levels (maximal <=> minimal hop).
   double best_kept() { return solve((1u << w_.size()) - 1, 0); }
 
@@ -352,7 +352,7 @@ class Exhaustive {
     return best;
   }
 
-  const Affinity& w_;
+  const SharingMatrix& w_;
   std::vector<int> arity_;  // children per level, below the root
   std::map<std::pair<unsigned, size_t>, double> memo_;
 };
@@ -374,9 +374,9 @@ void optimality(const Options& o) {
     std::map<std::string, std::vector<double>> ratio;
     for (int k = 0; k < kInstances; ++k) {
       std::mt19937_64 rng(100 + k);
-      Affinity w;
-      if (!std::strcmp(kind, "shuffled")) w = Affinity::from_edges(16, shuffled(stencil2d(16), 16, 200 + k));
-      else if (!std::strcmp(kind, "block")) w = Affinity::from_edges(16, shuffled(block_matrix(16), 16, 300 + k));
+      SharingMatrix w;
+      if (!std::strcmp(kind, "shuffled")) w = SharingMatrix::from_edges(16, shuffled(stencil2d(16), 16, 200 + k));
+      else if (!std::strcmp(kind, "block")) w = SharingMatrix::from_edges(16, shuffled(block_matrix(16), 16, 300 + k));
       else {
         // noisy: hidden pairs and quads under noise; random: noise only.
         std::vector<int> p = permutation(16, 400 + k);
@@ -386,7 +386,7 @@ void optimality(const Options& o) {
             double v = kind[0] == 'n' ? (i / 2 == j / 2 ? 400 : i / 4 == j / 4 ? 100 : 0) : 0;
             e.push_back({p[i], p[j], std::floor(v + static_cast<double>(rng() % 50))});
           }
-        w = Affinity::from_edges(16, e);
+        w = SharingMatrix::from_edges(16, e);
       }
       // Every pair pays 3 levels (core, L2, package) less one per level it shares.
       double opt = 3 * w.total() - Exhaustive(w, {2, 4, 2}).best_kept();
@@ -410,7 +410,7 @@ void optimality(const Options& o) {
   }
 }
 
-double pair_level_kept(const Tree& t, const std::vector<int>& slot, const Affinity& w, const char* kind) {
+double pair_level_kept(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w, const char* kind) {
   for (const auto& l : score_levels(t, {slot}, &w))
     if (l.kind == kind) return l.kept;
   return 0;
@@ -428,7 +428,7 @@ void holes() {
     std::vector<Edge> e;
     for (int i = 0; i < n; ++i)
       for (int j = i + 1; j < n; ++j) e.push_back({i, j, static_cast<double>(rng() % 1000)});
-    Affinity w = Affinity::from_edges(n, e);
+    SharingMatrix w = SharingMatrix::from_edges(n, e);
     std::printf("%-8d", n);
     for (Strategy s : {Strategy::kLpCompact, Strategy::kLpgp, Strategy::kGplp, Strategy::kGp})
       std::printf(" %10.0f", pair_level_kept(t, place_profile_guided(t, w, s, 1), w, "L2"));
@@ -443,7 +443,7 @@ void holes() {
     std::vector<Edge> e;
     for (int i = 0; i < 8; ++i)
       for (int j = i + 1; j < 8; ++j) e.push_back({i, j, static_cast<double>(rng() % 1000)});
-    Affinity w = Affinity::from_edges(8, e);
+    SharingMatrix w = SharingMatrix::from_edges(8, e);
     double best = Exhaustive(w, {2, 4}).best_kept();
     for (Strategy s : {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp})
       sum[s] += pair_level_kept(flat, place_profile_guided(flat, w, s, 1), w, "Package") / best / 20;
@@ -468,7 +468,7 @@ void sparse_16k() {
       Tree t = load(machine, Granularity::kPu);
       long before = max_rss_kb();
       auto a = std::chrono::steady_clock::now();
-      Affinity w = Affinity::from_edges(16384, stencil3d(16384));
+      SharingMatrix w = SharingMatrix::from_edges(16384, stencil3d(16384));
       std::vector<int> slot = place_profile_guided(t, w, s, 1);
       double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count();
       std::printf("  %-5s %8.1f ms  peak memory +%.1f MB (topology loaded first: %.1f MB)  hop %.0f\n",
@@ -603,7 +603,7 @@ void dense(const Options& o) {
     std::vector<double> d = dense_blocks(n, 7);
     std::string matrix = std::string(dir) + "/m.txt", xml = write_xml(mc.synthetic, std::string(dir) + "/t.xml");
     write_dense(d, n, matrix);
-    Affinity w = Affinity::from_dense(d.data(), n);
+    SharingMatrix w = SharingMatrix::from_dense(d.data(), n);
     Tree t = load(mc.synthetic);
     std::vector<int> order = compact_order(t, t.root), slot_of_pu(t.nodes[t.root].pus.back() + 1, -1);
     for (int slot : t.slots()) slot_of_pu[t.nodes[slot].pus.front()] = slot;

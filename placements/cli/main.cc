@@ -11,7 +11,7 @@
 
 #include "error.hh"
 #include "place_command.hh"
-#include "printable.hh"
+#include "input/printable.hh"
 #include "run_command.hh"
 #include "stderr_line.h"
 

@@ -9,14 +9,14 @@
 #include <cstdlib>
 #include <string>
 
-#include "args.hh"
-#include "cpulist.hh"
-#include "devices.hh"
+#include "input/args.hh"
+#include "topology/cpulist.hh"
+#include "topology/devices.hh"
 #include "engine.hh"
 #include "error.hh"
-#include "matrix_file.hh"
+#include "sharing/matrix_file.hh"
 #include "place_output.hh"
-#include "profile.hh"
+#include "sharing/profile.hh"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
 

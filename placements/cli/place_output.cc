@@ -7,10 +7,10 @@
 #include <map>
 #include <memory>
 
-#include "cpulist.hh"
+#include "topology/cpulist.hh"
 #include "error.hh"
-#include "placement_file.hh"
-#include "task_binding.hh"
+#include "strategies/placement_file.hh"
+#include "binding/task_binding.hh"
 
 namespace slurmpin {
 

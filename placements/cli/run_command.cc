@@ -26,15 +26,15 @@
 #include <string>
 #include <vector>
 
-#include "args.hh"
+#include "input/args.hh"
 #include "error.hh"
 #include "kv_text.h"
 #include "mpi_rank.hh"
 #include "preload_list.h"
-#include "printable.hh"
+#include "input/printable.hh"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
-#include "store.hh"
+#include "sharing/store.hh"
 #include "stderr_line.h"
 #include "task_env.h"
 

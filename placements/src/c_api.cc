@@ -6,22 +6,22 @@
 #include <iterator>
 #include <string>
 
-#include "args.hh"
-#include "cpulist.hh"
-#include "cpuset.hh"
-#include "devices.hh"
+#include "input/args.hh"
+#include "topology/cpulist.hh"
+#include "topology/bitmap.hh"
+#include "topology/devices.hh"
 #include "engine.hh"
 #include "error.hh"
-#include "matrix_file.hh"
-#include "node_topology.hh"
-#include "placement_file.hh"
-#include "preloadable.hh"
-#include "printable.hh"
-#include "process_binding.hh"
-#include "profile.hh"
-#include "store.hh"
-#include "task_binding.hh"
-#include "thread_library.hh"
+#include "sharing/matrix_file.hh"
+#include "topology/node_topology.hh"
+#include "strategies/placement_file.hh"
+#include "binding/preloadable.hh"
+#include "input/printable.hh"
+#include "binding/process_binding.hh"
+#include "sharing/profile.hh"
+#include "sharing/store.hh"
+#include "binding/task_binding.hh"
+#include "binding/thread_library.hh"
 #include "slurm_pin/slurm_pin.h"
 
 using namespace slurmpin;
@@ -249,7 +249,7 @@ int sp_set_matrix(sp_placement_t* p, const double* rows, int n) {
     require(rows && n > 0, "empty matrix");
     for (size_t k = 0; k < static_cast<size_t>(n) * n; ++k)
       require(rows[k] >= 0 && rows[k] <= kMaxWeight, "matrix entries must be non-negative finite numbers");
-    p->request.matrix = Affinity::from_dense(rows, n);
+    p->request.matrix = SharingMatrix::from_dense(rows, n);
     p->request.has_matrix = true;
     p->request.matrix_source = "the matrix";
   });
@@ -270,7 +270,7 @@ int sp_set_edges(sp_placement_t* p, int n, size_t nedges, const int* from, const
               "edge weights must be non-negative finite numbers");
       edges.push_back({from[k], to[k], weight[k]});
     }
-    p->request.matrix = Affinity::from_edges(n, std::move(edges));
+    p->request.matrix = SharingMatrix::from_edges(n, std::move(edges));
     p->request.has_matrix = true;
     p->request.matrix_source = "the edge list";
   });

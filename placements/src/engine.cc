@@ -5,14 +5,14 @@
 #include <functional>
 #include <set>
 
-#include "cpulist.hh"
-#include "devices.hh"
+#include "topology/cpulist.hh"
+#include "topology/devices.hh"
 #include "error.hh"
-#include "orders.hh"
-#include "placement_file.hh"
-#include "profile.hh"
-#include "profile_guided.hh"
-#include "store.hh"
+#include "strategies/orders.hh"
+#include "strategies/placement_file.hh"
+#include "sharing/profile.hh"
+#include "strategies/profile_guided.hh"
+#include "sharing/store.hh"
 
 namespace slurmpin {
 
@@ -202,7 +202,7 @@ std::vector<Tree> task_trees(const Tree& tree, const std::vector<std::vector<int
 
 // Every task's threads inside its share, by the request's strategy and `w`.
 std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<Tree>& subs, const Request& r,
-                                   const Affinity& w, int threads, const Deadline& deadline) {
+                                   const SharingMatrix& w, int threads, const Deadline& deadline) {
   std::vector<TaskPlace> out;
   for (size_t t = 0; t < subs.size(); ++t) {
     deadline.check();

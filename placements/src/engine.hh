@@ -8,11 +8,11 @@
 #include <string>
 #include <vector>
 
-#include "affinity.hh"
-#include "score.hh"
-#include "strategy.hh"
-#include "task_split.hh"
-#include "topology.hh"
+#include "sharing/sharing_matrix.hh"
+#include "strategies/score.hh"
+#include "strategies/strategy.hh"
+#include "strategies/task_split.hh"
+#include "topology/topology.hh"
 
 namespace slurmpin {
 
@@ -31,7 +31,7 @@ struct Request {
   bool oversubscribe = false;
   uint64_t seed = 1;
   bool has_matrix = false;
-  Affinity matrix;
+  SharingMatrix matrix;
   std::string matrix_source;  // file name, for messages
   // A profile resolved once the thread count is known: a file path, or
   // NAME[@VERSION] from the store. Read with the caller's privileges.
@@ -42,7 +42,7 @@ struct Request {
   // the previous one (fewer migrations).
   bool phases = false;
   double phase_merge = 0;
-  std::vector<std::pair<std::string, Affinity>> region_matrices;  // filled from the profile
+  std::vector<std::pair<std::string, SharingMatrix>> region_matrices;  // filled from the profile
   // Other names of a region (merged call sites, ProfileRegion::aliases): each
   // gets the placement of the region, computed once.
   std::map<std::string, std::vector<std::string>> region_aliases;
@@ -93,7 +93,7 @@ struct Result {
   std::vector<std::string> notes;
 
   // What levels() scores: the first task's threads against the matrix.
-  Affinity score_matrix;
+  SharingMatrix score_matrix;
   std::vector<std::vector<int>> slot_of_thread;
   mutable std::vector<LevelScore> levels_;
   mutable bool levels_done_ = false;

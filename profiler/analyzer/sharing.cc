@@ -6,7 +6,7 @@
 #include <map>
 
 #include "error.hh"
-#include "matching.hh"
+#include "strategies/matching.hh"
 
 namespace slurmpin {
 
@@ -43,7 +43,7 @@ double data_reuse_ratio(const Sums& s) {
   int n = s.header.threads;
   std::vector<Edge> e;
   for (const PairSum& p : s.run) e.push_back({p.i, p.j, p.a});
-  Pairing pairing = max_weight_pairing(Affinity::from_edges(n, e));
+  Pairing pairing = max_weight_pairing(SharingMatrix::from_edges(n, e));
   std::map<std::pair<int, int>, const PairSum*> shared;
   for (const PairSum& p : s.shared) shared[{p.i, p.j}] = &p;
   double num = 0, den = 0;

@@ -7,7 +7,7 @@
 #include <string>
 #include <vector>
 
-#include "profile.hh"
+#include "sharing/profile.hh"
 #include "sums.hh"
 #include "trace.hh"
 

@@ -7,7 +7,7 @@
 #include <fstream>
 
 #include "error.hh"
-#include "text_lines.hh"
+#include "input/text_lines.hh"
 
 namespace slurmpin {
 

@@ -6,8 +6,8 @@
 
 #include "engine.hh"
 #include "error.hh"
-#include "score.hh"
-#include "strategy.hh"
+#include "strategies/score.hh"
+#include "strategies/strategy.hh"
 
 namespace slurmpin {
 
@@ -19,7 +19,7 @@ constexpr int kMaxDiffThreads = 4096;
 
 // Cosine similarity of the two matrices over every pair of threads: 1 when
 // one is a multiple of the other, 0 when no pair shares in both.
-double similarity(const Affinity& a, const Affinity& b) {
+double similarity(const SharingMatrix& a, const SharingMatrix& b) {
   double ab = 0, aa = 0, bb = 0;
   for (int i = 0; i < a.size(); ++i)
     for (int j = i + 1; j < a.size(); ++j) {
@@ -29,7 +29,7 @@ double similarity(const Affinity& a, const Affinity& b) {
   return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == bb ? 1 : 0);
 }
 
-Result place(const Affinity& w, const DiffInput& in) {
+Result place(const SharingMatrix& w, const DiffInput& in) {
   Request r;
   r.topology.source = in.topology;
   std::string path;
@@ -67,14 +67,14 @@ std::string diff_profiles(const Profile& a, const std::string& a_name, const Pro
   if (a.threads > kMaxDiffThreads)
     throw Error(std::to_string(a.threads) + " threads are too many to compare pair by pair (at most " +
                 std::to_string(kMaxDiffThreads) + ")");
-  Affinity wa = a.affinity(in.model, in.region, a_name), wb = b.affinity(in.model, in.region, b_name);
+  SharingMatrix wa = a.affinity(in.model, in.region, a_name), wb = b.affinity(in.model, in.region, b_name);
   std::string what = in.model + " model" + (in.region.empty() ? "" : ", region " + in.region);
   std::string out = a_name + " and " + b_name + ": " + std::to_string(a.threads) + " threads, " + what + "\n";
   out += "  similarity of the matrices (cosine over every pair): " + fmt("%.3f", similarity(wa, wb)) + "\n";
   Result ra = place(wa, in), rb = place(wb, in);
   // Each placement judged by each matrix: the sharing kept summed over the
   // machine's levels (the strategies' objective).
-  auto kept = [&](const Result& r, const Affinity& w) { return quality(score_levels(ra.tree, slots(r), &w)); };
+  auto kept = [&](const Result& r, const SharingMatrix& w) { return quality(score_levels(ra.tree, slots(r), &w)); };
   double aa = kept(ra, wa), ab = kept(rb, wa), bb = kept(rb, wb), ba = kept(ra, wb);
   bool same = slots(ra) == slots(rb);
   out += "  " + in.strategy + " on " + in.topology + ": " +

@@ -4,7 +4,7 @@
 #pragma once
 #include <string>
 
-#include "profile.hh"
+#include "sharing/profile.hh"
 
 namespace slurmpin {
 

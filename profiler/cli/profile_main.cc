@@ -20,18 +20,18 @@
 #include <string>
 #include <vector>
 
-#include "args.hh"
+#include "input/args.hh"
 #include "backends.hh"
 #include "capture.hh"
 #include "error.hh"
 #include "preflight.hh"
-#include "printable.hh"
-#include "profile.hh"
+#include "input/printable.hh"
+#include "sharing/profile.hh"
 #include "sharing.hh"
 #include "source_lines.hh"
-#include "store.hh"
+#include "sharing/store.hh"
 #include "sums.hh"
-#include "topology.hh"
+#include "topology/topology.hh"
 #include "trace.hh"
 
 using namespace slurmpin;

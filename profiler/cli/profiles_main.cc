@@ -10,13 +10,13 @@
 #include <sstream>
 #include <string>
 
-#include "args.hh"
+#include "input/args.hh"
 #include "error.hh"
 #include "heatmap.hh"
-#include "printable.hh"
-#include "profile.hh"
+#include "input/printable.hh"
+#include "sharing/profile.hh"
 #include "profile_diff.hh"
-#include "store.hh"
+#include "sharing/store.hh"
 
 using namespace slurmpin;
 
@@ -164,7 +164,7 @@ constexpr int kMaxShownThreads = 2048;
 int show(const Options& o) {
   StoredProfile e = resolve(o, o.target);
   Profile p = parse_profile(e.text, e.path);
-  Affinity w = p.affinity(o.model, o.region, e.path);  // names a missing model or region
+  SharingMatrix w = p.affinity(o.model, o.region, e.path);  // names a missing model or region
   // Dense matrices are shown as stored (the rw model is asymmetric); edge
   // lists as the symmetric sharing they give.
   const Rows* rows = nullptr;

@@ -46,3 +46,19 @@ includes_of() {
   echo "$out"
   [ -z "$out" ]
 }
+
+# The engine's folders each use only those below them (placements/README.md).
+@test "the engine's folders use only the folders below them" {
+  local src=$ROOT/placements/src out="" pair
+  for pair in "input topology" "input sharing" "input strategies" "input binding" "topology sharing" \
+    "topology strategies" "topology binding" "sharing topology" "sharing strategies" "sharing binding" \
+    "strategies binding"; do
+    set -- $pair
+    out+=$(grep -lE "#include \"$2/" "$src/$1"/* 2>/dev/null | sed "s|^|$1 uses $2: |")
+  done
+  out+=$(grep -lE '#include "engine.hh"' "$src"/{input,topology,sharing,strategies}/* 2>/dev/null | sed 's|^|uses the engine: |')
+  echo "$out"
+  [ -z "$out" ]
+  # The rule can fail: the strategies do use the folders below them.
+  grep -qE '#include "sharing/' "$src"/strategies/*
+}

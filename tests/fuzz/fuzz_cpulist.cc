@@ -3,9 +3,9 @@
 // first byte picks the machine's highest CPU id, the rest is the list.
 #include <cstring>
 
-#include "cpulist.hh"
+#include "topology/cpulist.hh"
 #include "fuzz_support.hh"
-#include "cpuset.hh"
+#include "topology/bitmap.hh"
 
 using namespace slurmpin;
 

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Sharing matrices (--matrix FILE).
 #include "fuzz_support.hh"
-#include "matrix_file.hh"
+#include "sharing/matrix_file.hh"
 
 using namespace slurmpin;
 

@@ -3,7 +3,7 @@
 #include <cstring>
 
 #include "fuzz_support.hh"
-#include "args.hh"
+#include "input/args.hh"
 
 using namespace slurmpin;
 

@@ -2,7 +2,7 @@
 // Placement files (file:PATH): parsed, and when valid, written back and
 // parsed again to the same content.
 #include "fuzz_support.hh"
-#include "placement_file.hh"
+#include "strategies/placement_file.hh"
 
 using namespace slurmpin;
 

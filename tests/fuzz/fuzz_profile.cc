@@ -2,7 +2,7 @@
 // Sharing profiles (--pin-profile FILE, the store): parsed, and every
 // matrix they hold turned into an affinity.
 #include "fuzz_support.hh"
-#include "profile.hh"
+#include "sharing/profile.hh"
 
 using namespace slurmpin;
 

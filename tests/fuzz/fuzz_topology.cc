@@ -7,7 +7,7 @@
 #include <hwloc.h>
 
 #include "fuzz_support.hh"
-#include "topology.hh"
+#include "topology/topology.hh"
 
 using namespace slurmpin;
 

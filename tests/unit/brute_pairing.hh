@@ -5,12 +5,12 @@
 #include <algorithm>
 #include <vector>
 
-#include "affinity.hh"
+#include "sharing/sharing_matrix.hh"
 
 namespace slurmpin::test {
 
 // The heaviest pairing of the items in `free` (left as it was found).
-inline double best_pairing(const Affinity& w, std::vector<int>& free) {
+inline double best_pairing(const SharingMatrix& w, std::vector<int>& free) {
   if (free.size() < 2) return 0;
   int a = free.back();
   free.pop_back();
@@ -27,7 +27,7 @@ inline double best_pairing(const Affinity& w, std::vector<int>& free) {
 }
 
 // The heaviest pairing of all of w's items.
-inline double brute_force_pairing(const Affinity& w) {
+inline double brute_force_pairing(const SharingMatrix& w) {
   std::vector<int> all(w.size());
   for (int i = 0; i < w.size(); ++i) all[i] = i;
   return best_pairing(w, all);

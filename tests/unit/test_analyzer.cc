@@ -9,7 +9,7 @@
 #include <sstream>
 
 #include "error.hh"
-#include "profile.hh"
+#include "sharing/profile.hh"
 #include "sharing.hh"
 #include "sums.hh"
 #include "test_support.hh"

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include <gtest/gtest.h>
 
-#include "cpulist.hh"
+#include "topology/cpulist.hh"
 #include "error.hh"
 
 using namespace slurmpin;

@@ -6,10 +6,10 @@
 
 #include <algorithm>
 
-#include "devices.hh"
+#include "topology/devices.hh"
 #include "engine.hh"
 #include "error.hh"
-#include "task_binding.hh"
+#include "binding/task_binding.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;

@@ -7,9 +7,9 @@
 #include <fstream>
 
 #include "error.hh"
-#include "matrix_file.hh"
-#include "placement_file.hh"
-#include "profile.hh"
+#include "sharing/matrix_file.hh"
+#include "strategies/placement_file.hh"
+#include "sharing/profile.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;
@@ -40,7 +40,7 @@ std::string write_temp(const std::string& text) {
 
 TEST(MatrixFile, ReadsCommentsCommasAndBlanks) {
   std::string p = write_temp("# sharing\n0, 5, 1\n5 0 2  # row 2\n\n1 2 0\n");
-  Affinity a = read_matrix_file(p);
+  SharingMatrix a = read_matrix_file(p);
   EXPECT_EQ(a.size(), 3);
   EXPECT_EQ(a(0, 1), 10);  // symmetrised: a(i,j) + a(j,i)
   EXPECT_EQ(a(1, 2), 4);
@@ -176,7 +176,7 @@ TEST(PlacementFile, StrictErrors) {
 
 TEST(EdgeList, ReadsPairsSummingRepeatsInBothDirections) {
   std::string p = write_temp("slurm-pin-edges 1\n# a chain\nthreads 5\n0 1 10\n1 0 5\n3, 4, 2.5\n\n");
-  Affinity a = read_matrix_file(p);
+  SharingMatrix a = read_matrix_file(p);
   EXPECT_EQ(a.size(), 5);
   EXPECT_EQ(a(0, 1), 15);
   EXPECT_EQ(a(4, 3), 2.5);
@@ -226,7 +226,7 @@ TEST(Profile, EdgeSectionsRoundTripAndMixWithRows) {
 
 TEST(MatrixFile, CountsAndDecimalsReadTheSame) {
   // Plain counts take a fast path; everything else the full parser.
-  Affinity a = parse_matrix_text("0 123456789012345 7\n123456789012345 0 +2.5\n7 2.5e0 0\n", "m");
+  SharingMatrix a = parse_matrix_text("0 123456789012345 7\n123456789012345 0 +2.5\n7 2.5e0 0\n", "m");
   EXPECT_EQ(a(0, 1), 2 * 123456789012345.0);
   EXPECT_EQ(a(1, 2), 5.0);
   EXPECT_EQ(a(0, 2), 14.0);

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "brute_pairing.hh"
-#include "matching.hh"
+#include "strategies/matching.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;
@@ -36,7 +36,7 @@ TEST(Matching, EqualsBruteForceOnRandomMatrices) {
   for (int n = 2; n <= 12; ++n)
     for (int trial = 0; trial < 12; ++trial) {
       double zeros = (trial % 3) * 0.4;  // dense, 40% and 80% zeros
-      Affinity w = random_affinity(n, rng, trial % 2 ? 1e9 : 100, zeros, trial % 4 != 3);
+      SharingMatrix w = random_affinity(n, rng, trial % 2 ? 1e9 : 100, zeros, trial % 4 != 3);
       Pairing p = max_weight_pairing(w);
       expect_valid(p, n);
       double expected = brute_force_pairing(w);
@@ -45,14 +45,14 @@ TEST(Matching, EqualsBruteForceOnRandomMatrices) {
 }
 
 TEST(Matching, OddCountLeavesTheRightThreadAlone) {
-  Affinity w = Affinity::from_edges(5, {{0, 1, 10}, {2, 3, 10}, {4, 0, 1}});
+  SharingMatrix w = SharingMatrix::from_edges(5, {{0, 1, 10}, {2, 3, 10}, {4, 0, 1}});
   Pairing p = max_weight_pairing(w);
   EXPECT_EQ(p.single, 4);
   EXPECT_EQ(p.pairs, (std::vector<std::pair<int, int>>{{0, 1}, {2, 3}}));
 }
 
 TEST(Matching, ZeroMatrixPairsInIndexOrder) {
-  Pairing p = max_weight_pairing(Affinity(6));
+  Pairing p = max_weight_pairing(SharingMatrix(6));
   EXPECT_EQ(p.pairs, (std::vector<std::pair<int, int>>{{0, 1}, {2, 3}, {4, 5}}));
 }
 
@@ -75,7 +75,7 @@ TEST(Matching, CertificateAddsTheEdgesTheOptimumNeeds) {
   int repaired = 0;
   for (int n = 4; n <= 12; ++n)
     for (int trial = 0; trial < 10; ++trial) {
-      Affinity w = random_affinity(n, rng, 1000, 0.2);
+      SharingMatrix w = random_affinity(n, rng, 1000, 0.2);
       Pairing p = max_weight_pairing(w, 1);
       expect_valid(p, n);
       repaired += p.rounds > 1;
@@ -89,7 +89,7 @@ TEST(Matching, FewCandidatesOnADenseMatrixStayExact) {
   // fails the first check; each later run takes the heaviest of them only,
   // and the result weighs what the default's does.
   std::mt19937_64 rng(11);
-  Affinity w = random_affinity(200, rng, 1e6, 0);
+  SharingMatrix w = random_affinity(200, rng, 1e6, 0);
   Pairing few = max_weight_pairing(w, 1), usual = max_weight_pairing(w);
   expect_valid(few, 200);
   EXPECT_GT(few.rounds, 1);
@@ -101,7 +101,7 @@ TEST(Matching, LargeMatricesAreLocallyOptimal) {
   // optimality, checkable at sizes brute force cannot reach).
   std::mt19937_64 rng(9);
   for (int n : {64, 129}) {
-    Affinity w = random_affinity(n, rng, 1e6, 0.5);
+    SharingMatrix w = random_affinity(n, rng, 1e6, 0.5);
     Pairing p = max_weight_pairing(w);
     expect_valid(p, n);
     for (size_t a = 0; a < p.pairs.size(); ++a)

@@ -10,8 +10,8 @@
 #include <fstream>
 #include <memory>
 
-#include "cpulist.hh"
-#include "node_topology.hh"
+#include "topology/cpulist.hh"
+#include "topology/node_topology.hh"
 #include "slurm_pin/slurm_pin.h"
 #include "test_support.hh"
 

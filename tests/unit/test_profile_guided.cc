@@ -9,9 +9,9 @@
 
 #include "engine.hh"
 #include "error.hh"
-#include "partition.hh"
-#include "profile_guided.hh"
-#include "score.hh"
+#include "strategies/partition.hh"
+#include "strategies/profile_guided.hh"
+#include "strategies/score.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;
@@ -22,7 +22,7 @@ namespace {
 // 16 threads: pairs (2k, 2k+1) share most, groups of four (4g..4g+3) next,
 // then a little everywhere. Thread ids are then shuffled so that no strategy
 // can succeed by keeping index order.
-Affinity designed(std::vector<int>& perm) {
+SharingMatrix designed(std::vector<int>& perm) {
   perm.resize(16);
   std::iota(perm.begin(), perm.end(), 0);
   std::mt19937_64 rng(5);
@@ -36,7 +36,7 @@ Affinity designed(std::vector<int>& perm) {
   return w.affinity();
 }
 
-Result run(const std::string& topology, Strategy s, const Affinity& w) {
+Result run(const std::string& topology, Strategy s, const SharingMatrix& w) {
   Request r = request(topology, s, w.size());
   r.matrix = w;
   r.has_matrix = true;
@@ -53,7 +53,7 @@ double fraction(const Result& r, const std::string& kind) {
 
 TEST(ProfileGuided, HierarchicalStrategiesRecoverDesignedPairsAndGroups) {
   std::vector<int> perm;
-  Affinity w = designed(perm);
+  SharingMatrix w = designed(perm);
   double pairs = 8 * 1000, groups = pairs + 4 * 4 * 100, total = w.total();
   // Four packages of two L2s shared by two cores: one group per package,
   // one pair per L2.
@@ -71,7 +71,7 @@ TEST(ProfileGuided, HierarchicalStrategiesRecoverDesignedPairsAndGroups) {
 
 TEST(ProfileGuided, LpCompactPutsEveryPairOnOneL2) {
   std::vector<int> perm;
-  Affinity w = designed(perm);
+  SharingMatrix w = designed(perm);
   Result r = run(topo("core2.xml"), Strategy::kLpCompact, w.subset({0, 1, 2, 3, 4, 5, 6, 7}));
   Result c = run(topo("core2.xml"), Strategy::kCompact, w.subset({0, 1, 2, 3, 4, 5, 6, 7}));
   EXPECT_GE(fraction(r, "L2"), fraction(c, "L2"));
@@ -79,7 +79,7 @@ TEST(ProfileGuided, LpCompactPutsEveryPairOnOneL2) {
 
 TEST(ProfileGuided, LpScatterPutsOnePairPerPackageFirst) {
   // Pairs (0,1), (2,3): one pair per package on Core2.
-  Affinity w = Affinity::from_edges(4, {{0, 1, 10}, {2, 3, 10}});
+  SharingMatrix w = SharingMatrix::from_edges(4, {{0, 1, 10}, {2, 3, 10}});
   std::vector<int> p = pus_of(run(topo("core2.xml"), Strategy::kLpScatter, w));
   EXPECT_EQ(p, (std::vector<int>{0, 1, 4, 5}));
 }
@@ -87,7 +87,7 @@ TEST(ProfileGuided, LpScatterPutsOnePairPerPackageFirst) {
 TEST(ProfileGuided, OddThreadCountsAndFewerThreadsThanCores) {
   std::mt19937_64 rng(8);
   for (int n : {1, 3, 5, 7, 11, 13}) {
-    Affinity w = random_affinity(n, rng);
+    SharingMatrix w = random_affinity(n, rng);
     for (Strategy s : {Strategy::kLpCompact, Strategy::kLpScatter, Strategy::kGp, Strategy::kLpgp, Strategy::kGplp}) {
       std::vector<int> p = pus_of(run(topo("ccnuma.xml"), s, w));
       std::sort(p.begin(), p.end());
@@ -98,7 +98,7 @@ TEST(ProfileGuided, OddThreadCountsAndFewerThreadsThanCores) {
 }
 
 TEST(ProfileGuided, ZeroMatrixIsPlacedAndNoted) {
-  Result r = run(topo("core2.xml"), Strategy::kLpgp, Affinity(8));
+  Result r = run(topo("core2.xml"), Strategy::kLpgp, SharingMatrix(8));
   EXPECT_EQ(r.tasks[0].threads.size(), 8u);
   ASSERT_FALSE(r.notes.empty());
   EXPECT_NE(r.notes.back().find("all zeros"), std::string::npos);
@@ -106,7 +106,7 @@ TEST(ProfileGuided, ZeroMatrixIsPlacedAndNoted) {
 
 TEST(ProfileGuided, MatrixSizeMustMatchThreads) {
   Request r = request(topo("core2.xml"), Strategy::kLpgp, 6);
-  r.matrix = Affinity(8);
+  r.matrix = SharingMatrix(8);
   r.has_matrix = true;
   r.matrix_source = "matrix m.txt";
   try {
@@ -124,7 +124,7 @@ TEST(Partition, PartsHaveExactlyTheTargetSizes) {
   std::mt19937_64 rng(2);
   for (int trial = 0; trial < 30; ++trial) {
     int k = 2 + trial % 7, n = k + static_cast<int>(rng() % 60);
-    Affinity w = random_affinity(n, rng, 100, 0.5);
+    SharingMatrix w = random_affinity(n, rng, 100, 0.5);
     std::vector<int> cap(k);
     for (int& c : cap) c = 1 + static_cast<int>(rng() % 16);
     int room = std::accumulate(cap.begin(), cap.end(), 0);
@@ -143,7 +143,7 @@ TEST(Partition, WithinOnePercentOfTheExhaustiveOptimum) {
   // 12 items into three parts of four: all 5775 partitions enumerated.
   std::mt19937_64 rng(4);
   for (int trial = 0; trial < 40; ++trial) {
-    Affinity w = random_affinity(12, rng, 100, trial % 2 ? 0.7 : 0);
+    SharingMatrix w = random_affinity(12, rng, 100, trial % 2 ? 0.7 : 0);
     double best = 0;
     std::vector<int> part(12);
     for (int a = 0; a < (1 << 12); ++a) {
@@ -201,13 +201,13 @@ TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
 
 namespace {
 
-double kept_in(const Tree& t, const std::vector<int>& slot, const Affinity& w, const std::string& kind) {
+double kept_in(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w, const std::string& kind) {
   for (const auto& l : score_levels(t, {slot}, &w))
     if (l.kind == kind) return l.kept;
   return -1;
 }
 
-Affinity random_pairs(int n, uint64_t seed) {
+SharingMatrix random_pairs(int n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   return random_affinity(n, rng, 1000);
 }
@@ -221,7 +221,7 @@ TEST(ProfileGuided, FewerThreadsThanCoresKeepLpCompactsPairs) {
   Tree t = tree_of("pack:2 l3:1 l2:4 core:2 pu:1");
   for (int n : {2, 3, 5, 6, 7, 9, 11, 13, 15})
     for (uint64_t seed = 0; seed < 5; ++seed) {
-      Affinity w = random_pairs(n, 100 * n + seed);
+      SharingMatrix w = random_pairs(n, 100 * n + seed);
       double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
       for (Strategy s : {Strategy::kLpgp, Strategy::kGplp})
         EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, s, 1), w, "L2"), optimal)
@@ -232,7 +232,7 @@ TEST(ProfileGuided, FewerThreadsThanCoresKeepLpCompactsPairs) {
   for (int n : {2, 4, 6}) {
     std::vector<int> first(n);
     std::iota(first.begin(), first.end(), 0);
-    Affinity w = Affinity::from_edges(6, {{0, 1, 900}, {2, 3, 800}, {4, 5, 700}, {1, 2, 50}}).subset(first);
+    SharingMatrix w = SharingMatrix::from_edges(6, {{0, 1, 900}, {2, 3, 800}, {4, 5, 700}, {1, 2, 50}}).subset(first);
     double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
     EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, Strategy::kGplp, 1), w, "L2"), optimal) << n;
   }
@@ -242,7 +242,7 @@ TEST(ProfileGuided, RestrictedSetsKeepThePairsThatStillShareACache) {
   // Cores 0-5 of 'pack:2 l3:1 l2:4 core:2': three whole L2s in package 0.
   Tree t = tree_of("pack:2 l3:1 l2:4 core:2 pu:1", {0, 1, 2, 3, 4, 5});
   for (uint64_t seed = 0; seed < 8; ++seed) {
-    Affinity w = random_pairs(5, seed);
+    SharingMatrix w = random_pairs(5, seed);
     double optimal = kept_in(t, place_profile_guided(t, w, Strategy::kLpCompact, 1), w, "L2");
     for (Strategy s : {Strategy::kLpgp, Strategy::kGplp})
       EXPECT_DOUBLE_EQ(kept_in(t, place_profile_guided(t, w, s, 1), w, "L2"), optimal)
@@ -255,7 +255,7 @@ TEST(ProfileGuided, WithoutAPairLevelLpgpCutsAsWellAsGp) {
   // must reach the best balanced cut into packages, as gp does.
   Tree t = tree_of("pack:2 core:4 pu:1");
   for (uint64_t seed = 0; seed < 20; ++seed) {
-    Affinity w = random_pairs(8, 700 + seed);
+    SharingMatrix w = random_pairs(8, 700 + seed);
     double best = 0;
     for (int a = 0; a < 256; ++a) {
       if (__builtin_popcount(a) != 4) continue;
@@ -280,18 +280,18 @@ TEST(ProfileGuided, TiesAreBrokenTheSameWayEveryTime) {
       if (r + 1 < 8) grid.push_back({r * 8 + c, r * 8 + c + 8, 1});
     }
   std::vector<double> flat(64 * 64, 3.0);
-  for (const Affinity& w : {Affinity::from_edges(64, grid), Affinity::from_dense(flat.data(), 64)})
+  for (const SharingMatrix& w : {SharingMatrix::from_edges(64, grid), SharingMatrix::from_dense(flat.data(), 64)})
     for (Strategy s : {Strategy::kLpCompact, Strategy::kGp, Strategy::kLpgp, Strategy::kGplp}) {
       std::vector<int> first = place_profile_guided(t, w, s, 42);
       for (int k = 0; k < 3; ++k) EXPECT_EQ(place_profile_guided(t, w, s, 42), first) << strategy_info(s).name;
     }
 }
 
-TEST(Affinity, UniformPartIsAFloorNotPairs) {
+TEST(SharingMatrix, UniformPartIsAFloorNotPairs) {
   // A dense matrix with a constant part keeps only what rises above it.
   std::vector<double> m(100 * 100, 2.0);
   m[3 * 100 + 7] = 12;
-  Affinity w = Affinity::from_dense(m.data(), 100);
+  SharingMatrix w = SharingMatrix::from_dense(m.data(), 100);
   EXPECT_EQ(w.pairs(), 1u);
   EXPECT_EQ(w.floor(), 4);   // symmetrised: a(i,j) + a(j,i)
   EXPECT_EQ(w(3, 7), 14);
@@ -299,11 +299,11 @@ TEST(Affinity, UniformPartIsAFloorNotPairs) {
   EXPECT_DOUBLE_EQ(w.total(), 4.0 * 100 * 99 / 2 + 10);
   // Scores add the floor back for every pair sharing a domain.
   Tree t = tree_of("pack:2 core:2 pu:1");
-  Affinity four = w.subset({0, 1, 2, 3});
+  SharingMatrix four = w.subset({0, 1, 2, 3});
   EXPECT_DOUBLE_EQ(kept_in(t, t.slots(), four, "Package"), 2 * 4.0);  // (0,1) and (2,3)
 }
 
-TEST(Affinity, TiledDenseBuildEqualsTheDefinition) {
+TEST(SharingMatrix, TiledDenseBuildEqualsTheDefinition) {
   // Sizes around the 64-row tiles: every pair symmetrised, the floor out,
   // rows in increasing column order.
   std::mt19937_64 rng(11);
@@ -311,7 +311,7 @@ TEST(Affinity, TiledDenseBuildEqualsTheDefinition) {
     std::vector<double> m(static_cast<size_t>(n) * n);
     for (double& x : m) x = 3 + static_cast<double>(rng() % 5);
     for (int i = 0; i < n; ++i) m[static_cast<size_t>(i) * n + i] = 1000;  // the diagonal never counts
-    Affinity w = Affinity::from_dense(m.data(), n);
+    SharingMatrix w = SharingMatrix::from_dense(m.data(), n);
     double floor = n > 1 ? 1e300 : 0;
     for (int i = 0; i < n; ++i)
       for (int j = i + 1; j < n; ++j) floor = std::min(floor, m[i * n + j] + m[j * n + i]);
@@ -323,7 +323,7 @@ TEST(Affinity, TiledDenseBuildEqualsTheDefinition) {
       for (int j = i + 1; j < n; ++j) above += m[i * n + j] + m[j * n + i] > floor;
     EXPECT_EQ(w.pairs(), above) << n;
     for (int i = 0; i < n; ++i) {
-      Affinity::Row r = w.row(i);
+      SharingMatrix::Row r = w.row(i);
       EXPECT_TRUE(std::is_sorted(r.to, r.to + r.size)) << n;
       for (int j = 0; j < n; ++j) {
         if (j == i) continue;
@@ -333,15 +333,15 @@ TEST(Affinity, TiledDenseBuildEqualsTheDefinition) {
   }
 }
 
-TEST(Affinity, HeaviestEntriesFirstTiesByLowerColumn) {
+TEST(SharingMatrix, HeaviestEntriesFirstTiesByLowerColumn) {
   DenseMatrix d(6);
   double row0[] = {0, 5, 9, 5, 1, 9};
   for (int j = 1; j < 6; ++j) d.set(0, j, row0[j]), d.set(j, 0, 0);
   d.set(1, 2, 1);  // the floor stays 0
-  Affinity w = d.affinity();
+  SharingMatrix w = d.affinity();
   std::vector<size_t> top;
   w.heaviest(0, 3, top);
-  Affinity::Row r = w.row(0);
+  SharingMatrix::Row r = w.row(0);
   std::vector<int> cols;
   for (size_t e : top) cols.push_back(r.to[e]);
   EXPECT_EQ(cols, (std::vector<int>{2, 5, 1}));
@@ -351,14 +351,14 @@ TEST(Affinity, HeaviestEntriesFirstTiesByLowerColumn) {
   EXPECT_TRUE(top.empty());
 }
 
-TEST(Affinity, StrongestKeepsEachRowsHeaviestFromBothEndsOnce) {
+TEST(SharingMatrix, StrongestKeepsEachRowsHeaviestFromBothEndsOnce) {
   // Against the definition: pair (i, j) stays when j is among i's k
   // heaviest or i among j's, with its remainder, stored in both rows once.
   std::mt19937_64 rng(5);
   for (int n : {2, 9, 40}) {
-    Affinity w = random_affinity(n, rng, 50, 0.3);
+    SharingMatrix w = random_affinity(n, rng, 50, 0.3);
     for (size_t k : {1u, 3u, 8u}) {
-      Affinity s = w.strongest(k);
+      SharingMatrix s = w.strongest(k);
       std::vector<std::vector<int>> chose(n);
       std::vector<size_t> top;
       for (int i = 0; i < n; ++i) {
@@ -380,12 +380,12 @@ TEST(Affinity, StrongestKeepsEachRowsHeaviestFromBothEndsOnce) {
   }
 }
 
-TEST(Affinity, BetweenGroupsSumsEveryCrossingPair) {
+TEST(SharingMatrix, BetweenGroupsSumsEveryCrossingPair) {
   // Dense and sparse matrices (the two ways between() sums), groups of one
   // and two, some items in no group: W'(A, B) is the sum of remainders.
   std::mt19937_64 rng(8);
   for (double zeros : {0.0, 0.9}) {
-    Affinity w = random_affinity(30, rng, 100, zeros);
+    SharingMatrix w = random_affinity(30, rng, 100, zeros);
     std::vector<int> items(30);
     std::iota(items.begin(), items.end(), 0);
     std::shuffle(items.begin(), items.end(), rng);
@@ -395,7 +395,7 @@ TEST(Affinity, BetweenGroupsSumsEveryCrossingPair) {
       groups.emplace_back(items.begin() + static_cast<std::ptrdiff_t>(k), items.begin() + static_cast<std::ptrdiff_t>(k + size));
       k += size;
     }
-    Affinity b = w.between(groups);
+    SharingMatrix b = w.between(groups);
     ASSERT_EQ(b.size(), static_cast<int>(groups.size()));
     for (size_t g = 0; g < groups.size(); ++g)
       for (size_t h = g + 1; h < groups.size(); ++h) {
@@ -423,7 +423,7 @@ TEST(ProfileGuided, DenseMatricesKeepEveryPlantedBlockAt256Threads) {
       double v = static_cast<double>(1 + rng() % 100) + (i / 8 == j / 8 ? 1000 : 0);
       d.set(perm[i], perm[j], v), d.set(perm[j], perm[i], v);
     }
-  Affinity w = d.affinity();
+  SharingMatrix w = d.affinity();
   Tree t = tree_of("pack:8 l3:1 l2:16 core:2 pu:1");
   for (Strategy s : {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp}) {
     std::vector<int> slot = place_profile_guided(t, w, s, 42);

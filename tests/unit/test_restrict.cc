@@ -6,7 +6,7 @@
 #include <random>
 #include <set>
 
-#include "cpulist.hh"
+#include "topology/cpulist.hh"
 #include "engine.hh"
 #include "error.hh"
 #include "test_support.hh"

@@ -6,10 +6,10 @@
 #include <string>
 #include <vector>
 
-#include "affinity.hh"
+#include "sharing/sharing_matrix.hh"
 #include "engine.hh"
 #include "error.hh"
-#include "topology.hh"
+#include "topology/topology.hh"
 
 namespace slurmpin::test {
 
@@ -34,7 +34,7 @@ class DenseMatrix {
  public:
   explicit DenseMatrix(int n) : n_(n), v_(static_cast<size_t>(n) * n, 0.0) {}
   void set(int i, int j, double x) { v_[static_cast<size_t>(i) * n_ + j] = x; }
-  Affinity affinity() const { return Affinity::from_dense(v_.data(), n_); }
+  SharingMatrix affinity() const { return SharingMatrix::from_dense(v_.data(), n_); }
 
  private:
   int n_;
@@ -42,7 +42,7 @@ class DenseMatrix {
 };
 
 // Symmetric matrix with entries drawn from [0, max); a share `zeros` of them 0.
-inline Affinity random_affinity(int n, std::mt19937_64& rng, double max = 1000, double zeros = 0,
+inline SharingMatrix random_affinity(int n, std::mt19937_64& rng, double max = 1000, double zeros = 0,
                                 bool integral = true) {
   std::uniform_real_distribution<double> u(0, 1);
   DenseMatrix a(n);

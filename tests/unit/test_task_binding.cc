@@ -12,12 +12,12 @@
 #include <map>
 #include <string>
 
-#include "args.hh"
+#include "input/args.hh"
 #include "error.hh"
-#include "process_binding.hh"
+#include "binding/process_binding.hh"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
-#include "task_binding.hh"
+#include "binding/task_binding.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;

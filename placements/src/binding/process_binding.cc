@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "binding/process_binding.hh"
+
+#include <numa.h>
+#include <sched.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <memory>
+
+#include "topology/cpulist.hh"
+#include "error.hh"
+
+namespace slurmpin {
+
+namespace {
+
+// The kernel's CPU masks, as small as the machine allows: a mask sized for
+// every possible id costs tens of microseconds per task to fill and scan.
+constexpr size_t kMaskCpus = static_cast<size_t>(kMaxCpuId) + 1;
+
+struct CpuSetFree {
+  void operator()(cpu_set_t* s) const { CPU_FREE(s); }
+};
+using CpuSet = std::unique_ptr<cpu_set_t, CpuSetFree>;
+
+CpuSet kernel_mask(size_t cpus) {
+  CpuSet s(CPU_ALLOC(cpus));
+  if (!s) throw Error("out of memory");
+  CPU_ZERO_S(CPU_ALLOC_SIZE(cpus), s.get());
+  return s;
+}
+
+// The CPUs the machine was configured with, rounded up: the kernel refuses
+// (EINVAL) a mask shorter than its own, so callers double it then.
+size_t first_mask_cpus(size_t at_least) {
+  long conf = sysconf(_SC_NPROCESSORS_CONF);
+  size_t n = std::max<size_t>(at_least, conf > 0 ? static_cast<size_t>(conf) : 0);
+  return std::min(kMaskCpus, std::max<size_t>(1024, (n + 1023) / 1024 * 1024));
+}
+
+std::vector<unsigned> cpus_in(const cpu_set_t* mask, size_t cpus) {
+  std::vector<unsigned> out;
+  size_t size = CPU_ALLOC_SIZE(cpus);
+  for (size_t c = 0, left = static_cast<size_t>(CPU_COUNT_S(size, mask)); left > 0 && c < cpus; ++c)
+    if (CPU_ISSET_S(c, size, mask)) out.push_back(static_cast<unsigned>(c)), --left;
+  return out;
+}
+
+}  // namespace
+
+std::vector<unsigned> process_cpus() {
+  for (size_t cpus = first_mask_cpus(0);; cpus *= 2) {
+    CpuSet mask = kernel_mask(cpus);
+    if (sched_getaffinity(0, CPU_ALLOC_SIZE(cpus), mask.get()) == 0) return cpus_in(mask.get(), cpus);
+    if (errno != EINVAL || cpus >= kMaskCpus)
+      throw Error(std::string("cannot read this process's CPU affinity: ") + std::strerror(errno));
+  }
+}
+
+void bind_process(const std::vector<unsigned>& cpus) {
+  if (cpus.empty()) throw Error("no CPUs to bind to");
+  if (cpus.back() > kMaxCpuId) throw Error("CPU " + std::to_string(cpus.back()) + " is beyond any machine");
+  size_t bits = first_mask_cpus(cpus.back() + 1);
+  CpuSet mask = kernel_mask(bits);
+  for (unsigned c : cpus) CPU_SET_S(c, CPU_ALLOC_SIZE(bits), mask.get());
+  std::string list = format_cpulist(cpus);
+  if (sched_setaffinity(0, CPU_ALLOC_SIZE(bits), mask.get()) != 0)
+    throw Error("cannot bind to CPUs " + list + ": " + std::strerror(errno) +
+                " (they are outside the CPUs this process may use)");
+  // The kernel drops CPUs outside the cgroup without an error: read back.
+  std::vector<unsigned> got = process_cpus();
+  if (got != cpus)
+    throw Error("asked for CPUs " + list + " but the kernel allows only " + format_cpulist(got) +
+                ": they are outside the CPUs this process may use");
+}
+
+void set_memory_policy(MemPolicy mem, const std::vector<unsigned>& cpus) {
+  if (mem == MemPolicy::kNone) return;
+  std::string name = mem_policy_name(mem);
+  if (numa_available() < 0)
+    throw Error("memory policy " + name + ": this kernel has no NUMA support (use memory policy none)");
+  if (mem == MemPolicy::kLocal) {
+    numa_set_localalloc();
+    return;
+  }
+  std::unique_ptr<bitmask, decltype(&numa_bitmask_free)> nodes(numa_allocate_nodemask(), numa_bitmask_free);
+  for (unsigned c : cpus) {
+    int node = numa_node_of_cpu(static_cast<int>(c));
+    if (node >= 0) numa_bitmask_setbit(nodes.get(), static_cast<unsigned>(node));
+  }
+  if (numa_bitmask_weight(nodes.get()) == 0)
+    throw Error("memory policy interleave: no NUMA node holds CPUs " + format_cpulist(cpus));
+  numa_set_interleave_mask(nodes.get());
+}
+
+}  // namespace slurmpin

@@ -1,0 +1,22 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Applying a task's binding to the calling process: its CPU affinity
+// (checked by reading it back, so CPUs the kernel refuses are caught, never
+// silently dropped) and its NUMA memory policy. Both survive execve, so a
+// launcher applies them and then executes the task.
+#pragma once
+#include <vector>
+
+#include "binding/task_binding.hh"
+
+namespace slurmpin {
+
+// The CPUs the calling process may run on now.
+std::vector<unsigned> process_cpus();
+
+// Binds the calling process to `cpus`; throws when the kernel refuses any.
+void bind_process(const std::vector<unsigned>& cpus);
+
+// Sets the calling process's memory policy for a task on `cpus`.
+void set_memory_policy(MemPolicy mem, const std::vector<unsigned>& cpus);
+
+}  // namespace slurmpin

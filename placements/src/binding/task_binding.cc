@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "binding/task_binding.hh"
+
+#include <cstdlib>
+
+#include "topology/cpulist.hh"
+#include "topology/bitmap.hh"
+#include "error.hh"
+#include "task_env.h"
+
+namespace slurmpin {
+
+namespace {
+
+std::string join_cpus(const std::vector<unsigned>& cpus, const char* sep) {
+  std::string out;
+  for (unsigned c : cpus) out += (out.empty() ? "" : sep) + std::to_string(c);
+  return out;
+}
+
+std::vector<const ThreadPlace*> bound_threads(const TaskPlace& t) {
+  std::vector<const ThreadPlace*> out;
+  for (const auto& th : t.threads)
+    if (th.pu >= 0 && !th.cpus.empty()) out.push_back(&th);
+  return out;
+}
+
+// GOMP_CPU_AFFINITY: one CPU per thread, "0 4" (runtimes before OpenMP 4.0).
+std::string gomp_affinity(const TaskPlace& t) {
+  std::string out;
+  for (const ThreadPlace* th : bound_threads(t)) out += (out.empty() ? "" : " ") + std::to_string(th->cpus[0]);
+  return out;
+}
+
+// KMP_AFFINITY: "explicit,proclist=[{0,8},4]" (braces only around sets).
+std::string kmp_affinity(const TaskPlace& t) {
+  std::string out;
+  for (const ThreadPlace* th : bound_threads(t)) {
+    std::string set = join_cpus(th->cpus, ",");
+    out += (out.empty() ? "" : ",") + (th->cpus.size() > 1 ? "{" + set + "}" : set);
+  }
+  return "explicit,proclist=[" + out + "]";
+}
+
+// SLURM_PIN_CPUS: each thread's CPU list, space-separated, in thread order.
+std::string thread_cpus(const TaskPlace& t) {
+  std::string out;
+  for (const auto& th : t.threads) out += (out.empty() ? "" : " ") + format_cpulist(th.cpus);
+  return out;
+}
+
+// Fits one environment entry (common/task_env.h).
+bool fits(const std::string& name, const std::string& value) {
+  return name.size() + value.size() + 2 < SP_MAX_ENV_ENTRY;
+}
+
+// A variable the runtime of the task cannot do without: too long is an
+// error naming what to change.
+void require_fits(const std::string& name, const std::string& value) {
+  if (fits(name, value)) return;
+  throw Error(name + " would be " + std::to_string((name.size() + value.size() + 2) >> 10) +
+              " KiB, more than the " + std::to_string(SP_MAX_ENV_ENTRY >> 10) +
+              " KiB one environment variable may hold (Slurm, Linux): use fewer threads, a coarser granularity, "
+              "or --pin-threads=preload (slurm-pin's runtime reads its places from a file)");
+}
+
+bool has_word(const std::string& list, const std::string& word) {
+  size_t pos = 0;
+  while ((pos = list.find(word, pos)) != std::string::npos) {
+    size_t end = pos + word.size();
+    if ((pos == 0 || list[pos - 1] == ' ' || list[pos - 1] == ':') &&
+        (end == list.size() || list[end] == ' ' || list[end] == ':'))
+      return true;
+    pos = end;
+  }
+  return false;
+}
+
+}  // namespace
+
+ThreadMode parse_thread_mode(const std::string& name) {
+  if (name == "env") return ThreadMode::kEnv;
+  if (name == "preload") return ThreadMode::kPreload;
+  if (name == "ompt") return ThreadMode::kOmpt;
+  throw Error("unknown thread binding '" + name +
+              "': use env (OpenMP variables), preload (the pthread shim) or ompt (per-region pinning)");
+}
+
+const char* thread_mode_name(ThreadMode m) {
+  return m == ThreadMode::kEnv ? "env" : m == ThreadMode::kPreload ? "preload" : "ompt";
+}
+
+MemPolicy parse_mem_policy(const std::string& name) {
+  if (name == "none") return MemPolicy::kNone;
+  if (name == "local") return MemPolicy::kLocal;
+  if (name == "interleave") return MemPolicy::kInterleave;
+  throw Error("unknown memory policy '" + name + "': use none, local or interleave");
+}
+
+const char* mem_policy_name(MemPolicy m) {
+  return m == MemPolicy::kNone ? "none" : m == MemPolicy::kLocal ? "local" : "interleave";
+}
+
+std::string omp_places(const TaskPlace& t) {
+  std::string out;
+  for (const ThreadPlace* th : bound_threads(t)) out += (out.empty() ? "{" : ",{") + join_cpus(th->cpus, ",") + "}";
+  return out;
+}
+
+namespace {
+
+std::string join(const std::vector<std::string>& words, const char* sep) {
+  std::string s;
+  for (const auto& w : words) s += (s.empty() ? "" : sep) + w;
+  return s;
+}
+
+}  // namespace
+
+std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOptions& o) {
+  using A = EnvVar::Action;
+  if (task >= r.tasks.size()) throw Error("no task " + std::to_string(task) + " in this placement");
+  const TaskPlace& t = r.tasks[task];
+  std::vector<EnvVar> env;
+  std::string cpus = thread_cpus(t);
+  if (o.threads == ThreadMode::kEnv) {
+    env.push_back({"OMP_PLACES", omp_places(t), A::kSet});
+    env.push_back({"OMP_PROC_BIND", "close", A::kSet});
+    if (o.legacy_omp_env) {
+      env.push_back({"GOMP_CPU_AFFINITY", gomp_affinity(t), A::kSet});
+      env.push_back({"KMP_AFFINITY", kmp_affinity(t), A::kSet});
+    }
+    for (const EnvVar& v : env) require_fits(v.name, v.value);
+  } else {
+    if (o.thread_library.empty())
+      throw Error(std::string("thread binding ") + thread_mode_name(o.threads) +
+                  " needs slurm-pin's thread library (libslurm_pin_threads.so), which was not found");
+    // The shim binds; LLVM's libomp would reset the threads' affinity, and
+    // OMP_PLACES stays unset so that no runtime binds behind its back.
+    env.push_back({"KMP_AFFINITY", "disabled", A::kSet});
+    env.push_back({"LD_PRELOAD", o.thread_library, A::kAppendWord});
+  }
+  env.push_back({"OMP_NUM_THREADS", std::to_string(t.threads.size()), A::kKeep});
+  // The runtime reads its places (and regions) from the task file; the
+  // variable is for the program and its user, and left out when it cannot
+  // be held (the file still has it).
+  if (o.threads == ThreadMode::kEnv) require_fits(SP_ENV_CPUS, cpus);
+  env.push_back({SP_ENV_CPUS, cpus, fits(SP_ENV_CPUS, cpus) ? A::kSet : A::kUnset});
+  env.push_back({SP_ENV_STRATEGY, o.strategy, A::kSet});
+  env.push_back({SP_ENV_THREADS, thread_mode_name(o.threads), A::kSet});
+  // Device locality: the task's GPUs, by the names the job gave them, and
+  // the network adapter nearest its CPUs (for UCX_NET_DEVICES and the like).
+  if (!r.gpu_variable.empty()) env.push_back({r.gpu_variable, join(t.gpus, ","), A::kSet});
+  if (!t.nic.empty()) env.push_back({SP_ENV_NIC, t.nic, A::kSet});
+  return env;
+}
+
+std::string task_data(const Result& r, size_t task, const BindOptions& o) {
+  if (task >= r.tasks.size()) throw Error("no task " + std::to_string(task) + " in this placement");
+  if (o.threads == ThreadMode::kEnv) return "";
+  std::string out = std::string(SP_TASK_FILE_HEADER) + "\nplaces " + thread_cpus(r.tasks[task]) + "\n";
+  if (o.threads == ThreadMode::kOmpt)
+    for (const auto& region : r.regions)
+      if (task < region.tasks.size()) out += "region " + region.name + " " + thread_cpus(region.tasks[task]) + "\n";
+  return out;
+}
+
+bool env_final_value(const EnvVar& v, const char* current, std::string* out) {
+  using A = EnvVar::Action;
+  switch (v.action) {
+    case A::kUnset: return false;
+    case A::kKeep: *out = current ? current : v.value; return true;
+    case A::kAppendWord:
+      if (!current || !*current) *out = v.value;
+      else if (has_word(current, v.value)) *out = current;
+      else *out = std::string(current) + " " + v.value;
+      return true;
+    case A::kSet: break;
+  }
+  *out = v.value;
+  return true;
+}
+
+std::string describe_task(const Result& r, size_t task, const BindOptions& o) {
+  if (task >= r.tasks.size()) throw Error("no task " + std::to_string(task) + " in this placement");
+  const TaskPlace& t = r.tasks[task];
+  size_t n = t.threads.size();
+  std::string s = "strategy " + o.strategy + (o.origin.empty() ? "" : " (" + o.origin + ")") + ", " +
+                  std::to_string(n) + (n == 1 ? " thread" : " threads") + " on CPUs " + format_cpulist(t.share) +
+                  ", places " + omp_places(t) + ", mem " + mem_policy_name(o.mem);
+  if (o.threads != ThreadMode::kEnv) s += std::string(", threads by ") + thread_mode_name(o.threads);
+  if (!r.regions.empty()) s += ", " + std::to_string(r.regions.size()) + " regions";
+  if (!r.gpu_variable.empty())
+    s += ", " + std::string(t.gpus.size() == 1 ? "gpu " : "gpus ") + join(t.gpus, ",") + " (" + join(t.gpu_names, ",") + ")";
+  if (!t.nic.empty()) s += ", nic " + t.nic;
+  return s;
+}
+
+}  // namespace slurmpin

@@ -1,0 +1,339 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "sharing/profile.hh"
+
+#include <fnmatch.h>
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+#include <sstream>
+
+#include "error.hh"
+#include "sharing/matrix_file.hh"
+#include "input/text_lines.hh"
+#include "sharing/weights.hh"
+#include "input/user_file.hh"
+
+namespace slurmpin {
+
+namespace {
+
+const char kHeader[] = "slurm-pin-profile";
+const char* const kModels[] = {"simple", "rw"};
+const char* const kDrrClasses[] = {"no", "medium", "good"};
+
+std::string rest_of(const TextLine& l) {
+  size_t sp = l.text.find_first_of(" \t");
+  if (sp == std::string::npos) return "";
+  return l.text.substr(l.text.find_first_not_of(" \t", sp));
+}
+
+int parse_int(const std::string& s, const std::string& at, const std::string& key, int lo, int hi) {
+  if (s.empty() || s.size() > 9 || s.find_first_not_of("0123456789") != std::string::npos ||
+      std::stoi(s) < lo || std::stoi(s) > hi)
+    throw Error(at + key + " must be an integer from " + std::to_string(lo) + " to " +
+                std::to_string(hi) + ", not '" + s + "'");
+  return std::stoi(s);
+}
+
+class ProfileParser {
+ public:
+  ProfileParser(const std::string& text, const std::string& path, const ProfileNeeds& needs)
+      : path_(path), needs_(needs), lines_(split_text_lines(text, path)) {}
+
+  Profile parse() {
+    header();
+    while (skip_blank()) {
+      const TextLine& l = lines_[pos_];
+      std::vector<std::string> f = split_fields_blank(l.text);
+      std::string at = where(path_, l.number);
+      ++pos_;
+      if (f[0] == "matrix" || f[0] == "edges") matrix(f, at);
+      else if (f[0] == "region") region(f, at);
+      else if (f[0] == "aliases" && !region_.empty()) aliases(f, at);
+      else if (!region_.empty())
+        throw Error(at + "'" + f[0] + "' inside region " + region_ +
+                    " (put whole-run keys before the first region line)");
+      else key(f, l, at);
+    }
+    if (p_.threads == 0) throw Error(path_ + ": no 'threads N' line (every profile states its thread count)");
+    if (!p_.matrices.count("simple") && !p_.edges.count("simple"))
+      throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix)");
+    per_thread(p_.thread_working_set_lines.size(), "thread_working_set_lines");
+    per_thread(p_.thread_creators.size(), "thread_creators");
+    per_thread(p_.thread_starts.size(), "thread_starts");
+    for (int c : p_.thread_creators)
+      if (c >= p_.threads) throw Error(path_ + ": thread_creators names thread " + std::to_string(c) + ", not a thread");
+    per_region(p_.region_shares.size(), "region_shares");
+    per_region(p_.region_sources.size(), "region_sources");
+    return p_;
+  }
+
+ private:
+  void per_region(size_t values, const char* key) const {
+    if (values && values != p_.regions.size())
+      throw Error(path_ + ": " + key + " has " + std::to_string(values) + " values for " +
+                  std::to_string(p_.regions.size()) + " regions (one per region)");
+  }
+  void per_thread(size_t values, const char* key) const {
+    if (values && static_cast<int>(values) != p_.threads)
+      throw Error(path_ + ": " + key + " has " + std::to_string(values) + " values for " +
+                  std::to_string(p_.threads) + " threads (one per thread)");
+  }
+
+  bool skip_blank() {
+    while (pos_ < lines_.size() && lines_[pos_].text.empty()) ++pos_;
+    return pos_ < lines_.size();
+  }
+
+  void header() {
+    if (!skip_blank()) throw Error(path_ + ": empty profile (make one with `slurm-pin profile`)");
+    const TextLine& l = lines_[pos_++];
+    std::vector<std::string> f = split_fields_blank(l.text);
+    if (f.size() != 2 || f[0] != kHeader)
+      throw Error(where(path_, l.number) + "not a profile: the first line must be '" + kHeader +
+                  " 1' (make one with `slurm-pin profile`)");
+    if (f[1] != "1")
+      throw Error(where(path_, l.number) + "profile format version " + f[1] +
+                  " is not supported by this slurm-pin (it reads version 1): re-profile or upgrade");
+  }
+
+  // 'matrix MODEL' then dense rows, or 'edges MODEL' then 'I J W' lines.
+  void matrix(const std::vector<std::string>& f, const std::string& at) {
+    if (f.size() != 2 || std::find(std::begin(kModels), std::end(kModels), f[1]) == std::end(kModels))
+      throw Error(at + "expected '" + f[0] + " simple' or '" + f[0] + " rw'");
+    if (p_.threads == 0) throw Error(at + "'threads N' must come before the first matrix");
+    auto& rows = region_.empty() ? p_.matrices : p_.regions.back().matrices;
+    auto& edges = region_.empty() ? p_.edges : p_.regions.back().edges;
+    if (rows.count(f[1]) || edges.count(f[1]))
+      throw Error(at + "matrix " + f[1] + " given twice" + (region_.empty() ? "" : " in region " + region_));
+    if (!region_.empty() && !needs_.regions) return skip_matrix(f[0] == "edges");
+    if (f[0] == "edges") edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
+    else rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
+  }
+
+  // A region matrix nobody asked for: its lines passed over, not parsed
+  // (dense: `threads` rows; edges: lines that start with a digit).
+  void skip_matrix(bool edges) {
+    for (int rows = 0; pos_ < lines_.size(); ++pos_) {
+      const std::string& t = lines_[pos_].text;
+      if (t.empty()) continue;
+      if (edges ? !std::isdigit(static_cast<unsigned char>(t[0])) : rows == p_.threads) break;
+      ++rows;
+    }
+  }
+
+  // Every region name and alias once, and no more of them than profilers make.
+  void new_region_name(const std::string& name, const std::string& at) {
+    if (region_names_.size() >= kMaxRegionNames)
+      throw Error(at + "more than " + std::to_string(kMaxRegionNames) +
+                  " regions and aliases (the profilers record at most that many): keep the regions that matter");
+    if (!region_names_.insert(name).second) throw Error(at + "region " + name + " given twice (keep one)");
+  }
+
+  void region(const std::vector<std::string>& f, const std::string& at) {
+    if (f.size() != 2) throw Error(at + "expected 'region NAME' (one word)");
+    new_region_name(f[1], at);
+    region_ = f[1];
+    p_.regions.push_back(ProfileRegion());
+    p_.regions.back().name = f[1];
+  }
+
+  // 'aliases NAME...' right after 'region NAME': every name once in the profile.
+  void aliases(const std::vector<std::string>& f, const std::string& at) {
+    ProfileRegion& r = p_.regions.back();
+    if (!r.aliases.empty() || !r.matrices.empty() || !r.edges.empty() || f.size() < 2)
+      throw Error(at + "'aliases NAME...' comes once, right after 'region " + region_ + "'");
+    for (size_t i = 1; i < f.size(); ++i) {
+      new_region_name(f[i], at);
+      r.aliases.push_back(f[i]);
+    }
+  }
+
+  void key(const std::vector<std::string>& f, const TextLine& l, const std::string& at) {
+    const std::string& k = f[0];
+    if (!seen_.insert(k).second) throw Error(at + "'" + k + "' given twice (keep one)");
+    if (f.size() < 2) throw Error(at + "'" + k + "' needs a value");
+    if (k == "application") p_.application = rest_of(l);
+    else if (k == "binary_sha256") p_.binary_sha256 = f[1];
+    else if (k == "tool") p_.tool = rest_of(l);
+    else if (k == "date") p_.date = f[1];
+    else if (k == "topology") p_.topology = rest_of(l);
+    else if (k == "threads") {
+      if (!p_.matrices.empty()) throw Error(at + "'threads' must come before the matrices");
+      p_.threads = parse_int(f[1], at, "threads", 1, 1 << 16);
+      if (p_.threads > needs_.max_threads)
+        throw Error(at + "a profile of " + std::to_string(p_.threads) + " threads, but at most " +
+                    std::to_string(needs_.max_threads) + " can run here" +
+                    (needs_.too_many_threads.empty() ? "" : " (" + needs_.too_many_threads + ")"));
+    } else if (k == "line_size") {
+      p_.line_size = parse_int(f[1], at, "line_size", 8, 4096);
+      if (p_.line_size & (p_.line_size - 1)) throw Error(at + "line_size must be a power of two");
+    } else if (k == "working_set_lines") {
+      p_.working_set_lines = parse_weight(f[1], path_, l.number);
+    } else if (k == "thread_working_set_lines") {
+      for (size_t i = 1; i < f.size(); ++i)
+        p_.thread_working_set_lines.push_back(parse_weight(f[i], path_, l.number));
+    } else if (k == "thread_creators") {
+      for (size_t i = 1; i < f.size(); ++i)
+        p_.thread_creators.push_back(f[i] == "-" ? -1 : parse_int(f[i], at, "a creator", 0, (1 << 16) - 1));
+    } else if (k == "thread_starts") {
+      p_.thread_starts.assign(f.begin() + 1, f.end());
+    } else if (k == "region_sources") {
+      p_.region_sources.assign(f.begin() + 1, f.end());
+    } else if (k == "region_shares") {
+      for (size_t i = 1; i < f.size(); ++i) {
+        p_.region_shares.push_back(parse_weight(f[i], path_, l.number));
+        if (p_.region_shares.back() > 1) throw Error(at + "a region's share of accesses is from 0 to 1");
+      }
+    } else if (k == "drr") {
+      if (f.size() != 3 ||
+          std::find(std::begin(kDrrClasses), std::end(kDrrClasses), f[2]) == std::end(kDrrClasses))
+        throw Error(at + "expected 'drr VALUE no|medium|good'");
+      p_.drr = parse_weight(f[1], path_, l.number);
+      p_.drr_class = f[2];
+    } else {
+      throw Error(at + "unknown key '" + k + "' (see docs/formats.md for the profile keys)");
+    }
+  }
+
+  std::string path_;
+  ProfileNeeds needs_;
+  std::vector<TextLine> lines_;
+  size_t pos_ = 0;
+  Profile p_;
+  std::string region_;
+  std::set<std::string> seen_;
+  std::set<std::string> region_names_;  // a set: checking stays linear in the file
+};
+
+void format_edges(const EdgeList& edges, std::ostringstream& out) {
+  for (const Edge& e : edges) out << e.i << " " << e.j << " " << e.w << "\n";
+}
+
+void format_rows(const Rows& rows, std::ostringstream& out) {
+  for (const auto& r : rows) {
+    for (size_t j = 0; j < r.size(); ++j) out << (j ? " " : "") << r[j];
+    out << "\n";
+  }
+}
+
+}  // namespace
+
+namespace {
+
+std::string some_names(const std::vector<const ProfileRegion*>& rs) {
+  std::string names;
+  for (size_t i = 0; i < rs.size() && i < 8; ++i) names += (i ? ", " : "") + rs[i]->name;
+  if (rs.size() > 8) names += ", ... (" + std::to_string(rs.size()) + " in all)";
+  return names.empty() ? "none" : names;
+}
+
+}  // namespace
+
+const ProfileRegion& Profile::find_region(const std::string& pattern, const std::string& path) const {
+  std::vector<const ProfileRegion*> all, glob, prefix;
+  // fnmatch backtracks: a few stars in a short pattern keep it cheap
+  // whoever wrote the pattern.
+  bool globbing = pattern.size() <= 256 && std::count(pattern.begin(), pattern.end(), '*') <= 4;
+  for (const auto& r : regions) {
+    if (r.name == pattern || std::find(r.aliases.begin(), r.aliases.end(), pattern) != r.aliases.end()) return r;
+    all.push_back(&r);
+    if (globbing && fnmatch(pattern.c_str(), r.name.c_str(), 0) == 0) glob.push_back(&r);
+    if (r.name.compare(0, pattern.size(), pattern) == 0) prefix.push_back(&r);
+  }
+  const auto& found = !glob.empty() ? glob : prefix;
+  if (found.size() == 1) return *found[0];
+  if (found.empty()) throw Error(path + ": no region '" + pattern + "' (regions: " + some_names(all) + ")");
+  throw Error(path + ": region '" + pattern + "' matches " + std::to_string(found.size()) + " regions (" +
+              some_names(found) + "): give one name, a longer prefix or a narrower pattern");
+}
+
+SharingMatrix Profile::affinity(const std::string& model, const std::string& region,
+                           const std::string& path) const {
+  const std::map<std::string, Rows>* m = &matrices;
+  const std::map<std::string, EdgeList>* e = &edges;
+  std::string name = region;
+  if (!region.empty()) {
+    const ProfileRegion& r = find_region(region, path);
+    m = &r.matrices, e = &r.edges, name = r.name;
+  }
+  auto sparse = e->find(model);
+  if (sparse != e->end()) return SharingMatrix::from_edges(threads, sparse->second);
+  auto it = m->find(model);
+  if (it == m->end())
+    throw Error(path + ": no '" + model + "' matrix" + (name.empty() ? "" : " in region " + name) +
+                " (use the simple model, or re-profile with the read/write model)");
+  return SharingMatrix::from_rows(it->second);
+}
+
+Profile read_profile(const std::string& path, const ProfileNeeds& needs) {
+  return parse_profile(read_user_file(path, std::min(needs.max_bytes, kMaxProfileBytes)), path, needs);
+}
+
+Profile parse_profile(const std::string& text, const std::string& path, const ProfileNeeds& needs) {
+  return ProfileParser(text, path, needs).parse();
+}
+
+std::string format_profile(const Profile& p) {
+  std::ostringstream out;
+  out.precision(17);
+  out << kHeader << " " << Profile::kVersion << "\n";
+  if (!p.application.empty()) out << "application " << p.application << "\n";
+  if (!p.binary_sha256.empty()) out << "binary_sha256 " << p.binary_sha256 << "\n";
+  if (!p.tool.empty()) out << "tool " << p.tool << "\n";
+  if (!p.date.empty()) out << "date " << p.date << "\n";
+  if (!p.topology.empty()) out << "topology " << p.topology << "\n";
+  out << "threads " << p.threads << "\nline_size " << p.line_size << "\n";
+  if (p.working_set_lines >= 0) out << "working_set_lines " << p.working_set_lines << "\n";
+  if (!p.thread_working_set_lines.empty()) {
+    out << "thread_working_set_lines";
+    for (double v : p.thread_working_set_lines) out << " " << v;
+    out << "\n";
+  }
+  if (!p.thread_creators.empty()) {
+    out << "thread_creators";
+    for (int c : p.thread_creators) c < 0 ? out << " -" : out << " " << c;
+    out << "\n";
+  }
+  if (!p.thread_starts.empty()) {
+    out << "thread_starts";
+    for (const std::string& s : p.thread_starts) out << " " << s;
+    out << "\n";
+  }
+  if (!p.region_sources.empty()) {
+    out << "region_sources";
+    for (const std::string& v : p.region_sources) out << " " << v;
+    out << "\n";
+  }
+  if (!p.region_shares.empty()) {
+    out << "region_shares";
+    for (double v : p.region_shares) out << " " << v;
+    out << "\n";
+  }
+  if (p.drr >= 0) out << "drr " << p.drr << " " << p.drr_class << "\n";
+  auto sections = [&](const std::map<std::string, Rows>& rows, const std::map<std::string, EdgeList>& edges) {
+    for (const auto& m : rows) {
+      out << "matrix " << m.first << "\n";
+      format_rows(m.second, out);
+    }
+    for (const auto& m : edges) {
+      out << "edges " << m.first << "\n";
+      format_edges(m.second, out);
+    }
+  };
+  sections(p.matrices, p.edges);
+  for (const auto& r : p.regions) {
+    out << "region " << r.name << "\n";
+    if (!r.aliases.empty()) {
+      out << "aliases";
+      for (const std::string& a : r.aliases) out << " " << a;
+      out << "\n";
+    }
+    sections(r.matrices, r.edges);
+  }
+  return out.str();
+}
+
+}  // namespace slurmpin

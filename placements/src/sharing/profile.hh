@@ -1,0 +1,81 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Sharing profiles (docs/formats.md): what the profiler measured for one
+// application at one thread count. Line-oriented so every error can name
+// its line, and matrices are written as published matrices are.
+#pragma once
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "sharing/sharing_matrix.hh"
+
+namespace slurmpin {
+
+using Rows = std::vector<std::vector<double>>;
+
+using EdgeList = std::vector<Edge>;
+
+struct ProfileRegion {
+  std::string name;
+  std::map<std::string, Rows> matrices;   // model ("simple", "rw") -> rows
+  std::map<std::string, EdgeList> edges;  // or -> sparse pairs (i, j, w)
+  // Other names of the same region: call sites of one source construct the
+  // profiler merged (each is how the pinning library names it at run time).
+  std::vector<std::string> aliases;
+};
+
+struct Profile {
+  static constexpr int kVersion = 1;
+  std::string application, binary_sha256, tool, date, topology, drr_class;
+  int threads = 0;
+  int line_size = 64;
+  double working_set_lines = -1;  // -1: not recorded
+  std::vector<double> thread_working_set_lines;
+  // Where each thread came from (creation order): its creator's index, -1
+  // for none (the main thread), and its start routine; empty when unknown.
+  std::vector<int> thread_creators;
+  std::vector<std::string> thread_starts;
+  // Per region (in order), its share of all accesses (0-1); empty: unknown.
+  std::vector<double> region_shares;
+  // Per region (in order), where it is in the source ("file.c:31", "-"
+  // unknown); empty: unknown for all.
+  std::vector<std::string> region_sources;
+  double drr = -1;
+  std::map<std::string, Rows> matrices;  // whole run
+  std::map<std::string, EdgeList> edges;  // whole run, sparse
+  std::vector<ProfileRegion> regions;
+
+  // The region named `pattern`: its exact name, else the one region a glob
+  // (fnmatch) or a prefix matches. Throws Error listing the candidates.
+  const ProfileRegion& find_region(const std::string& pattern, const std::string& path) const;
+  // The matrix for `model` ("simple" or "rw") of the whole run, or of
+  // `region` (as find_region) when not empty. Throws Error naming what is missing.
+  SharingMatrix affinity(const std::string& model, const std::string& region,
+                    const std::string& path) const;
+};
+
+// Region names (regions and their aliases) in one profile: what the
+// profilers record at most. Per-region pinning places each region, so this
+// bounds that work whatever the file holds.
+constexpr size_t kMaxRegionNames = 4096;
+
+// Dense matrices of 2048 threads fit in the limit; edge lists, millions of pairs.
+constexpr size_t kMaxProfileBytes = 64u << 20;
+
+// What a caller needs of a profile, so that a large one costs only that:
+// region matrices are skipped unless wanted, and a thread count the caller
+// cannot run is refused at the 'threads' line, before any matrix is read.
+struct ProfileNeeds {
+  bool regions = true;           // parse every region's matrices
+  int max_threads = 1 << 16;     // refuse profiles of more threads
+  size_t max_bytes = kMaxProfileBytes;
+  std::string too_many_threads;  // the fix to name when max_threads is exceeded
+};
+
+Profile read_profile(const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
+// The same for text already read; `path` names it in errors.
+Profile parse_profile(const std::string& text, const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
+std::string format_profile(const Profile& p);
+
+}  // namespace slurmpin

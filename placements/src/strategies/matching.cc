@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "strategies/matching.hh"
+
+#include <lemon/matching.h>
+#include <lemon/smart_graph.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdint>
+
+namespace slurmpin {
+
+namespace {
+
+using Graph = lemon::SmartGraph;
+using Weight = long long;
+using Matcher = lemon::MaxWeightedMatching<Graph, Graph::EdgeMap<Weight>>;
+
+constexpr double kScaleLimit = 1099511627776.0;  // 2^40
+
+// Integer weights of w's remainder (the floor adds the same to every
+// near-perfect pairing): as given when they already are integers in range,
+// else scaled so the largest is 2^40. Read from w's rows where needed: a
+// dense matrix of 1024 threads has half a million pairs, none copied.
+struct IntEdge {
+  int u, v;
+  Weight w;
+};
+
+class IntWeights {
+ public:
+  explicit IntWeights(const SharingMatrix& w) {
+    double max = w.max_remainder();
+    scale_ = (w.integral() && max <= kScaleLimit) || max == 0 ? 1.0 : kScaleLimit / max;
+  }
+  // Whole numbers in range are taken as they are (no rounding call per pair).
+  Weight operator()(double x) const { return scale_ == 1.0 ? static_cast<Weight>(x) : std::llround(x * scale_); }
+
+ private:
+  double scale_ = 1.0;
+};
+
+// The heaviest few edges of every item: the optimum almost always lies here.
+// In (u, v) order, each once.
+std::vector<IntEdge> candidate_edges(const SharingMatrix& w, const IntWeights& iw, int per_item) {
+  SharingMatrix top = w.strongest(static_cast<size_t>(per_item));
+  std::vector<IntEdge> chosen;
+  for (int u = 0; u < top.size(); ++u) {
+    SharingMatrix::Row r = top.row(u);
+    for (size_t e = 0; e < r.size; ++e) {
+      Weight x = iw(r.w[e]);
+      if (r.to[e] > u && x > 0) chosen.push_back({u, r.to[e], x});
+    }
+  }
+  return chosen;
+}
+
+void sort_unique(std::vector<IntEdge>& edges) {
+  std::sort(edges.begin(), edges.end(), [](const IntEdge& a, const IntEdge& b) {
+    return a.u != b.u ? a.u < b.u : a.v < b.v;
+  });
+  edges.erase(std::unique(edges.begin(), edges.end(),
+                          [](const IntEdge& a, const IntEdge& b) { return a.u == b.u && a.v == b.v; }),
+              edges.end());
+}
+
+struct Solution {
+  std::vector<int> mate;           // -1 when unmatched
+  std::vector<IntEdge> violated;   // edges whose dual constraint fails
+};
+
+// Runs the blossom algorithm on the `used` edges, then checks the dual
+// constraint y_u + y_v + sum_{B containing u,v} z_B >= 4 w(u,v) of every
+// pair of w. The edges of the graph meet it (the dual is feasible there);
+// when no other fails, the dual is feasible for the whole graph (and the
+// complete graph: missing pairs weigh 0) and the matching is optimal there
+// too (LP duality). O(E) beyond the matching itself.
+Solution solve(const SharingMatrix& w, const IntWeights& iw, const std::vector<IntEdge>& used) {
+  int n = w.size();
+  Graph g;
+  g.reserveNode(n);
+  g.reserveEdge(static_cast<int>(used.size()));
+  std::vector<Graph::Node> node(n);
+  for (int i = 0; i < n; ++i) node[i] = g.addNode();
+  // Edges first, then their map: a map made before grows with every edge.
+  for (const IntEdge& e : used) g.addEdge(node[e.u], node[e.v]);
+  Graph::EdgeMap<Weight> weight(g);
+  for (size_t k = 0; k < used.size(); ++k) weight[g.edgeFromId(static_cast<int>(k))] = used[k].w;
+  Matcher m(g, weight);
+  m.run();
+
+  Solution s;
+  s.mate.assign(n, -1);
+  std::vector<Weight> y(n);
+  for (int i = 0; i < n; ++i) {
+    Graph::Node other = m.mate(node[i]);
+    if (other != lemon::INVALID) s.mate[i] = g.id(other);
+    y[i] = m.nodeValue(node[i]);
+  }
+  std::vector<std::vector<int>> blossoms_of(n);  // blossoms holding each item
+  for (int b = 0; b < m.blossomNum(); ++b)
+    for (Matcher::BlossomIt it(m, b); it != lemon::INVALID; ++it) blossoms_of[g.id(it)].push_back(b);
+  for (int u = 0; u < n; ++u) {
+    SharingMatrix::Row r = w.row(u);
+    // Each pair once, from its lower end: the row's columns above u.
+    for (size_t e = static_cast<size_t>(std::upper_bound(r.to, r.to + r.size, u) - r.to); e < r.size; ++e) {
+      int v = r.to[e];
+      Weight x = iw(r.w[e]);
+      Weight slack = y[u] + y[v] - Matcher::dualScale * x;
+      if (slack >= 0 || x <= 0) continue;
+      for (int b : blossoms_of[u])
+        if (std::find(blossoms_of[v].begin(), blossoms_of[v].end(), b) != blossoms_of[v].end())
+          slack += m.blossomValue(b);
+      if (slack < 0) s.violated.push_back({u, v, x});
+    }
+  }
+  return s;
+}
+
+}  // namespace
+
+Pairing max_weight_pairing(const SharingMatrix& w, int candidates) {
+  int n = w.size();
+  Pairing p;
+  IntWeights iw(w);
+  std::vector<IntEdge> edges = candidate_edges(w, iw, candidates);
+  Solution s;
+  for (;;) {
+    s = solve(w, iw, edges);
+    ++p.rounds;
+    if (s.violated.empty()) break;
+    // The heaviest of them, as many as the first run had per item: on a
+    // matrix where few of the optimum's pairs were candidates, nearly every
+    // pair can fail the check, and the next run would see them all.
+    size_t room = static_cast<size_t>(n) * static_cast<size_t>(candidates);
+    if (s.violated.size() > room) {
+      std::nth_element(s.violated.begin(), s.violated.begin() + static_cast<std::ptrdiff_t>(room), s.violated.end(),
+                       [](const IntEdge& a, const IntEdge& b) { return a.w != b.w ? a.w > b.w : a.u != b.u ? a.u < b.u : a.v < b.v; });
+      s.violated.resize(room);
+    }
+    edges.insert(edges.end(), s.violated.begin(), s.violated.end());
+    sort_unique(edges);
+  }
+
+  // Items left unmatched share nothing with each other (else the matching
+  // would not be maximum), so pairing them in index order keeps the optimum.
+  std::vector<int> left;
+  for (int i = 0; i < n; ++i) {
+    if (s.mate[i] < 0) left.push_back(i);
+    else if (i < s.mate[i]) p.pairs.emplace_back(i, s.mate[i]);
+  }
+  for (size_t k = 0; k + 1 < left.size(); k += 2) p.pairs.emplace_back(left[k], left[k + 1]);
+  if (left.size() % 2) p.single = left.back();
+  std::sort(p.pairs.begin(), p.pairs.end());
+  return p;
+}
+
+double pairing_weight(const SharingMatrix& w, const Pairing& p) {
+  double s = 0;
+  for (const auto& e : p.pairs) s += w(e.first, e.second);
+  return s;
+}
+
+}  // namespace slurmpin

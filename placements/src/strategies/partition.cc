@@ -1,0 +1,354 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+#include "strategies/partition.hh"
+
+#include <metis.h>
+
+#include <algorithm>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <tuple>
+#include <numeric>
+#include <utility>
+
+#include "error.hh"
+
+namespace slurmpin {
+
+namespace {
+
+constexpr int kKernighanLinMax = 16;
+// METIS is given at most this many of each item's heaviest edges: on a
+// dense matrix (every pair shares a little) coarsening barely shrinks the
+// graph and the first cut costs O(n^2) per level; the strongest edges carry
+// the structure, and the refinement after METIS sees every edge.
+constexpr size_t kMetisDegree = 16;
+
+// Each item's kMetisDegree heaviest edges, and the edges that choose it:
+// symmetric, as METIS wants. w itself when it is that sparse already.
+SharingMatrix strongest_edges(const SharingMatrix& w) {
+  if (2 * w.pairs() <= kMetisDegree * static_cast<size_t>(w.size())) return SharingMatrix();
+  return w.strongest(kMetisDegree);
+}
+
+// METIS wants integer edge weights whose sum fits idx_t: scale to <= 2^30 in
+// total and 10^6 per edge, keeping every positive weight at least 1.
+std::vector<int> metis_partition(const SharingMatrix& all, const std::vector<int>& weight,
+                                 const std::vector<int>& target, uint64_t seed) {
+  SharingMatrix sparse = strongest_edges(all);
+  const SharingMatrix& w = sparse.size() ? sparse : all;
+  idx_t n = w.size(), ncon = 1, nparts = static_cast<idx_t>(target.size());
+  double total = 0, max = 0;
+  for (int i = 0; i < n; ++i) {
+    SharingMatrix::Row r = w.row(i);
+    for (size_t k = 0; k < r.size; ++k) total += r.w[k], max = std::max(max, r.w[k]);
+  }
+  std::vector<int> part(n, 0);
+  if (total <= 0) return part;  // no edge: nothing for METIS to cut
+  double scale = std::min(1073741824.0 / total, 1e6 / max);
+
+  std::vector<idx_t> xadj{0}, adjncy, adjwgt, vwgt(weight.begin(), weight.end()), out(n);
+  adjncy.reserve(2 * w.pairs());
+  adjwgt.reserve(2 * w.pairs());
+  for (int i = 0; i < n; ++i) {
+    SharingMatrix::Row r = w.row(i);
+    for (size_t k = 0; k < r.size; ++k) {
+      adjncy.push_back(r.to[k]);
+      adjwgt.push_back(std::max<idx_t>(1, static_cast<idx_t>(std::llround(r.w[k] * scale))));
+    }
+    xadj.push_back(static_cast<idx_t>(adjncy.size()));
+  }
+  double sum = std::accumulate(target.begin(), target.end(), 0.0);
+  std::vector<real_t> tpwgts(nparts);
+  for (idx_t p = 0; p < nparts; ++p) tpwgts[p] = static_cast<real_t>(target[p] / sum);
+  idx_t options[METIS_NOPTIONS];
+  METIS_SetDefaultOptions(options);
+  options[METIS_OPTION_SEED] = static_cast<idx_t>(seed & 0x7fffffff);
+  options[METIS_OPTION_UFACTOR] = 1;
+  idx_t cut = 0;
+  // Recursive bisection for any number of parts: k-way stops coarsening at
+  // 30 vertices per part (480 for 16 packages, barely below 1024 threads)
+  // and bisects that graph recursively anyway; bisecting from the start
+  // coarsens each half fully, and kept as much sharing on the bench's
+  // dense, stencil and block matrices in half the time.
+  auto fn = METIS_PartGraphRecursive;
+  int rc = fn(&n, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(), &nparts,
+              tpwgts.data(), nullptr, options, &cut, out.data());
+  if (rc != METIS_OK) {
+    // METIS declines degenerate graphs; the repair below then builds the parts.
+    return part;
+  }
+  for (idx_t i = 0; i < n; ++i) part[i] = static_cast<int>(out[i]);
+  return part;
+}
+
+// A random assignment for a restart; the repair step balances it.
+// SplitMix64: a restart needs a few numbers, not a Mersenne Twister's state.
+std::vector<int> shuffled_start(int n, int parts, uint64_t seed) {
+  std::vector<int> part(n);
+  for (int i = 0; i < n; ++i) {
+    uint64_t z = (seed += 0x9E3779B97F4A7C15ull) * 0xD1B54A32D192ED03ull;
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    part[i] = static_cast<int>((z ^ (z >> 31)) % static_cast<uint64_t>(parts));
+  }
+  return part;
+}
+
+class Refiner {
+ public:
+  Refiner(const SharingMatrix& w, const std::vector<int>& weight, int k, std::vector<int>& part)
+      : w_(w), weight_(weight), k_(k), part_(part), n_(w.size()) {
+    conn_.assign(static_cast<size_t>(n_) * k_, 0.0);
+    load_.assign(k_, 0);
+    for (int i = 0; i < n_; ++i) {
+      load_[part_[i]] += weight_[i];
+      SharingMatrix::Row r = w_.row(i);
+      for (size_t e = 0; e < r.size; ++e) conn(i, part_[r.to[e]]) += r.w[e];
+    }
+    // Kernighan-Lin weighs every pair: a small dense copy spares the lookups.
+    if (n_ <= kKernighanLinMax) {
+      dense_.assign(static_cast<size_t>(n_) * n_, 0.0);
+      for (int i = 0; i < n_; ++i) {
+        SharingMatrix::Row r = w_.row(i);
+        for (size_t e = 0; e < r.size; ++e) dense_[static_cast<size_t>(i) * n_ + r.to[e]] = r.w[e];
+      }
+    }
+  }
+
+  // Moves items out of over-full parts until every part holds exactly its
+  // target; where no move fits (a pair where a single thread is missing),
+  // swaps a larger item for a smaller one. Each step lowers the imbalance.
+  void repair(const std::vector<int>& target) {
+    while (!exact(target)) {
+      bool moved = move_out(target);
+      if (!exact(target) && !swap_toward(target) && !moved) break;
+    }
+    if (!exact(target)) throw Error("partition: item sizes cannot meet the part sizes");
+  }
+
+  // One sweep: items of over-full parts in order of their best gain, each to
+  // the best part with room at the time it moves. O(n k + E).
+  bool move_out(const std::vector<int>& target) {
+    std::vector<std::pair<double, int>> order;
+    for (int i = 0; i < n_; ++i) {
+      int from = part_[i];
+      if (load_[from] <= target[from]) continue;
+      double best = -INFINITY;
+      for (int to = 0; to < k_; ++to)
+        if (to != from && load_[to] < target[to]) best = std::max(best, conn(i, to) - conn(i, from));
+      order.emplace_back(-best, i);
+    }
+    std::sort(order.begin(), order.end());
+    bool moved = false;
+    for (const auto& o : order) {
+      int i = o.second, from = part_[i];
+      if (load_[from] <= target[from]) continue;
+      int best_to = -1;
+      double best_gain = -INFINITY;
+      for (int to = 0; to < k_; ++to) {
+        if (to == from || load_[to] + weight_[i] > target[to]) continue;
+        double gain = conn(i, to) - conn(i, from);
+        if (gain > best_gain) best_gain = gain, best_to = to;
+      }
+      if (best_to >= 0) move(i, best_to), moved = true;
+    }
+    return moved;
+  }
+
+  // Items of two sizes (pairs and a single thread) can leave a part one
+  // over while another is one under, each holding the wrong size: swap a
+  // larger item of the first for a smaller one of the second, best gain
+  // first. Rare and local, so a plain scan.
+  bool swap_toward(const std::vector<int>& target) {
+    int bi = -1, bj = -1;
+    double best = -INFINITY;
+    for (int i = 0; i < n_; ++i) {
+      int p = part_[i], over = load_[p] - target[p];
+      if (over <= 0) continue;
+      for (int j = 0; j < n_; ++j) {
+        int q = part_[j], under = target[q] - load_[q], d = weight_[i] - weight_[j];
+        if (q == p || under <= 0 || d <= 0 || d > over || d > under) continue;
+        double g = swap_gain(i, j);
+        if (g > best) best = g, bi = i, bj = j;
+      }
+    }
+    if (bi < 0) return false;
+    swap(bi, bj);
+    return true;
+  }
+
+  bool exact(const std::vector<int>& target) const {
+    for (int p = 0; p < k_; ++p)
+      if (load_[p] != target[p]) return false;
+    return true;
+  }
+
+  // Kernighan-Lin passes over swaps: tentatively apply the best swap of
+  // unlocked items even when it loses, lock both, and keep the best prefix of
+  // the pass. Escapes the local optima greedy swapping stops in; O(n^2 log d)
+  // per step, so used on small sets only.
+  void kernighan_lin() {
+    for (int pass = 0; pass < 10; ++pass) {
+      std::vector<char> locked(n_, 0);
+      std::vector<std::pair<int, int>> done;
+      double sum = 0, best_sum = 0;
+      size_t best_len = 0;
+      while (true) {
+        int bi = -1, bj = -1;
+        double bg = -INFINITY;
+        for (int i = 0; i < n_; ++i) {
+          if (locked[i]) continue;
+          for (int j = i + 1; j < n_; ++j) {
+            if (locked[j] || part_[j] == part_[i] || weight_[j] != weight_[i]) continue;
+            double g = swap_gain(i, j);
+            if (g > bg) bg = g, bi = i, bj = j;
+          }
+        }
+        if (bi < 0) break;
+        swap(bi, bj);
+        locked[bi] = locked[bj] = 1;
+        done.emplace_back(bi, bj);
+        sum += bg;
+        if (sum > best_sum + 1e-9 * (1 + std::abs(best_sum))) best_sum = sum, best_len = done.size();
+      }
+      for (size_t k = done.size(); k > best_len; --k) swap(done[k - 1].first, done[k - 1].second);
+      if (best_len == 0) break;
+    }
+  }
+
+  // Swaps of equal-weight items across parts while they keep more sharing.
+  // Each pass ranks every item by its best move, then pairs an item of part
+  // a that wants b with an item of b that wants a, best first: O(n k + E)
+  // per pass, whatever the number of parts.
+  void refine() {
+    for (int pass = 0; pass < 16; ++pass) {
+      // (from, to, item weight) -> items by gain, best first
+      std::map<std::tuple<int, int, int>, std::vector<std::pair<double, int>>> want;
+      for (int i = 0; i < n_; ++i) {
+        int from = part_[i], to = -1;
+        double best = -INFINITY;
+        for (int p = 0; p < k_; ++p)
+          if (p != from && conn(i, p) > best) best = conn(i, p), to = p;
+        if (to < 0 || best <= 0) continue;
+        want[{from, to, weight_[i]}].emplace_back(best - conn(i, from), i);
+      }
+      bool improved = false;
+      for (auto& entry : want) {
+        int a, b, wt;
+        std::tie(a, b, wt) = entry.first;
+        if (a > b) continue;
+        auto other = want.find({b, a, wt});
+        if (other == want.end()) continue;
+        auto& xs = entry.second;
+        auto& ys = other->second;
+        std::sort(xs.begin(), xs.end(), std::greater<>());
+        std::sort(ys.begin(), ys.end(), std::greater<>());
+        for (size_t x = 0, y = 0; x < xs.size() && y < ys.size(); ++x, ++y) {
+          int i = xs[x].second, j = ys[y].second;
+          if (part_[i] != a || part_[j] != b) continue;
+          double g = swap_gain(i, j);
+          if (g <= 1e-9 * (1 + std::abs(conn(i, a)) + std::abs(conn(j, b)))) break;
+          swap(i, j);
+          improved = true;
+        }
+      }
+      if (!improved) break;
+    }
+  }
+
+ private:
+  double& conn(int i, int p) { return conn_[static_cast<size_t>(i) * k_ + p]; }
+
+  double swap_gain(int i, int j) {
+    double wij = dense_.empty() ? w_.remainder(i, j) : dense_[static_cast<size_t>(i) * n_ + j];
+    return conn(i, part_[j]) - conn(i, part_[i]) + conn(j, part_[i]) - conn(j, part_[j]) - 2 * wij;
+  }
+
+  void swap(int i, int j) {
+    int pi = part_[i], pj = part_[j];
+    move(i, pj);
+    move(j, pi);
+  }
+
+  void move(int i, int to) {
+    int from = part_[i];
+    SharingMatrix::Row r = w_.row(i);
+    for (size_t e = 0; e < r.size; ++e) {
+      conn(r.to[e], from) -= r.w[e];
+      conn(r.to[e], to) += r.w[e];
+    }
+    load_[from] -= weight_[i];
+    load_[to] += weight_[i];
+    part_[i] = to;
+  }
+
+  const SharingMatrix& w_;
+  const std::vector<int>& weight_;
+  int k_;
+  std::vector<int>& part_;
+  int n_;
+  std::vector<double> conn_;
+  std::vector<int> load_;
+  std::vector<double> dense_;  // remainder, row-major, for small sets only
+};
+
+// Parts numbered among the live ones, as the caller numbers them.
+std::vector<int> relabel(std::vector<int> part, const std::vector<int>& live) {
+  for (int& p : part) p = live[p];
+  return part;
+}
+
+}  // namespace
+
+std::vector<int> partition_items(const SharingMatrix& w, const std::vector<int>& weight,
+                                 const std::vector<int>& target, uint64_t seed) {
+  int k = static_cast<int>(target.size());
+  if (k == 1) return std::vector<int>(w.size(), 0);
+  // Parts with a zero target take nothing: partition among the others.
+  std::vector<int> live, live_target;
+  for (int p = 0; p < k; ++p)
+    if (target[p] > 0) live.push_back(p), live_target.push_back(target[p]);
+  int n = w.size(), parts = static_cast<int>(live.size());
+  // Any assignment that fits is optimal: skip METIS and the refinement.
+  if (nothing_to_keep(weight, live_target)) {
+    std::vector<int> part(n, 0);
+    Refiner r(w, weight, parts, part);
+    r.repair(live_target);
+    return relabel(std::move(part), live);
+  }
+  // Small sets are cheap: Kernighan-Lin from a few starts, keep the best.
+  int starts = n <= kKernighanLinMax ? 8 : 1;
+  std::vector<int> best;
+  double best_kept = -1;
+  for (int s = 0; s < starts; ++s) {
+    std::vector<int> part = s == 0 && parts > 1 && n > parts
+                                ? metis_partition(w, weight, live_target, seed)
+                                : shuffled_start(n, parts, seed + s);
+    Refiner r(w, weight, parts, part);
+    r.repair(live_target);
+    r.refine();
+    if (n <= kKernighanLinMax) r.kernighan_lin();
+    if (starts == 1) return relabel(std::move(part), live);  // nothing to compare it with
+    double kept = kept_weight(w, part);
+    if (kept > best_kept) best_kept = kept, best = part;
+  }
+  return relabel(std::move(best), live);
+}
+
+bool nothing_to_keep(const std::vector<int>& weight, const std::vector<int>& target) {
+  int lightest = weight.empty() ? 1 : *std::min_element(weight.begin(), weight.end());
+  return std::all_of(target.begin(), target.end(), [&](int t) { return t < 2 * lightest; });
+}
+
+double kept_weight(const SharingMatrix& w, const std::vector<int>& part) {
+  double s = 0;
+  for (int i = 0; i < w.size(); ++i) {
+    SharingMatrix::Row r = w.row(i);
+    for (size_t e = 0; e < r.size; ++e)
+      if (r.to[e] > i && part[i] == part[r.to[e]]) s += r.w[e];
+  }
+  return s;
+}
+
+}  // namespace slurmpin

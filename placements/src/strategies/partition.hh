@@ -1,0 +1,28 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// Balanced k-way partitioning of weighted items (threads, or pairs of
+// threads) maximising the sharing kept inside parts: METIS k-way for the
+// first cut, then an exact repair to the requested part sizes and
+// Kernighan-Lin style swaps that never break those sizes.
+#pragma once
+#include <cstdint>
+#include <vector>
+
+#include "sharing/sharing_matrix.hh"
+
+namespace slurmpin {
+
+// Returns part[i] for every item. sum over part p of weight[i] == target[p]
+// whenever the weights allow it; throws Error when they cannot (a pair that
+// fits in no part), so the caller can split pairs and retry.
+std::vector<int> partition_items(const SharingMatrix& w, const std::vector<int>& weight,
+                                 const std::vector<int>& target, uint64_t seed);
+
+// Whether no part can take two items: nothing can then be kept together,
+// every assignment that fits is as good, and the matrix is not read.
+bool nothing_to_keep(const std::vector<int>& weight, const std::vector<int>& target);
+
+// Sharing kept inside parts, of w's remainder (cuts of the same sizes keep the
+// same share of the floor).
+double kept_weight(const SharingMatrix& w, const std::vector<int>& part);
+
+}  // namespace slurmpin
