@@ -159,12 +159,21 @@ TEST(TaskBinding, RestrictedToTheProcessRefusesForeignCpus) {
   sp_finalize(p);
 }
 
-TEST(TaskBinding, CApiEnvironmentLoop) {
+// Two tasks scattered over 4 cores of 2 PUs each, computed; NULL on failure.
+sp_placement_t* scatter_two_tasks() {
   sp_placement_t* p = sp_init();
-  ASSERT_EQ(sp_set_topology(p, "pack:1 core:4 pu:2"), 0);
-  ASSERT_EQ(sp_set_strategy(p, "scatter"), 0);
-  ASSERT_EQ(sp_set_tasks(p, 2), 0);
-  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  if (sp_set_topology(p, "pack:1 core:4 pu:2") || sp_set_strategy(p, "scatter") || sp_set_tasks(p, 2) ||
+      sp_compute(p)) {
+    ADD_FAILURE() << sp_error(p);
+    sp_finalize(p);
+    return nullptr;
+  }
+  return p;
+}
+
+TEST(TaskBinding, CApiEnvironmentLoop) {
+  sp_placement_t* p = scatter_two_tasks();
+  ASSERT_NE(p, nullptr);
   std::map<std::string, std::string> env;
   for (int i = 0; i < sp_get_env_count(p); ++i) {
     // A name stays valid while values of other tasks are computed (the
@@ -263,11 +272,8 @@ TEST(TaskBinding, PreloadIsRefusedForStaticAndSetIdPrograms) {
 // What the front ends tell a Slurm task of this binding, from the engine's
 // task CPU lists: one mask per task, as task/affinity writes mask_cpu.
 TEST(TaskBinding, SlurmCpuBindFromTheTasksCpus) {
-  sp_placement_t* p = sp_init();
-  ASSERT_EQ(sp_set_topology(p, "pack:1 core:4 pu:2"), 0);
-  ASSERT_EQ(sp_set_strategy(p, "scatter"), 0);
-  ASSERT_EQ(sp_set_tasks(p, 2), 0);
-  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  sp_placement_t* p = scatter_two_tasks();
+  ASSERT_NE(p, nullptr);
   char cpus[2][64];
   const char* lists[2] = {cpus[0], cpus[1]};
   for (int t = 0; t < 2; ++t) ASSERT_GT(sp_get_task_cpus(p, t, cpus[t], sizeof cpus[t]), 0);
