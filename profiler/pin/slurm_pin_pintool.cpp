@@ -67,12 +67,18 @@ UINT32 region_id(const std::string& name) {
   return id;
 }
 
+// A region's name as every part of slurm-pin makes it (common/region_name.c,
+// which the thread runtime looks regions up by): "fn" for a function's
+// entry (GOMP_parallel's outlined function), "fn+OFFSET" (decimal) inside
+// one (an OMPT call site), the address in hex when no routine covers it.
 std::string name_of(ADDRINT code) {
   PIN_LockClient();
-  std::string name = RTN_FindNameByAddress(code);
+  RTN rtn = RTN_FindByAddress(code);
+  std::string name = RTN_Valid(rtn) ? RTN_Name(rtn) : "";
+  ADDRINT start = RTN_Valid(rtn) ? RTN_Address(rtn) : code;
   PIN_UnlockClient();
-  if (name.empty()) name = "0x" + hexstr(code).substr(2);
-  return name;
+  if (name.empty()) return "0x" + hexstr(code).substr(2);
+  return code == start ? name : name + "+" + decstr(code - start);
 }
 
 VOID region_begin(ADDRINT code) { current_region = region_id(name_of(code)); }
