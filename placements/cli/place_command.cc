@@ -9,6 +9,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "cli_options.h"
 #include "input/args.hh"
 #include "topology/cpulist.hh"
 #include "topology/devices.hh"
@@ -43,16 +44,16 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
-      {"topology", required_argument, nullptr, 'T'}, {"restrict", required_argument, nullptr, 'r'},
-      {"strategy", required_argument, nullptr, 's'}, {"matrix", required_argument, nullptr, 'm'},
-      {"profile", required_argument, nullptr, 'p'},  {"model", required_argument, nullptr, 'M'},
-      {"region", required_argument, nullptr, 'R'},   {"tasks", required_argument, nullptr, 'n'},
+      {"topology", required_argument, nullptr, SP_OPT_TOPOLOGY}, {"restrict", required_argument, nullptr, 'r'},
+      {"strategy", required_argument, nullptr, SP_OPT_STRATEGY}, {"matrix", required_argument, nullptr, 'm'},
+      {"profile", required_argument, nullptr, SP_OPT_PROFILE},  {"model", required_argument, nullptr, SP_OPT_MODEL},
+      {"region", required_argument, nullptr, SP_OPT_REGION},   {"tasks", required_argument, nullptr, 'n'},
       {"task-layout", required_argument, nullptr, 'L'},
-      {"threads", required_argument, nullptr, 't'},  {"granularity", required_argument, nullptr, 'g'},
-      {"oversubscribe", no_argument, nullptr, 'o'},  {"seed", required_argument, nullptr, 'S'},
+      {"threads", required_argument, nullptr, SP_OPT_THREADS},  {"granularity", required_argument, nullptr, SP_OPT_GRANULARITY},
+      {"oversubscribe", no_argument, nullptr, SP_OPT_OVERSUBSCRIBE},  {"seed", required_argument, nullptr, SP_OPT_SEED},
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
-      {"phases", no_argument, nullptr, 'P'},         {"phase-merge", required_argument, nullptr, 'G'},
-      {"smt", required_argument, nullptr, 'k'},      {"gpu", required_argument, nullptr, 'U'},
+      {"phases", no_argument, nullptr, SP_OPT_PHASES},         {"phase-merge", required_argument, nullptr, 'G'},
+      {"smt", required_argument, nullptr, SP_OPT_SMT},      {"gpu", required_argument, nullptr, SP_OPT_GPU},
       {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
@@ -60,13 +61,13 @@ Options parse(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
     switch (c) {
-      case 'T': o.request.topology.source = optarg; break;
+      case SP_OPT_TOPOLOGY: o.request.topology.source = optarg; break;
       case 'r': o.request.topology.allowed = parse_cpulist(optarg, "--restrict"); break;
-      case 's': o.strategy = optarg; break;
+      case SP_OPT_STRATEGY: o.strategy = optarg; break;
       case 'm': o.matrix = optarg; break;
-      case 'p': o.profile = optarg; break;
-      case 'M': o.model = optarg; break;
-      case 'R': o.region = optarg; break;
+      case SP_OPT_PROFILE: o.profile = optarg; break;
+      case SP_OPT_MODEL: o.model = optarg; break;
+      case SP_OPT_REGION: o.region = optarg; break;
       case 'n': o.request.tasks = static_cast<int>(parse_count("--tasks", optarg, 1, 4096)); break;
       case 'L': {
         std::string l = optarg;
@@ -75,14 +76,14 @@ Options parse(int argc, char** argv) {
         o.request.task_layout = l == "compact" ? TaskLayout::kCompact : TaskLayout::kScatter;
         break;
       }
-      case 't': o.request.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
-      case 'g': o.granularity = optarg; break;
-      case 'o': o.request.oversubscribe = true; break;
-      case 'k': o.request.topology.smt = parse_smt(optarg); break;
-      case 'U': o.gpu = optarg; break;
-      case 'S': o.request.seed = parse_seed(optarg), o.seed_given = true; break;
+      case SP_OPT_THREADS: o.request.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
+      case SP_OPT_GRANULARITY: o.granularity = optarg; break;
+      case SP_OPT_OVERSUBSCRIBE: o.request.oversubscribe = true; break;
+      case SP_OPT_SMT: o.request.topology.smt = parse_smt(optarg); break;
+      case SP_OPT_GPU: o.gpu = optarg; break;
+      case SP_OPT_SEED: o.request.seed = parse_seed(optarg), o.seed_given = true; break;
       case 'f': o.format = optarg; break;
-      case 'P': o.request.phases = true; break;
+      case SP_OPT_PHASES: o.request.phases = true; break;
       case 'G': {
         char* end = nullptr;
         double v = std::strtod(optarg, &end);

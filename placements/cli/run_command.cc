@@ -26,6 +26,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_options.h"
 #include "input/args.hh"
 #include "error.hh"
 #include "kv_text.h"
@@ -127,14 +128,14 @@ void read_rank_options(Options& o) {
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
-      {"strategy", required_argument, nullptr, 's'}, {"profile", required_argument, nullptr, 'p'},
-      {"store", required_argument, nullptr, 'S'},    {"threads", required_argument, nullptr, 't'},
-      {"mem", required_argument, nullptr, 'm'},      {"granularity", required_argument, nullptr, 'g'},
+      {"strategy", required_argument, nullptr, SP_OPT_STRATEGY}, {"profile", required_argument, nullptr, SP_OPT_PROFILE},
+      {"store", required_argument, nullptr, SP_OPT_STORE},    {"threads", required_argument, nullptr, SP_OPT_THREADS},
+      {"mem", required_argument, nullptr, 'm'},      {"granularity", required_argument, nullptr, SP_OPT_GRANULARITY},
       {"thread-binding", required_argument, nullptr, 'b'},
-      {"phases", no_argument, nullptr, 'P'},         {"oversubscribe", no_argument, nullptr, 'o'},
-      {"seed", required_argument, nullptr, 'k'},     {"verbose", no_argument, nullptr, 'v'},
+      {"phases", no_argument, nullptr, SP_OPT_PHASES},         {"oversubscribe", no_argument, nullptr, SP_OPT_OVERSUBSCRIBE},
+      {"seed", required_argument, nullptr, SP_OPT_SEED},     {"verbose", no_argument, nullptr, 'v'},
       {"dryrun", no_argument, nullptr, 'n'},         {"help", no_argument, nullptr, 'h'},
-      {"smt", required_argument, nullptr, 'K'},      {"gpu", required_argument, nullptr, 'U'},
+      {"smt", required_argument, nullptr, SP_OPT_SMT},      {"gpu", required_argument, nullptr, SP_OPT_GPU},
       // Internal: how the thread runtime starts a launcher's rank.
       {"launched-rank", no_argument, nullptr, 'L'},  {"exec", required_argument, nullptr, 'E'},
       {"exec-search", required_argument, nullptr, 'F'},
@@ -146,18 +147,18 @@ Options parse(int argc, char** argv) {
   // '+': options end at the program, whose own options are its own.
   while ((c = getopt_long(argc, argv, "+hv", longopts, nullptr)) != -1) {
     switch (c) {
-      case 's': o.strategy = optarg; break;
-      case 'p': o.profile = optarg; break;
-      case 'S': o.store = optarg; break;
-      case 't': o.threads = std::to_string(parse_count("--threads", optarg, 1, 65536)); break;
+      case SP_OPT_STRATEGY: o.strategy = optarg; break;
+      case SP_OPT_PROFILE: o.profile = optarg; break;
+      case SP_OPT_STORE: o.store = optarg; break;
+      case SP_OPT_THREADS: o.threads = std::to_string(parse_count("--threads", optarg, 1, 65536)); break;
       case 'm': o.mem = optarg; break;
-      case 'g': o.granularity = optarg; break;
+      case SP_OPT_GRANULARITY: o.granularity = optarg; break;
       case 'b': o.binding = optarg; break;
-      case 'P': o.phases = true; break;
-      case 'o': o.oversubscribe = true; break;
-      case 'k': o.seed = optarg; break;
-      case 'K': o.smt = parse_smt(optarg); break;
-      case 'U': o.gpu = optarg; break;
+      case SP_OPT_PHASES: o.phases = true; break;
+      case SP_OPT_OVERSUBSCRIBE: o.oversubscribe = true; break;
+      case SP_OPT_SEED: o.seed = optarg; break;
+      case SP_OPT_SMT: o.smt = parse_smt(optarg); break;
+      case SP_OPT_GPU: o.gpu = optarg; break;
       case 'v': o.verbose = true; break;
       case 'n': o.dryrun = true; break;
       case 'L': o.launched = true; break;

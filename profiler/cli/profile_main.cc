@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "cli_options.h"
 #include "input/args.hh"
 #include "backends.hh"
 #include "capture.hh"
@@ -68,9 +69,9 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
-      {"app", required_argument, nullptr, 'a'},    {"threads", required_argument, nullptr, 't'},
-      {"backend", required_argument, nullptr, 'b'}, {"store", required_argument, nullptr, 's'},
-      {"output", required_argument, nullptr, 'o'}, {"no-srun", no_argument, nullptr, 'n'},
+      {"app", required_argument, nullptr, SP_OPT_APP},    {"threads", required_argument, nullptr, SP_OPT_THREADS},
+      {"backend", required_argument, nullptr, 'b'}, {"store", required_argument, nullptr, SP_OPT_STORE},
+      {"output", required_argument, nullptr, SP_OPT_OUTPUT}, {"no-srun", no_argument, nullptr, 'n'},
       {"srun-arg", required_argument, nullptr, 'S'}, {"keep-trace", no_argument, nullptr, 'k'},
       {"cpus", required_argument, nullptr, 'c'},   {"help", no_argument, nullptr, 'h'},
       {"workdir", required_argument, nullptr, 'w'}, {"from-trace", required_argument, nullptr, 'f'},
@@ -81,12 +82,12 @@ Options parse(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "+h", longopts, nullptr)) != -1) {
     switch (c) {
-      case 'a': o.app = optarg; break;
-      case 't': o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
+      case SP_OPT_APP: o.app = optarg; break;
+      case SP_OPT_THREADS: o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case 'c': o.cpus = static_cast<int>(parse_count("--cpus", optarg, 1, 65536)); break;
       case 'b': o.backend = optarg; break;
-      case 's': o.store = optarg; break;
-      case 'o': o.output = optarg; break;
+      case SP_OPT_STORE: o.store = optarg; break;
+      case SP_OPT_OUTPUT: o.output = optarg; break;
       case 'n': o.srun = false; break;
       case 'S': o.srun_args.push_back(optarg); break;
       case 'k': o.keep_trace = true; break;

@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "cli_options.h"
 #include "input/args.hh"
 #include "error.hh"
 #include "heatmap.hh"
@@ -42,12 +43,12 @@ struct Options {
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
-      {"store", required_argument, nullptr, 's'}, {"threads", required_argument, nullptr, 't'},
-      {"model", required_argument, nullptr, 'm'}, {"region", required_argument, nullptr, 'r'},
-      {"png", required_argument, nullptr, 'p'},   {"output", required_argument, nullptr, 'o'},
-      {"app", required_argument, nullptr, 'a'},   {"help", no_argument, nullptr, 'h'},
+      {"store", required_argument, nullptr, SP_OPT_STORE}, {"threads", required_argument, nullptr, SP_OPT_THREADS},
+      {"model", required_argument, nullptr, SP_OPT_MODEL}, {"region", required_argument, nullptr, SP_OPT_REGION},
+      {"png", required_argument, nullptr, 'p'},   {"output", required_argument, nullptr, SP_OPT_OUTPUT},
+      {"app", required_argument, nullptr, SP_OPT_APP},   {"help", no_argument, nullptr, 'h'},
       {"title", required_argument, nullptr, 'l'},
-      {"topology", required_argument, nullptr, 'T'}, {"strategy", required_argument, nullptr, 'S'},
+      {"topology", required_argument, nullptr, SP_OPT_TOPOLOGY}, {"strategy", required_argument, nullptr, SP_OPT_STRATEGY},
       {nullptr, 0, nullptr, 0}};
   Options o;
   o.store = default_store_dir();
@@ -55,16 +56,16 @@ Options parse(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
     switch (c) {
-      case 's': o.store = optarg; break;
-      case 't': o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
-      case 'm': o.model = optarg; break;
-      case 'r': o.region = optarg; break;
+      case SP_OPT_STORE: o.store = optarg; break;
+      case SP_OPT_THREADS: o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
+      case SP_OPT_MODEL: o.model = optarg; break;
+      case SP_OPT_REGION: o.region = optarg; break;
       case 'p': o.png = optarg; break;
-      case 'o': o.output = optarg; break;
-      case 'a': o.app = optarg; break;
+      case SP_OPT_OUTPUT: o.output = optarg; break;
+      case SP_OPT_APP: o.app = optarg; break;
       case 'l': o.title = optarg; break;
-      case 'T': o.topology = optarg; break;
-      case 'S': o.strategy = optarg; break;
+      case SP_OPT_TOPOLOGY: o.topology = optarg; break;
+      case SP_OPT_STRATEGY: o.strategy = optarg; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
       default:
         throw UsageError(std::string("unknown or incomplete option '") + argv[optind - 1] + "' (see slurm-pin profiles --help)");
