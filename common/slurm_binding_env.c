@@ -1,71 +1,80 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
+#define _GNU_SOURCE /* CPU_*_S */
 #include "slurm_binding_env.h"
 
-#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-/* CPUs past this are no node's (Slurm's own limit is far lower). */
-#define MAX_CPU 65535u
+#include "cpu_set_text.h"
 
 const char *const slurm_gpu_list_names[] = {"SLURM_STEP_GPUS", "SLURM_JOB_GPUS", NULL};
 
-/* A CPU number at *s, advancing past it; -1 when none or too large. */
-static long cpu_number(const char **s) {
-  long v = -1;
-  while (**s >= '0' && **s <= '9') {
-    v = (v < 0 ? 0 : v * 10) + (**s - '0');
-    ++*s;
-    if (v > (long)MAX_CPU) return -1;
+const char *slurm_gpu_list_getenv(void) {
+  for (const char *const *name = slurm_gpu_list_names; *name; ++name) {
+    const char *value = getenv(*name);
+    if (value && *value) return value;
   }
-  return v;
+  return NULL;
 }
 
-/* The CPUs of `list` as bits (bits[i/8] bit i%8; NULL: none), the highest
- * CPU in *top (-1: none). 0, or -1 when malformed. */
-static int list_bits(const char *list, uint8_t *bits, long *top) {
-  *top = -1;
-  for (const char *s = list; *s;) {
-    long first = cpu_number(&s), last = first;
-    if (*s == '-') ++s, last = cpu_number(&s);
-    if (first < 0 || last < first || (*s && *s != ',')) return -1;
-    if (*s == ',') ++s;
-    for (long c = first; bits && c <= last; ++c) bits[c / 8] |= (uint8_t)(1u << (c % 8));
-    if (last > *top) *top = last;
-  }
-  return 0;
-}
-
-/* Appends `list` as "0x..." (no leading zeros; "0x0" when empty) at out. */
-static char *append_mask(char *out, const char *list, uint8_t *bits) {
-  long top;
-  memset(bits, 0, MAX_CPU / 8 + 1);
-  if (list_bits(list, bits, &top) != 0) return NULL;
+/* Writes `set` at out as "0x..." (no leading zeros); returns the end. */
+static char *hex_mask(char *out, const struct cpu_place *set) {
+  long top = (long)set->size * 8 - 1;
+  while (top > 0 && !CPU_ISSET_S((size_t)top, set->size, set->set)) --top;
   out += sprintf(out, "0x");
-  if (top < 0) return out + sprintf(out, "0");
-  for (long nibble = top / 4; nibble >= 0; --nibble)
-    *out++ = "0123456789abcdef"[(bits[nibble / 2] >> (nibble % 2 * 4)) & 0xf];
+  for (long nibble = top / 4; nibble >= 0; --nibble) {
+    unsigned v = 0;
+    for (int b = 3; b >= 0; --b) v = v << 1 | (CPU_ISSET_S((size_t)(nibble * 4 + b), set->size, set->set) ? 1u : 0u);
+    *out++ = "0123456789abcdef"[v];
+  }
   *out = '\0';
   return out;
 }
 
-char *slurm_cpu_bind_list(const char *const *task_cpus, int ntasks) {
-  size_t size = 1; /* each mask "0x" and a hex digit per 4 CPUs up to its highest, then ',' or NUL */
-  for (int t = 0; t < ntasks; ++t) {
-    long top;
-    if (list_bits(task_cpus[t], NULL, &top) != 0) return NULL;
-    size += 3 + (size_t)(top < 0 ? 1 : top / 4 + 1);
+/* A growing text. */
+struct text {
+  char *p;
+  size_t cap, used;
+};
+
+/* Makes room for `more` bytes after what `t` holds; 0 or -1. */
+static int reserve(struct text *t, size_t more) {
+  if (t->used + more <= t->cap) return 0;
+  size_t want = 2 * (t->used + more);
+  char *grown = realloc(t->p, want);
+  if (!grown) return -1;
+  t->p = grown, t->cap = want;
+  return 0;
+}
+
+/* Appends `sep` (unless NUL) and the CPU list list[len] as a mask; 0 or -1
+ * when it is malformed or memory runs out. An empty list is no CPU: "0x0". */
+static int append_mask(struct text *out, char sep, const char *list, size_t len) {
+  struct cpu_place set = {NULL, 0};
+  if (len && cpu_place_parse(list, len, &set) != 0) return -1;
+  int rc = reserve(out, 1 + 3 + (len ? set.size * 2 : 1) + 1);
+  if (rc == 0) {
+    char *at = out->p + out->used;
+    if (sep) *at++ = sep;
+    at = len ? hex_mask(at, &set) : at + sprintf(at, "0x0");
+    out->used = (size_t)(at - out->p);
   }
-  char *out = ntasks > 0 ? malloc(size) : NULL, *end = out;
-  uint8_t *bits = out ? malloc(MAX_CPU / 8 + 1) : NULL;
-  if (!bits) return free(out), NULL;
-  for (int t = 0; t < ntasks; ++t) {
-    if (t) *end++ = ',';
-    end = append_mask(end, task_cpus[t], bits);
+  cpu_place_free(&set);
+  return rc;
+}
+
+char *slurm_cpu_bind_list(int ntasks, slurm_task_cpus_fn task_cpus, const void *ctx) {
+  struct text out = {NULL, 0, 0}, list = {NULL, 0, 0};
+  int ok = ntasks > 0;
+  for (int t = 0; ok && t < ntasks; ++t) {
+    int need = task_cpus(ctx, t, NULL, 0);
+    ok = need >= 0 && reserve(&list, (size_t)need + 1) == 0 && task_cpus(ctx, t, list.p, (size_t)need + 1) == need &&
+         append_mask(&out, t ? ',' : '\0', list.p, (size_t)need) == 0;
   }
-  free(bits);
-  return out;
+  free(list.p);
+  if (!ok) free(out.p), out.p = NULL;
+  return out.p;
 }
 
 int slurm_cpu_bind_export(const char *list, slurm_env_setter set, void *ctx) {

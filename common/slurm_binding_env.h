@@ -16,11 +16,15 @@
 extern "C" {
 #endif
 
-/* SLURM_CPU_BIND_LIST's value for the node's tasks, in task order: each
- * task's CPU list ("0-1,4") as one hex mask ("0x13"), comma-separated.
- * malloc'd; NULL when a list is malformed or names a CPU past 65535, or
- * memory runs out. */
-char *slurm_cpu_bind_list(const char *const *task_cpus, int ntasks);
+/* A task's CPU list ("0-1,4") as sp_get_task_cpus gives it: written into
+ * buf[len], returns the length needed, or -1. */
+typedef int (*slurm_task_cpus_fn)(const void *ctx, int task, char *buf, size_t len);
+
+/* SLURM_CPU_BIND_LIST's value for the node's `ntasks` tasks, in task order:
+ * each task's CPU list as one hex mask ("0x13"), comma-separated. malloc'd;
+ * NULL when a list is malformed or names a CPU past 65535, or memory runs
+ * out. */
+char *slurm_cpu_bind_list(int ntasks, slurm_task_cpus_fn task_cpus, const void *ctx);
 
 /* Sets SLURM_CPU_BIND, _TYPE, _LIST and _VERBOSE for `list` (from
  * slurm_cpu_bind_list) through `set` (0 on success). 0, or -1 when memory
@@ -32,6 +36,8 @@ int slurm_cpu_bind_export(const char *list, slurm_env_setter set, void *ctx);
  * variable, then the job's; the first set and non-empty one is the list
  * (NULL-terminated). */
 extern const char *const slurm_gpu_list_names[];
+/* That list from this process's environment; NULL when none is set. */
+const char *slurm_gpu_list_getenv(void);
 
 #ifdef __cplusplus
 }

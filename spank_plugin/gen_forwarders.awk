@@ -22,11 +22,8 @@ file == 1 {
 }
 
 # Headers: declarations without comments or preprocessor lines, joined.
-{
-  line = $0
-  if (line ~ /^[ \t]*#/) next
-  text = text " " line
-}
+/^[ \t]*#/ { next }
+{ text = text " " $0 }
 
 function trim(s) { gsub(/^[ \t]+|[ \t]+$/, "", s); return s }
 
@@ -37,7 +34,7 @@ function param_name(p) {
   return substr(p, RSTART, RLENGTH)
 }
 
-function forwarder(type, name, params,    n, parts, i, args, fail, err, len, body) {
+function forwarder(type, name, params,    n, parts, i, args, fail, err, len) {
   n = split(params, parts, ",")
   args = ""
   err = ""

@@ -504,17 +504,13 @@ static int set_gpus(spank_t sp) {
  * task), made once per step for every task's environment. */
 static char *cpu_bind_list;
 
+static int task_cpus_of(const void *p, int task, char *buf, size_t len) {
+  return sp_get_task_cpus(p, task, buf, len);
+}
+
 static int describe_in_slurm_terms(void) {
-  int n = sp_get_ntasks(placement), ok = n > 0;
-  char **lists = ok ? calloc((size_t)n, sizeof *lists) : NULL;
-  for (int t = 0; lists && ok && t < n; ++t) {
-    int need = sp_get_task_cpus(placement, t, NULL, 0);
-    ok = need >= 0 && (lists[t] = malloc((size_t)need + 1)) && sp_get_task_cpus(placement, t, lists[t], (size_t)need + 1) == need;
-  }
   free(cpu_bind_list);
-  cpu_bind_list = lists && ok ? slurm_cpu_bind_list((const char *const *)lists, n) : NULL;
-  for (int t = 0; lists && t < n; ++t) free(lists[t]);
-  free(lists);
+  cpu_bind_list = slurm_cpu_bind_list(sp_get_ntasks(placement), task_cpus_of, placement);
   return cpu_bind_list ? 0 : (fail("cannot describe the binding in SLURM_CPU_BIND: out of memory"), -1);
 }
 
@@ -544,7 +540,7 @@ static int compute(spank_t sp, const char *strategy) {
       (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
-  return describe_in_slurm_terms();
+  return request.dryrun ? 0 : describe_in_slurm_terms(); /* a dry run sets no task's environment */
 }
 
 /* The decision job_submit.lua recorded for this job, as the job's first

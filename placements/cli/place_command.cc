@@ -122,8 +122,7 @@ int place_command(int argc, char** argv) {
   set_gpu(r, o.gpu);
   for (const char* const* name = kGpuEnvNames; *name; ++name)  // the job's GPUs, as for srun
     if (const char* v = std::getenv(*name)) r.gpu_env[*name] = v;
-  for (const char* const* name = slurm_gpu_list_names; *name && r.gpu_indices.empty(); ++name)
-    if (const char* v = std::getenv(*name)) r.gpu_indices = v;
+  if (const char* v = slurm_gpu_list_getenv()) r.gpu_indices = v;
   if (!o.matrix.empty() && !o.profile.empty())
     throw UsageError("give either --matrix or --profile, not both");
   if (o.model != "simple" && o.model != "rw")

@@ -24,7 +24,6 @@
 #include <cstring>
 #include <memory>
 #include <string>
-#include <vector>
 
 #include "cli_options.h"
 #include "input/args.hh"
@@ -233,13 +232,7 @@ void compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
   check(p, sp_set_gpu(p, o.gpu.c_str()));
   for (const char* const* name = sp_gpu_env_names(); *name; ++name)  // the GPUs this job may use
     check(p, sp_set_gpu_env(p, *name, std::getenv(*name)));
-  for (const char* const* name = slurm_gpu_list_names; *name; ++name) {  // which of the node's they are
-    const char* value = std::getenv(*name);
-    if (value && *value) {
-      check(p, sp_set_gpus(p, value));
-      break;
-    }
-  }
+  check(p, sp_set_gpus(p, slurm_gpu_list_getenv()));  // which of the node's they are
   check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));
@@ -299,15 +292,10 @@ void drop_inherited_binding() {
 // mask per task of the node; nested launchers read them).
 void export_slurm_cpu_bind(sp_placement_t* p) {
   if (!std::getenv("SLURM_CPU_BIND")) return;
-  std::vector<std::string> lists;
-  for (int t = 0; t < sp_get_ntasks(p); ++t) {
-    std::string cpus(static_cast<size_t>(std::max(sp_get_task_cpus(p, t, nullptr, 0), 0)), '\0');
-    sp_get_task_cpus(p, t, cpus.data(), cpus.size() + 1);
-    lists.push_back(cpus);
-  }
-  std::vector<const char*> texts;
-  for (const auto& l : lists) texts.push_back(l.c_str());
-  std::unique_ptr<char, decltype(&free)> list(slurm_cpu_bind_list(texts.data(), static_cast<int>(texts.size())), free);
+  auto task_cpus = [](const void* p, int task, char* buf, size_t len) {
+    return sp_get_task_cpus(static_cast<const sp_placement_t*>(p), task, buf, len);
+  };
+  std::unique_ptr<char, decltype(&free)> list(slurm_cpu_bind_list(sp_get_ntasks(p), task_cpus, p), free);
   auto set = [](void*, const char* name, const char* value) { return setenv(name, value, 1); };
   if (!list || slurm_cpu_bind_export(list.get(), set, nullptr) != 0)
     throw Error("cannot describe the binding in SLURM_CPU_BIND");

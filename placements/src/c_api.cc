@@ -91,6 +91,12 @@ void require(bool ok, const std::string& message) {
   if (!ok) throw Error(message);
 }
 
+// A list of GPUs on one node (a job's variable, the indices it was given):
+// bounded by any machine's GPU count.
+void require_gpu_list(const char* value, const std::string& what) {
+  require(!value || std::strlen(value) <= 4096, what + " is longer than 4096 characters");
+}
+
 // A task of the computed placement: what the per-task calls take.
 void require_task(const sp_placement_t* p, int task) {
   require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
@@ -223,8 +229,7 @@ int sp_set_gpu_env(sp_placement_t* p, const char* name, const char* value) {
     bool known = false;
     for (const char* const* k = kGpuEnvNames; *k; ++k) known = known || n == *k;
     require(known, "not a GPU variable: " + n.substr(0, 64));
-    // A list of GPUs on one node: bounded by any machine's GPU count.
-    require(!value || std::strlen(value) <= 4096, n + " is longer than 4096 characters");
+    require_gpu_list(value, n);
     if (value) p->request.gpu_env[n] = value;
     else p->request.gpu_env.erase(n);
   });
@@ -234,8 +239,7 @@ const char* const* sp_gpu_env_names(void) { return kGpuEnvNames; }
 
 int sp_set_gpus(sp_placement_t* p, const char* indices) {
   return guarded(p, [&] {
-    // A list of GPUs on one node: bounded by any machine's GPU count.
-    require(!indices || std::strlen(indices) <= 4096, "the list of the job's GPUs is longer than 4096 characters");
+    require_gpu_list(indices, "the list of the job's GPUs");
     p->request.gpu_indices = indices ? indices : "";
   });
 }

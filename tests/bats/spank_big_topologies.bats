@@ -141,6 +141,24 @@ check_dry_run() {
   run --separate-stderr as_user env CUDA_VISIBLE_DEVICES=9 srun -n1 -c10 --pin-strategy=compact --pin-dryrun true
   [ "$status" -ne 0 ]
   grep -q 'slurm-pin: CUDA_VISIBLE_DEVICES names GPU 9 but this node has 8 GPUs' <<<"$stderr" || { echo "$stderr"; false; }
+  # Slurm's GPU lists as a user can forge them (srun passes its environment
+  # on): read by the plugin, not the engine; an empty step list falls back
+  # to the job's, and what is no GPU of the node, or too long, is one error.
+  run --separate-stderr as_user env SLURM_STEP_GPUS= SLURM_JOB_GPUS=3 srun -n1 -c10 --pin-strategy=compact \
+    --pin-gpu=closest --pin-dryrun true
+  [[ "$stderr" == *", gpu 3 (cuda3)"* ]] || { echo "$stderr"; false; }
+  run --separate-stderr as_user env SLURM_STEP_GPUS=9 srun -n1 -c10 --pin-strategy=compact --pin-gpu=closest \
+    --pin-dryrun true
+  [ "$status" -ne 0 ]
+  grep -q 'slurm-pin: CUDA_VISIBLE_DEVICES names GPU 9 but this node has 8 GPUs' <<<"$stderr" || { echo "$stderr"; false; }
+  run --separate-stderr as_user env SLURM_STEP_GPUS=a,b srun -n1 -c10 --pin-strategy=compact --pin-gpu=closest \
+    --pin-dryrun true
+  [ "$status" -ne 0 ]
+  grep -q "slurm-pin: CUDA_VISIBLE_DEVICES names GPU 'a', which slurm-pin cannot match" <<<"$stderr" || { echo "$stderr"; false; }
+  run --separate-stderr as_user env SLURM_STEP_GPUS="$(printf '1,%.0s' $(seq 5000))1" srun -n1 -c10 \
+    --pin-strategy=compact --pin-gpu=closest --pin-dryrun true
+  [ "$status" -ne 0 ]
+  grep -q 'slurm-pin: SLURM_STEP_GPUS is too long to be a list of GPUs' <<<"$stderr" || { echo "$stderr"; false; }
   run --separate-stderr as_user srun -n1 --pin-strategy=compact --pin-gpu=nearest true
   [ "$status" -ne 0 ]
   expect_one_error_line srun "--pin-gpu: unknown GPU mode 'nearest': use closest or none"

@@ -86,6 +86,23 @@ TEST(CApi, ErrorsAreOneLineMessages) {
   sp_finalize(p);
 }
 
+// The job's GPUs: vendor variables by name, the node's indices, both
+// bounded by what one node can hold.
+TEST(CApi, GpuListsAreBounded) {
+  sp_placement_t* p = sp_init();
+  std::string huge(4097, '1');
+  EXPECT_EQ(sp_set_gpu_env(p, "CUDA_VISIBLE_DEVICES", "0,1"), 0);
+  EXPECT_EQ(sp_set_gpu_env(p, "CUDA_VISIBLE_DEVICES", huge.c_str()), -1);
+  EXPECT_EQ(std::string(sp_error(p)), "CUDA_VISIBLE_DEVICES is longer than 4096 characters");
+  EXPECT_EQ(sp_set_gpu_env(p, "SLURM_STEP_GPUS", "0"), -1);  // the front end's, through sp_set_gpus
+  EXPECT_EQ(std::string(sp_error(p)), "not a GPU variable: SLURM_STEP_GPUS");
+  EXPECT_EQ(sp_set_gpus(p, "7,2"), 0);
+  EXPECT_EQ(sp_set_gpus(p, nullptr), 0);
+  EXPECT_EQ(sp_set_gpus(p, huge.c_str()), -1);
+  EXPECT_EQ(std::string(sp_error(p)), "the list of the job's GPUs is longer than 4096 characters");
+  sp_finalize(p);
+}
+
 TEST(CApi, OneRuleForProfileNames) {
   // The same cases the Lua policy's tests read: the two cannot drift apart.
   std::ifstream in(slurmpin::test::fixture("profile_names.txt"));

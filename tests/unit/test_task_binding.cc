@@ -269,15 +269,21 @@ TEST(TaskBinding, PreloadIsRefusedForStaticAndSetIdPrograms) {
   std::system((std::string("rm -rf ") + dir).c_str());
 }
 
+// slurm_cpu_bind_list's view of fixed CPU lists, as sp_get_task_cpus gives them.
+int list_cpus(const void* ctx, int task, char* buf, size_t len) {
+  const char* text = static_cast<const char* const*>(ctx)[task];
+  return std::snprintf(buf, len, "%s", text);
+}
+
 // What the front ends tell a Slurm task of this binding, from the engine's
 // task CPU lists: one mask per task, as task/affinity writes mask_cpu.
 TEST(TaskBinding, SlurmCpuBindFromTheTasksCpus) {
   sp_placement_t* p = scatter_two_tasks();
   ASSERT_NE(p, nullptr);
-  char cpus[2][64];
-  const char* lists[2] = {cpus[0], cpus[1]};
-  for (int t = 0; t < 2; ++t) ASSERT_GT(sp_get_task_cpus(p, t, cpus[t], sizeof cpus[t]), 0);
-  char* list = slurm_cpu_bind_list(lists, 2);
+  auto task_cpus = [](const void* p, int task, char* buf, size_t len) {
+    return sp_get_task_cpus(static_cast<const sp_placement_t*>(p), task, buf, len);
+  };
+  char* list = slurm_cpu_bind_list(sp_get_ntasks(p), task_cpus, p);
   ASSERT_NE(list, nullptr);
   EXPECT_STREQ(list, "0xf,0xf0");
   std::map<std::string, std::string> env;
@@ -294,12 +300,13 @@ TEST(TaskBinding, SlurmCpuBindFromTheTasksCpus) {
   sp_finalize(p);
   // Masks of any width, no leading zeros; malformed lists are refused.
   const char* wide[] = {"0", "64-67,200", ""};
-  list = slurm_cpu_bind_list(wide, 3);
+  list = slurm_cpu_bind_list(3, list_cpus, wide);
   ASSERT_NE(list, nullptr);
   EXPECT_EQ(std::string(list), "0x1,0x1" + std::string(200 / 4 - 17, '0') + "f" + std::string(16, '0') + ",0x0");
   free(list);
   for (const char* bad : {"1-", "3-1", "a", "1,,2", "70000"}) {
     const char* one[] = {bad};
-    EXPECT_EQ(slurm_cpu_bind_list(one, 1), nullptr) << bad;
+    EXPECT_EQ(slurm_cpu_bind_list(1, list_cpus, one), nullptr) << bad;
   }
+  EXPECT_EQ(slurm_cpu_bind_list(0, list_cpus, wide), nullptr);  // no task: nothing to say
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * CPU lists ("0-3,8") as the kernel's CPU sets, sized to the list: the
- * runtime's one parser (no hwloc is loaded into applications).
+ * CPU lists ("0-3,8") as the kernel's CPU sets, sized to the list: the one
+ * parser of plain C code (the thread runtime, which loads no hwloc into
+ * applications; the front ends' SLURM_CPU_BIND masks).
  */
 #ifndef SLURM_PIN_CPU_SET_TEXT_H
 #define SLURM_PIN_CPU_SET_TEXT_H
