@@ -13,8 +13,8 @@
  * slurm-pin did not bind the task). */
 #define SP_ENV_CPUS "SLURM_PIN_CPUS"         /* each thread's CPUs: "0,8 4 1 5" */
 #define SP_ENV_STRATEGY "SLURM_PIN_STRATEGY" /* the strategy in force */
-#define SP_ENV_POLICY "SLURM_PIN_POLICY"     /* the site policy's decision, when one applied */
-#define SP_ENV_THREADS "SLURM_PIN_THREADS"   /* env | preload | ompt */
+#define SP_ENV_POLICY "SLURM_PIN_POLICY_DECISION" /* the site policy's decision, when one applied */
+#define SP_ENV_THREADS "SLURM_PIN_THREAD_BINDING" /* env | preload | ompt */
 #define SP_ENV_NIC "SLURM_PIN_NIC"           /* the network adapter nearest the task */
 /* The task file (below): what does not fit the environment. */
 #define SP_ENV_TASK_FILE "SLURM_PIN_TASK_FILE"
@@ -35,13 +35,19 @@
 #define SP_ENV_EXTERNAL_LAUNCHER "SLURM_EXTERNAL_LAUNCHER"
 #define SP_EXTERNAL_LAUNCHER_MARK "slurm-pin"
 
+/* 0.1's names of SP_ENV_POLICY and SP_ENV_THREADS: no longer set, still
+ * removed, so a stale or forged one cannot pass for the task's binding. */
+#define SP_ENV_RETIRED_POLICY "SLURM_PIN_POLICY"
+#define SP_ENV_RETIRED_THREADS "SLURM_PIN_THREADS"
+
 /* Every variable above, NULL-terminated: a binder unsets those it does not
  * set, so none leaks from a parent (a batch script, a daemon) into a task
  * whose binding it does not describe. */
-#define SP_ENV_BINDING_NAMES                                                                                    \
-  {                                                                                                             \
-    SP_ENV_CPUS, SP_ENV_STRATEGY, SP_ENV_POLICY, SP_ENV_THREADS, SP_ENV_NIC, SP_ENV_TASK_FILE,                 \
-        SP_ENV_RANK_OPTIONS, SP_ENV_NODE_CPUS, SP_ENV_RANK_WRAPPER, "SLURM_PIN_REGION_PLACES", (const char *)0 \
+#define SP_ENV_BINDING_NAMES                                                                             \
+  {                                                                                                      \
+    SP_ENV_CPUS, SP_ENV_STRATEGY, SP_ENV_POLICY, SP_ENV_THREADS, SP_ENV_NIC, SP_ENV_TASK_FILE,          \
+        SP_ENV_RANK_OPTIONS, SP_ENV_NODE_CPUS, SP_ENV_RANK_WRAPPER, "SLURM_PIN_REGION_PLACES",          \
+        SP_ENV_RETIRED_POLICY, SP_ENV_RETIRED_THREADS, (const char *)0                                  \
   }
 
 /* ---- The user's knobs for the runtime (read, never set, by binders). */

@@ -437,7 +437,7 @@ function M.decide(policy, job, index)
 end
 
 -- "slurm-pin: rule=R mode=M strategy=S profile=P ..." for admin_comment and
--- SLURM_PIN_POLICY: what the SPANK plugin reads back (pin_policy_parse).
+-- SLURM_PIN_POLICY_DECISION (the task's copy): what the SPANK plugin reads back (pin_policy_parse).
 function M.format(decision)
   local parts = { "slurm-pin: rule=" .. decision.rule, "mode=" .. decision.mode }
   for _, k in ipairs(SETTINGS) do

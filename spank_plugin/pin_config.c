@@ -104,9 +104,13 @@ static int parse_size(const char *v, unsigned long long *out) {
 static const struct {
   const char *name;
   unsigned bit;
-} enforceable[] = {{"strategy", PIN_ENFORCE_STRATEGY},   {"mem", PIN_ENFORCE_MEM},
-                   {"granularity", PIN_ENFORCE_GRANULARITY}, {"threads", PIN_ENFORCE_THREADS},
-                   {"smt", PIN_ENFORCE_SMT},             {"oversubscribe", PIN_ENFORCE_OVERSUBSCRIBE},
+} enforceable[] = {{"strategy", PIN_ENFORCE_STRATEGY},
+                   {"mem", PIN_ENFORCE_MEM},
+                   {"granularity", PIN_ENFORCE_GRANULARITY},
+                   {"thread-binding", PIN_ENFORCE_THREADS},
+                   {"threads", PIN_ENFORCE_THREADS}, /* 0.1's name, kept for existing configs */
+                   {"smt", PIN_ENFORCE_SMT},
+                   {"oversubscribe", PIN_ENFORCE_OVERSUBSCRIBE},
                    {"gpu", PIN_ENFORCE_GPU}};
 #define N_ENFORCEABLE (sizeof enforceable / sizeof enforceable[0])
 
@@ -119,7 +123,7 @@ static int parse_enforce(struct pin_config *c, const char *v, char *err, size_t 
     while (i < N_ENFORCEABLE && !(strlen(enforceable[i].name) == n && strncmp(p, enforceable[i].name, n) == 0)) ++i;
     if (i == N_ENFORCEABLE) {
       snprintf(err, len, "enforce=%.200s: '%.*s' is no setting (enforce alone holds every one; or name some of "
-               "strategy, mem, granularity, threads, smt, oversubscribe, gpu)", v, (int)n, p);
+               "strategy, mem, granularity, thread-binding, smt, oversubscribe, gpu)", v, (int)n, p);
       return -1;
     }
     c->enforce |= enforceable[i].bit;
@@ -140,7 +144,7 @@ int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, 
       {PIN_ENFORCE_MEM, r->mem[0] && strcmp(r->mem, c->mem) != 0, "--pin-mem", c->mem},
       {PIN_ENFORCE_GRANULARITY, r->granularity[0] && strcmp(r->granularity, c->granularity) != 0,
        "--pin-granularity", c->granularity},
-      {PIN_ENFORCE_THREADS, r->threads[0] && strcmp(r->threads, "env") != 0, "--pin-threads", "env"},
+      {PIN_ENFORCE_THREADS, r->threads[0] && strcmp(r->threads, "env") != 0, "--pin-thread-binding", "env"},
       {PIN_ENFORCE_THREADS, r->phases, "--pin-phases", "one placement for the whole run"},
       {PIN_ENFORCE_SMT, r->smt[0] != '\0', "--pin-smt", "every hardware thread, as granularity says"},
       {PIN_ENFORCE_OVERSUBSCRIBE, r->oversubscribe, "--pin-oversubscribe", "no oversubscription"},

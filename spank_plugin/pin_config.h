@@ -60,7 +60,7 @@ struct pin_config {
    * OpenMP 4.0. Off by default: LLVM's libomp then ignores OMP_PLACES and
    * prints a warning per task (docs/spank.md). */
   int legacy_omp_env;
-  /* libslurm_pin_threads.so for --pin-threads=preload|ompt; empty: found
+  /* libslurm_pin_threads.so for --pin-thread-binding=preload|ompt; empty: found
    * beside the plugin (pin_default_threads_lib). */
   char threads_lib[PATH_MAX];
 };
@@ -71,7 +71,7 @@ struct pin_request {
   char profile[PATH_MAX];
   char mem[16];
   char granularity[16];
-  char threads[16]; /* --pin-threads: env|preload|ompt; empty: chosen from --pin-phases */
+  char threads[16]; /* --pin-thread-binding: env|preload|ompt; empty: chosen from --pin-phases */
   char smt[8];      /* --pin-smt: hardware threads used per core; empty: all, slots by granularity */
   char gpu[16];     /* --pin-gpu: closest|none; empty: the site's gpu= */
   int strategy_set;
@@ -105,7 +105,7 @@ enum {
   PIN_ENFORCE_STRATEGY = 1u << 0,      /* --pin-strategy: default= */
   PIN_ENFORCE_MEM = 1u << 1,           /* --pin-mem: mem= */
   PIN_ENFORCE_GRANULARITY = 1u << 2,   /* --pin-granularity: granularity= */
-  PIN_ENFORCE_THREADS = 1u << 3,       /* --pin-threads, --pin-phases: OpenMP places */
+  PIN_ENFORCE_THREADS = 1u << 3,       /* --pin-thread-binding, --pin-phases: OpenMP places */
   PIN_ENFORCE_SMT = 1u << 4,           /* --pin-smt: every hardware thread as granularity says */
   PIN_ENFORCE_OVERSUBSCRIBE = 1u << 5, /* --pin-oversubscribe: never */
   PIN_ENFORCE_GPU = 1u << 6,           /* --pin-gpu: gpu= */
@@ -141,7 +141,7 @@ int pin_check_granularity(const char *value, char *err, size_t len);
 int pin_check_threads(const char *value, char *err, size_t len);
 /* Every value set in r (the strategy aside: pin_check_strategy) is valid. */
 int pin_check_request(const struct pin_request *r, char *err, size_t len);
-/* How threads are bound: the user's --pin-threads, else ompt for
+/* How threads are bound: the user's --pin-thread-binding, else ompt for
  * --pin-phases (regions need the tool), else env (OpenMP variables). */
 const char *pin_effective_threads(const struct pin_request *r);
 /* A strategy the site allows (name only; files are checked separately). */

@@ -137,7 +137,7 @@ static int opt_profile(int val, const char *arg, int remote) {
 }
 
 /* The options whose value is one word the engine checks: `val` says which. */
-enum { VALUE_MEM, VALUE_GRANULARITY, VALUE_SMT, VALUE_GPU, VALUE_THREADS };
+enum { VALUE_MEM, VALUE_GRANULARITY, VALUE_SMT, VALUE_GPU, VALUE_THREADS, VALUE_THREADS_OLD };
 
 static const struct {
   const char *option;
@@ -150,13 +150,17 @@ static const struct {
                            pin_check_granularity},
     [VALUE_SMT] = {"--pin-smt", request.smt, sizeof request.smt, sp_check_smt},
     [VALUE_GPU] = {"--pin-gpu", request.gpu, sizeof request.gpu, sp_check_gpu_mode},
-    [VALUE_THREADS] = {"--pin-threads", request.threads, sizeof request.threads, pin_check_threads},
+    [VALUE_THREADS] = {"--pin-thread-binding", request.threads, sizeof request.threads, pin_check_threads},
+    /* 0.1's spelling, which read as a thread count. */
+    [VALUE_THREADS_OLD] = {"--pin-threads", request.threads, sizeof request.threads, pin_check_threads},
 };
 
 static int opt_value(int val, const char *arg, int remote) {
   char err[ERR_LEN];
   if (!remote) check_site_values();
   const char *option = value_options[val].option;
+  if (val == VALUE_THREADS_OLD && !remote)
+    slurm_info("warning: --pin-threads is deprecated: use --pin-thread-binding=%.20s", arg ? arg : "HOW");
   if (!arg) return reject(option, "value missing");
   if (value_options[val].check(arg, err, sizeof err) != 0) return reject(option, err);
   if (strlen(arg) >= value_options[val].size) return reject(option, "value too long");
@@ -188,8 +192,9 @@ static struct spank_option options[] = {
      opt_value},
     {"pin-gpu", "closest|none", "Give each task the GPUs nearest its CPUs (and CPUs near them), set "
      "CUDA_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES/ZE_AFFINITY_MASK per task", 1, VALUE_GPU, opt_value},
-    {"pin-threads", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or ompt "
-     "(per-region pinning)", 1, VALUE_THREADS, opt_value},
+    {"pin-thread-binding", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or "
+     "ompt (per-region pinning)", 1, VALUE_THREADS, opt_value},
+    {"pin-threads", "HOW", "Deprecated spelling of --pin-thread-binding", 1, VALUE_THREADS_OLD, opt_value},
     {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0,
      FLAG_PHASES, opt_flag},
     {"pin-oversubscribe", NULL, "Allow more threads than cores (they share cores)", 0, FLAG_OVERSUBSCRIBE,
@@ -310,7 +315,7 @@ static int check_request(int component) {
     exit(1);
   }
   if (request.phases && request.threads[0] && strcmp(request.threads, "ompt") != 0) {
-    slurm_error("--pin-phases moves threads at every parallel region, which needs --pin-threads=ompt, not %s",
+    slurm_error("--pin-phases moves threads at every parallel region, which needs --pin-thread-binding=ompt, not %s",
                 request.threads);
     exit(1);
   }

@@ -117,7 +117,7 @@ STEPS
   node_is_idle
 }
 
-@test "allowed= holds in slurmstepd for options, their environment twins and a forged SLURM_PIN_POLICY" {
+@test "allowed= holds in slurmstepd for options, their environment twins and a forged SLURM_PIN_POLICY_DECISION" {
   plugstack "default=compact allowed=compact,none"
   for value in random file:"$WORK/good.placement"; do
     run --separate-stderr as_user env _SLURM_SPANK_OPTION_slurm_pin_pin_strategy="$value" srun -c2 echo ran
@@ -125,17 +125,19 @@ STEPS
     [[ "$output" != *ran* ]]
     [[ "$stderr" == *"slurm-pin: strategy '$value' is not allowed on this cluster: use one of compact,none"* ]]
   done
-  run --separate-stderr as_user env SLURM_PIN_POLICY="slurm-pin: rule=x mode=enforce strategy=random" \
-    srun -c2 sh -c 'echo "$SLURM_PIN_STRATEGY policy=${SLURM_PIN_POLICY:-unset}"'
+  forged="slurm-pin: rule=x mode=enforce strategy=random"
+  run --separate-stderr as_user env SLURM_PIN_POLICY_DECISION="$forged" SLURM_PIN_POLICY="$forged" \
+    srun -c2 sh -c 'echo "$SLURM_PIN_STRATEGY policy=${SLURM_PIN_POLICY_DECISION:-unset} old=${SLURM_PIN_POLICY:-unset}"'
   [ "$status" -eq 0 ]
-  [ "$output" = "compact policy=unset" ]
+  [ "$output" = "compact policy=unset old=unset" ]
   # With the policy on, the decision comes from the job record, never the
   # environment: the forged one is replaced by the real (empty) one.
   plugstack "default=compact allowed=compact,none policy"
-  run --separate-stderr as_user env SLURM_PIN_POLICY="slurm-pin: rule=x mode=enforce strategy=random" \
-    srun -c2 sh -c 'echo "$SLURM_PIN_STRATEGY policy=${SLURM_PIN_POLICY:-unset}"'
+  forged="slurm-pin: rule=x mode=enforce strategy=random"
+  run --separate-stderr as_user env SLURM_PIN_POLICY_DECISION="$forged" SLURM_PIN_POLICY="$forged" \
+    srun -c2 sh -c 'echo "$SLURM_PIN_STRATEGY policy=${SLURM_PIN_POLICY_DECISION:-unset} old=${SLURM_PIN_POLICY:-unset}"'
   [ "$status" -eq 0 ]
-  [ "$output" = "compact policy=unset" ]
+  [ "$output" = "compact policy=unset old=unset" ]
   node_is_idle
 }
 
@@ -219,11 +221,11 @@ POLICY
 
 @test "the thread library: found beside the plugin, and a missing one stops the task with one line" {
   plugstack ""
-  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=preload sh -c 'echo "$LD_PRELOAD"'
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=preload sh -c 'echo "$LD_PRELOAD"'
   [ "$status" -eq 0 ]
   [ "$output" = "$BUILD/lib/libslurm_pin_threads.so" ]
   plugstack "threads_lib=$WORK/nowhere.so"
-  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=preload --pin-verbose echo ran
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=preload --pin-verbose echo ran
   [ "$status" -ne 0 ]
   [[ "$output" != *ran* ]]
   [[ "$stderr" == *"slurm-pin: threads_lib= in plugstack.conf cannot be used: $WORK/nowhere.so: No such file or directory"* ]]
@@ -233,7 +235,7 @@ POLICY
   cp "$PLUGIN" "$CLUSTER/lonely/slurm_pin.so"
   cp -L "$BUILD/lib/libslurmpin.so.0" "$CLUSTER/lonely/"
   printf 'required %s\n' "$CLUSTER/lonely/slurm_pin.so" >"$CLUSTER/plugstack.conf"
-  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=ompt echo ran
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=ompt echo ran
   [ "$status" -ne 0 ]
   [[ "$output" != *ran* ]]
   [[ "$stderr" == *"the thread library libslurm_pin_threads.so is in none of $CLUSTER/lonely/libslurm_pin_threads.so, "* ]]
@@ -283,7 +285,7 @@ comment_of() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' |
   enforcing_policy
   plugstack "policy"
   job=$(as_user sbatch --parsable -p debug -c2 -H --pin-strategy=scatter -o "$WORK/moved.out" \
-        --wrap 'srun -c2 sh -c "echo strategy=\$SLURM_PIN_STRATEGY"')
+        --wrap 'srun -c2 sh -c "echo strategy=\$SLURM_PIN_STRATEGY decision=\$SLURM_PIN_POLICY_DECISION"')
   [[ "$(comment_of "$job")" == *"rule=partition:* mode=default strategy=scatter applied=no"* ]]
   # The user's own move would change the decision, which only an
   # administrator may record: refused, the job stays where it was.
@@ -303,7 +305,7 @@ comment_of() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' |
   scontrol release "$job"
   for _ in $(seq 100); do [ -s "$WORK/moved.out" ] && break; sleep 0.2; done
   for _ in $(seq 100); do squeue -h -j "$job" | grep -q . || break; sleep 0.2; done
-  [ "$(cat "$WORK/moved.out")" = "strategy=compact" ]
+  [ "$(cat "$WORK/moved.out")" = "strategy=compact decision=slurm-pin: rule=numa-compact mode=enforce strategy=compact" ]
   # A job naming two partitions the policy decides differently is refused.
   run --separate-stderr as_user sbatch -p debug,numa -c2 -o /dev/null --wrap true
   [ "$status" -ne 0 ]
@@ -427,17 +429,17 @@ PY
   node_is_idle
 }
 
-@test "7: --pin-threads=preload refuses a static or set-user-ID program instead of claiming places" {
+@test "7: --pin-thread-binding=preload refuses a static or set-user-ID program instead of claiming places" {
   plugstack "threads_lib=$BUILD/lib/libslurm_pin_threads.so"
   for prog in static_prog suid_true; do
-    run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=preload --pin-verbose "$WORK/bin/$prog"
+    run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=preload --pin-verbose "$WORK/bin/$prog"
     [ "$status" -ne 0 ]
     [[ "$stderr" == *"slurm-pin's thread library cannot be loaded into $WORK/bin/$prog"* ]]
     [[ "$stderr" != *"places"* ]]
   done
   [[ "$stderr" == *"set-user-ID"* ]]
   # A dynamic program found through PATH passes.
-  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=preload true
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=preload true
   [ "$status" -eq 0 ]
 }
 
@@ -445,7 +447,7 @@ PY
   enforcing_policy
   plugstack "policy"
   job=$(as_user sbatch --parsable -A benchmark -c2 -H -o "$WORK/note.out" \
-        --wrap 'srun -c2 sh -c "echo strategy=\$SLURM_PIN_STRATEGY"')
+        --wrap 'srun -c2 sh -c "echo strategy=\$SLURM_PIN_STRATEGY decision=\$SLURM_PIN_POLICY_DECISION"')
   scontrol update job "$job" AdminComment="user note: slurm-pin: rule=evil mode=enforce strategy=none"
   [ "$(comment_of "$job")" = "slurm-pin: rule=bench-compact mode=enforce strategy=compact" ]
   scontrol update job "$job" AdminComment="site note | slurm-pin: rule=evil mode=enforce strategy=none | after"
@@ -453,7 +455,7 @@ PY
   scontrol release "$job"
   for _ in $(seq 100); do [ -s "$WORK/note.out" ] && break; sleep 0.2; done
   for _ in $(seq 100); do squeue -h -j "$job" | grep -q . || break; sleep 0.2; done
-  [ "$(cat "$WORK/note.out")" = "strategy=compact" ]
+  [ "$(cat "$WORK/note.out")" = "strategy=compact decision=slurm-pin: rule=bench-compact mode=enforce strategy=compact" ]
 }
 
 @test "9: slurmd never saves the topology through a directory a user controls, and steps never trust one" {
@@ -479,7 +481,7 @@ PY
 
 @test "10: enforce holds every binding setting, in srun and in slurmstepd; enforce=strategy only the strategy" {
   plugstack "default=compact enforce"
-  for opt in --pin-granularity=numa --pin-smt=1 --pin-oversubscribe --pin-threads=preload --pin-mem=interleave; do
+  for opt in --pin-granularity=numa --pin-smt=1 --pin-oversubscribe --pin-thread-binding=preload --pin-mem=interleave; do
     run --separate-stderr as_user srun -c2 "$opt" echo ran
     [ "$status" -ne 0 ]
     expect_one_error_line srun "this cluster binds every step as it says (enforce: "

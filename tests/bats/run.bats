@@ -64,9 +64,10 @@ my_cpus() { awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status; }
   [ "$(grep -c ' thread ' <<<"$output")" -eq 1 ]
 }
 
-@test "a forged SLURM_PIN_POLICY is not passed on; dry run binds nothing and still runs" {
-  run --separate-stderr env SLURM_PIN_POLICY="slurm-pin: forged" "$SLURM_PIN" run -- sh -c 'echo "[${SLURM_PIN_POLICY-unset}]"'
-  [ "$output" = "[unset]" ]
+@test "a forged SLURM_PIN_POLICY_DECISION is not passed on; dry run binds nothing and still runs" {
+  run --separate-stderr env SLURM_PIN_POLICY_DECISION="slurm-pin: forged" SLURM_PIN_POLICY="slurm-pin: forged" \
+    "$SLURM_PIN" run -- sh -c 'echo "[${SLURM_PIN_POLICY_DECISION-unset}] [${SLURM_PIN_POLICY-unset}]"'
+  [ "$output" = "[unset] [unset]" ]
   before=$(my_cpus)
   run --separate-stderr "$SLURM_PIN" run --dryrun --strategy scatter -- sh -c 'awk "/^Cpus_allowed_list/ { print \$2 }" /proc/self/status; echo "[${OMP_PLACES-unset}]"'
   expect_status 0

@@ -78,7 +78,7 @@ submit_fails() {
     printf '\nmatrix simple\n0 1\n1 0\n'; } >"$WORK/names.profile"
   chmod 644 "$WORK/names.profile"
   submit_fails "more than 4096 regions and aliases" \
-    srun --pin-strategy=lpgp --pin-phases --pin-threads=ompt --pin-profile="$WORK/names.profile" true
+    srun --pin-strategy=lpgp --pin-phases --pin-thread-binding=ompt --pin-profile="$WORK/names.profile" true
 }
 
 @test "a store profile writable by others is refused" {

@@ -1,8 +1,8 @@
 #!/usr/bin/env bats
 # SPDX-License-Identifier: GPL-2.0-or-later
 # Thread binding beyond OpenMP variables, through the real local Slurm: the
-# pthread shim (--pin-threads=preload) and per-region pinning
-# (--pin-phases, --pin-threads=ompt) for GCC/libgomp and clang/libomp.
+# pthread shim (--pin-thread-binding=preload) and per-region pinning
+# (--pin-phases, --pin-thread-binding=ompt) for GCC/libgomp and clang/libomp.
 
 load slurm_helpers
 
@@ -34,7 +34,7 @@ region_cpus() { grep "^region $1 thread " <<<"$output" | sort -k4,4n | awk '{ pr
 
 @test "preload: the N-th created pthread runs on the N-th place, the main thread on the first" {
   f=$(placement reverse.placement "task 0: 1 0 1 0")
-  run --separate-stderr as_user srun -c2 --pin-strategy="file:$f" --pin-threads=preload --pin-verbose \
+  run --separate-stderr as_user srun -c2 --pin-strategy="file:$f" --pin-thread-binding=preload --pin-verbose \
     "$WORK/bin/preport" 4
   [ "$status" -eq 0 ]
   [ "$(pthread_cpus)" = "1 0 1 0" ]
@@ -43,13 +43,13 @@ region_cpus() { grep "^region $1 thread " <<<"$output" | sort -k4,4n | awk '{ pr
 
 @test "preload: helper threads are skipped by creation index, overflow wraps or fails as asked" {
   f=$(placement two.placement "task 0: 1 0")
-  run as_user env SLURM_PIN_SKIP_MASK=1 srun -c2 --pin-strategy="file:$f" --pin-threads=preload "$WORK/bin/preport" 3
+  run as_user env SLURM_PIN_SKIP_MASK=1 srun -c2 --pin-strategy="file:$f" --pin-thread-binding=preload "$WORK/bin/preport" 3
   grep -q "^thread 1 cpu [01] mask 0,1$" <<<"$output"  # skipped: left on the task's CPUs
   grep -q "^thread 2 cpu 0 mask 0$" <<<"$output"       # takes the place thread 1 would have had
-  run as_user srun -c2 --pin-strategy="file:$f" --pin-threads=preload "$WORK/bin/preport" 4
+  run as_user srun -c2 --pin-strategy="file:$f" --pin-thread-binding=preload "$WORK/bin/preport" 4
   [ "$(pthread_cpus)" = "1 0 1 0" ]                    # wraps by default
   run --separate-stderr as_user env SLURM_PIN_OVERFLOW=error srun -c2 --pin-strategy="file:$f" \
-    --pin-threads=preload "$WORK/bin/preport" 4
+    --pin-thread-binding=preload "$WORK/bin/preport" 4
   [[ "$stderr" == *"slurm-pin: error: thread 2 has no place (the placement has 2): run fewer threads, or set SLURM_PIN_OVERFLOW=wrap"* ]]
 }
 
@@ -100,15 +100,25 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
 @test "env stays the default and sets no preload" {
   run as_user srun -c2 --pin-strategy=compact env
   ! grep -q "^LD_PRELOAD=" <<<"$output" || false
-  grep -q "^SLURM_PIN_THREADS=env$" <<<"$output"
+  grep -q "^SLURM_PIN_THREAD_BINDING=env$" <<<"$output"
+}
+
+@test "--pin-threads, 0.1's spelling, still binds and says what to write instead" {
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-threads=preload sh -c 'echo "$SLURM_PIN_THREAD_BINDING"'
+  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  [ "$output" = "preload" ]
+  [ "$(grep -c . <<<"$stderr")" -eq 1 ]
+  [[ "$stderr" == *"warning: --pin-threads is deprecated: use --pin-thread-binding=preload"* ]]
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=preload true
+  [ -z "$stderr" ]
 }
 
 @test "thread-binding mistakes are one srun error" {
-  run --separate-stderr as_user srun --pin-threads=magic true
+  run --separate-stderr as_user srun --pin-thread-binding=magic true
   [ "$status" -ne 0 ]
-  expect_one_error_line srun "--pin-threads: unknown thread binding 'magic': use env (OpenMP variables), preload"
-  run --separate-stderr as_user srun --pin-strategy=compact --pin-phases --pin-threads=env true
-  expect_one_error_line srun "--pin-phases moves threads at every parallel region, which needs --pin-threads=ompt, not env"
+  expect_one_error_line srun "--pin-thread-binding: unknown thread binding 'magic': use env (OpenMP variables), preload"
+  run --separate-stderr as_user srun --pin-strategy=compact --pin-phases --pin-thread-binding=env true
+  expect_one_error_line srun "--pin-phases moves threads at every parallel region, which needs --pin-thread-binding=ompt, not env"
   run --separate-stderr as_user srun --pin-strategy=compact --pin-phases true
   expect_one_error_line srun "--pin-phases needs a profile with parallel regions"
   f=$(placement outside.placement "task 0: 0" "task 0 region r: 1")

@@ -198,7 +198,7 @@ T.test("submit: every job gets its admin_comment, and nothing in its environment
   -- The node reads the decision (job_decision.h), never the environment:
   -- options there would pass for the user's own after a change of the job.
   T.eq(batch.environment["SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_pin_strategy"], nil)
-  T.eq(batch.environment["SLURM_PIN_POLICY"], nil)
+  T.eq(batch.environment["SLURM_PIN_POLICY_DECISION"], nil)
   local interactive = job_desc({ name = "stream", cpus_per_task = 8,
     spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" } })
   adapter.submit(interactive, {}, 0)
@@ -223,7 +223,7 @@ T.test("a broken policy never blocks a job: it passes unchanged, one error logge
   adapter.submit(d, {}, 0)
   adapter.submit(job_desc({}), {}, 0)
   T.eq(d.admin_comment, nil)
-  T.eq(d.environment["SLURM_PIN_POLICY"], nil)
+  T.eq(d.environment["SLURM_PIN_POLICY_DECISION"], nil)
   T.eq(#logs, 1, "errors logged")
   T.contains(logs[1], "policy disabled, jobs pass unchanged: " .. path .. ":1: rule 1 (r): unknown strategy 'nope'")
 end)

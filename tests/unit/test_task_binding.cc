@@ -63,14 +63,14 @@ TEST(TaskBinding, OpenMpVariablesFollowThePlacement) {
   EXPECT_EQ(env["KMP_AFFINITY"].value, "explicit,proclist=[4,{6,38},{5,6}]");
   EXPECT_EQ(env["SLURM_PIN_CPUS"].value, "4 6,38 5-6");
   EXPECT_EQ(env["SLURM_PIN_STRATEGY"].value, "lpgp");
-  EXPECT_EQ(env["SLURM_PIN_THREADS"].value, "env");
+  EXPECT_EQ(env["SLURM_PIN_THREAD_BINDING"].value, "env");
   EXPECT_EQ(env.count("LD_PRELOAD"), 0u);
   // The user's own OMP_NUM_THREADS stays; unset, it is the thread count.
   EXPECT_EQ(final_value(env["OMP_NUM_THREADS"], "2"), "2");
   EXPECT_EQ(final_value(env["OMP_NUM_THREADS"], nullptr), "3");
   // A site policy's decision is the front end's to export (it reads it
   // from where users cannot write): the engine knows of no policy.
-  EXPECT_EQ(env.count("SLURM_PIN_POLICY"), 0u);
+  EXPECT_EQ(env.count("SLURM_PIN_POLICY_DECISION"), 0u);
 }
 
 TEST(TaskBinding, ThreadLibraryModesPreloadItOnceAndSilenceOpenMpBinding) {
@@ -189,7 +189,7 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   // are the front ends' (common/slurm_binding_env.h).
   for (const auto& [name, value] : env)
     EXPECT_TRUE(name.rfind("SLURM_", 0) != 0 || name.rfind("SLURM_PIN_", 0) == 0) << name;
-  EXPECT_EQ(env.count("SLURM_PIN_POLICY"), 0u);
+  EXPECT_EQ(env.count("SLURM_PIN_POLICY_DECISION"), 0u);
   EXPECT_EQ(sp_get_env_value(p, 2, 0, nullptr), nullptr);
   EXPECT_STREQ(sp_describe_task(p, 1), "strategy scatter, 2 threads on CPUs 4-7, places {4,5},{6,7}, mem none");
   sp_finalize(p);
@@ -248,7 +248,7 @@ TEST(TaskBinding, TheTaskFileCarriesPlacesAndRegionsTheEnvironmentCannotHold) {
   o.threads = ThreadMode::kEnv;
   std::string why = slurmpin::test::error_of([&] { task_environment(big, 0, o); });
   EXPECT_NE(why.find("OMP_PLACES would be"), std::string::npos) << why;
-  EXPECT_NE(why.find("--pin-threads=preload"), std::string::npos) << why;
+  EXPECT_NE(why.find("--pin-thread-binding=preload"), std::string::npos) << why;
 }
 
 TEST(TaskBinding, PreloadIsRefusedForStaticAndSetIdPrograms) {

@@ -61,7 +61,7 @@ void require_fits(const std::string& name, const std::string& value) {
   throw Error(name + " would be " + std::to_string((name.size() + value.size() + 2) >> 10) +
               " KiB, more than the " + std::to_string(SP_MAX_ENV_ENTRY >> 10) +
               " KiB one environment variable may hold (Slurm, Linux): use fewer threads, a coarser granularity, "
-              "or --pin-threads=preload (slurm-pin's runtime reads its places from a file)");
+              "or --pin-thread-binding=preload (slurm-pin's runtime reads its places from a file)");
 }
 
 bool has_word(const std::string& list, const std::string& word) {
