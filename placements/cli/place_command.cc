@@ -7,17 +7,14 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <memory>
 #include <string>
 
+#include "api_check.hh"
 #include "cli_options.h"
 #include "input/args.hh"
-#include "topology/cpulist.hh"
-#include "topology/devices.hh"
-#include "engine.hh"
 #include "error.hh"
-#include "sharing/matrix_file.hh"
 #include "place_output.hh"
-#include "sharing/profile.hh"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
 
@@ -36,9 +33,13 @@ const char kUsage[] =
     "strategies (--strategy help):\n";
 
 struct Options {
-  Request request;
+  std::string topology = "this", restrict_to, task_layout = "compact";
   std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region;
   std::string granularity = "core", gpu = "none";
+  int tasks = 0, threads = 0, smt = 0;  // 0: the engine decides (a placement file's tasks, or one)
+  bool oversubscribe = false, phases = false;
+  double phase_merge = 0;
+  uint64_t seed = 1;  // the engine's own default
   bool seed_given = false;
 };
 
@@ -61,35 +62,29 @@ Options parse(int argc, char** argv) {
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {
     switch (c) {
-      case SP_OPT_TOPOLOGY: o.request.topology.source = optarg; break;
-      case 'r': o.request.topology.allowed = parse_cpulist(optarg, "--restrict"); break;
+      case SP_OPT_TOPOLOGY: o.topology = optarg; break;
+      case 'r': o.restrict_to = optarg; break;
       case SP_OPT_STRATEGY: o.strategy = optarg; break;
       case 'm': o.matrix = optarg; break;
       case SP_OPT_PROFILE: o.profile = optarg; break;
       case SP_OPT_MODEL: o.model = optarg; break;
       case SP_OPT_REGION: o.region = optarg; break;
-      case 'n': o.request.tasks = static_cast<int>(parse_count("--tasks", optarg, 1, 4096)); break;
-      case 'L': {
-        std::string l = optarg;
-        if (l != "compact" && l != "scatter")
-          throw Error("unknown task layout '" + l + "': use compact or scatter");
-        o.request.task_layout = l == "compact" ? TaskLayout::kCompact : TaskLayout::kScatter;
-        break;
-      }
-      case SP_OPT_THREADS: o.request.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
+      case 'n': o.tasks = static_cast<int>(parse_count("--tasks", optarg, 1, 4096)); break;
+      case 'L': o.task_layout = optarg; break;
+      case SP_OPT_THREADS: o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case SP_OPT_GRANULARITY: o.granularity = optarg; break;
-      case SP_OPT_OVERSUBSCRIBE: o.request.oversubscribe = true; break;
-      case SP_OPT_SMT: o.request.topology.smt = parse_smt(optarg); break;
+      case SP_OPT_OVERSUBSCRIBE: o.oversubscribe = true; break;
+      case SP_OPT_SMT: o.smt = parse_smt(optarg); break;
       case SP_OPT_GPU: o.gpu = optarg; break;
-      case SP_OPT_SEED: o.request.seed = parse_seed(optarg), o.seed_given = true; break;
+      case SP_OPT_SEED: o.seed = parse_seed(optarg), o.seed_given = true; break;
       case 'f': o.format = optarg; break;
-      case SP_OPT_PHASES: o.request.phases = true; break;
+      case SP_OPT_PHASES: o.phases = true; break;
       case 'G': {
         char* end = nullptr;
         double v = std::strtod(optarg, &end);
         if (!*optarg || *end || !(v >= 0 && v <= 1))
           throw Error(std::string("--phase-merge wants a share of threads from 0 to 1, not '") + optarg + "'");
-        o.request.phase_merge = v;
+        o.phase_merge = v;
         break;
       }
       case 'h': o.strategy = "help"; break;
@@ -103,6 +98,29 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
+// The inputs, in the order the engine wants them (phases before the
+// profile, whose regions it then reads).
+void set_inputs(sp_placement_t* p, const Options& o) {
+  check(p, sp_set_topology(p, o.topology.c_str()));
+  if (!o.restrict_to.empty() && sp_set_restrict(p, o.restrict_to.c_str()) < 0)
+    throw Error(std::string("--restrict: ") + sp_error(p));
+  check(p, sp_set_strategy(p, o.strategy.c_str()));
+  check(p, sp_set_granularity(p, o.granularity.c_str()));
+  check(p, sp_set_smt(p, o.smt));
+  check(p, sp_set_gpu(p, o.gpu.c_str()));
+  for (const char* const* name = sp_gpu_env_names(); *name; ++name)  // the job's GPUs, as for srun
+    check(p, sp_set_gpu_env(p, *name, std::getenv(*name)));
+  check(p, sp_set_gpus(p, slurm_gpu_list_getenv()));
+  check(p, sp_set_tasks(p, o.tasks));
+  check(p, sp_set_task_layout(p, o.task_layout.c_str()));
+  check(p, sp_set_threads(p, o.threads));
+  check(p, sp_set_oversubscribe(p, o.oversubscribe));
+  check(p, sp_set_seed(p, o.seed));
+  check(p, sp_set_phases(p, o.phases, o.phase_merge));
+  if (!o.matrix.empty()) check(p, sp_load_matrix(p, o.matrix.c_str()));
+  if (!o.profile.empty()) check(p, sp_load_profile(p, o.profile.c_str(), o.model.c_str(), o.region.c_str()));
+}
+
 }  // namespace
 
 int place_command(int argc, char** argv) {
@@ -112,36 +130,22 @@ int place_command(int argc, char** argv) {
     std::fputs(sp_strategies_help(), stdout);
     return 0;
   }
-  Request& r = o.request;
-  r.strategy = parse_strategy(o.strategy, &r.placement_path);
   // random without --seed differs run to run (the seed is printed to repeat
   // it); every other strategy is deterministic.
-  if (r.strategy == Strategy::kRandom && !o.seed_given)
-    r.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
-  set_granularity(r, o.granularity);
-  set_gpu(r, o.gpu);
-  for (const char* const* name = kGpuEnvNames; *name; ++name)  // the job's GPUs, as for srun
-    if (const char* v = std::getenv(*name)) r.gpu_env[*name] = v;
-  if (const char* v = slurm_gpu_list_getenv()) r.gpu_indices = v;
+  if (o.strategy == "random" && !o.seed_given)
+    o.seed = static_cast<uint64_t>(std::chrono::system_clock::now().time_since_epoch().count());
   if (!o.matrix.empty() && !o.profile.empty())
     throw UsageError("give either --matrix or --profile, not both");
   if (o.model != "simple" && o.model != "rw")
     throw Error("unknown model '" + o.model + "': use simple or rw");
-  if (!o.matrix.empty()) {
-    r.matrix = read_matrix_file(o.matrix);
-    r.has_matrix = true;
-    r.matrix_source = "matrix " + o.matrix;
-  } else if (!o.profile.empty()) {
-    r.profile_model = o.model;
-    r.profile_region = o.region;
-    use_profile_file(r, o.profile, "");
-  } else if (!o.region.empty()) {
-    throw Error("--region needs --profile");
-  }
-  if (r.phases && o.profile.empty() && r.strategy != Strategy::kFile)
+  if (o.profile.empty() && !o.region.empty()) throw Error("--region needs --profile");
+  if (o.phases && o.profile.empty() && o.strategy.compare(0, 5, "file:") != 0)
     throw Error("--phases needs --profile: the regions come from the profile");
-  Result result = compute_placement(r);
-  std::fputs(format_result(o.format, {r, result, o.strategy}).c_str(), stdout);
+  std::unique_ptr<sp_placement_t, decltype(&sp_finalize)> p(sp_init(), sp_finalize);
+  if (!p) throw Error("out of memory");
+  set_inputs(p.get(), o);
+  check(p.get(), sp_compute(p.get()));
+  std::fputs(format_result(o.format, {p.get(), o.strategy, o.seed}).c_str(), stdout);
   return 0;
 }
 

@@ -4,100 +4,102 @@
 #include <jansson.h>
 
 #include <cstdio>
-#include <map>
 #include <memory>
+#include <vector>
 
-#include "topology/cpulist.hh"
 #include "error.hh"
-#include "strategies/placement_file.hh"
-#include "binding/task_binding.hh"
 
 namespace slurmpin {
 
 namespace {
 
-// "Package#1 L3#1 L2#2 Core#5": where a slot sits, with logical indices.
-class DomainNames {
- public:
-  explicit DomainNames(const Tree& t) : t_(t), index_(t.nodes.size()) {
-    std::map<std::string, int> next;
-    for (int n : preorder())
-      for (const auto& k : t.nodes[n].kinds) index_[n][k] = next[k]++;
-  }
+// A text output of the API (a CPU list, a domain, a file): "length needed" calls.
+template <typename F>
+std::string text_of(F&& get) {
+  int n = get(nullptr, 0);
+  if (n < 0) throw Error("the placement has no such output");
+  std::vector<char> buf(static_cast<size_t>(n) + 1);
+  get(buf.data(), buf.size());
+  return std::string(buf.data(), static_cast<size_t>(n));
+}
 
-  std::string path(int slot) const {
-    std::vector<std::string> parts;
-    for (int n = slot; n >= 0; n = t_.nodes[n].parent)
-      for (auto it = t_.nodes[n].kinds.rbegin(); it != t_.nodes[n].kinds.rend(); ++it)
-        if (*it != "Machine") parts.push_back(*it + "#" + std::to_string(index_[n].at(*it)));
-    std::string s;
-    for (auto it = parts.rbegin(); it != parts.rend(); ++it) s += (s.empty() ? "" : " ") + *it;
-    return s;
-  }
+std::string task_cpus(sp_placement_t* p, int t) {
+  return text_of([&](char* b, size_t l) { return sp_get_task_cpus(p, t, b, l); });
+}
 
- private:
-  std::vector<int> preorder() const {
-    std::vector<int> out, stack{t_.root};
-    while (!stack.empty()) {
-      int n = stack.back();
-      stack.pop_back();
-      out.push_back(n);
-      const auto& c = t_.nodes[n].children;
-      for (auto it = c.rbegin(); it != c.rend(); ++it) stack.push_back(*it);
-    }
-    return out;
-  }
+std::string thread_cpus(sp_placement_t* p, int t, int i) {
+  return text_of([&](char* b, size_t l) { return sp_get_thread_cpus(p, t, i, b, l); });
+}
 
-  const Tree& t_;
-  std::vector<std::map<std::string, int>> index_;
-};
+std::string region_cpus(sp_placement_t* p, int r, int t, int i) {
+  return text_of([&](char* b, size_t l) { return sp_get_region_thread_cpus(p, r, t, i, b, l); });
+}
+
+std::string allowed_cpus(sp_placement_t* p) {
+  return text_of([&](char* b, size_t l) { return sp_get_allowed_cpus(p, b, l); });
+}
+
+int threads_of(sp_placement_t* p, int t) {
+  int n = 0;
+  while (sp_get_thread_cpus(p, t, n, nullptr, 0) >= 0) ++n;
+  return n;
+}
+
+// Threads of task `t` in region `r`.
+int region_threads_of(sp_placement_t* p, int r, int t) {
+  int n = 0;
+  while (sp_get_region_thread_cpus(p, r, t, n, nullptr, 0) >= 0) ++n;
+  return n;
+}
 
 std::string format_text(const OutputContext& c) {
-  const Result& r = c.result;
-  std::string out = "topology   " + r.fingerprint + "\nallowed    " +
-                    format_cpulist(r.tree.nodes[r.tree.root].pus) + "\nstrategy   " +
-                    c.strategy_name + "\n";
-  DomainNames names(r.tree);
+  sp_placement_t* p = c.placement;
+  std::string out = std::string("topology   ") + sp_get_fingerprint(p) + "\nallowed    " + allowed_cpus(p) +
+                    "\nstrategy   " + c.strategy_name + "\n";
   char line[512];
   std::snprintf(line, sizeof line, "\n%-5s %-7s %-5s %-12s %s\n", "task", "thread", "pu", "cpus", "where");
   out += line;
-  for (size_t t = 0; t < r.tasks.size(); ++t)
-    for (size_t i = 0; i < r.tasks[t].threads.size(); ++i) {
-      const ThreadPlace& th = r.tasks[t].threads[i];
-      std::snprintf(line, sizeof line, "%-5zu %-7zu %-5s %-12s %s\n", t, i,
-                    th.pu < 0 ? "-" : std::to_string(th.pu).c_str(), format_cpulist(th.cpus).c_str(),
-                    th.slot < 0 ? "unbound" : names.path(th.slot).c_str());
+  for (int t = 0; t < sp_get_ntasks(p); ++t)
+    for (int i = 0, n = threads_of(p, t); i < n; ++i) {
+      int pu = sp_get_thread_pu(p, t, i);
+      std::string where = text_of([&](char* b, size_t l) { return sp_get_thread_domain(p, t, i, b, l); });
+      std::snprintf(line, sizeof line, "%-5d %-7d %-5s %-12s %s\n", t, i, pu < 0 ? "-" : std::to_string(pu).c_str(),
+                    thread_cpus(p, t, i).c_str(), where.empty() ? "unbound" : where.c_str());
       out += line;
     }
   // Device locality (--gpu closest): each task's GPUs and nearest NIC.
-  if (!r.gpu_variable.empty() || (!r.tasks.empty() && !r.tasks[0].nic.empty())) {
-    out += "\ntask  cpus         " + (r.gpu_variable.empty() ? std::string("-") : r.gpu_variable) + "  nic\n";
-    for (size_t t = 0; t < r.tasks.size(); ++t) {
+  std::string variable = sp_get_gpu_variable(p);
+  if (!variable.empty() || (sp_get_ntasks(p) > 0 && *sp_get_task_nic(p, 0))) {
+    out += "\ntask  cpus         " + (variable.empty() ? std::string("-") : variable) + "  nic\n";
+    for (int t = 0; t < sp_get_ntasks(p); ++t) {
       std::string gpus;
-      for (size_t g = 0; g < r.tasks[t].gpus.size(); ++g)
-        gpus += (g ? "," : "") + r.tasks[t].gpus[g] + " (" + r.tasks[t].gpu_names[g] + ")";
-      std::snprintf(line, sizeof line, "%-5zu %-12s %s  %s\n", t, format_cpulist(r.tasks[t].share).c_str(),
-                    gpus.empty() ? "-" : gpus.c_str(), r.tasks[t].nic.empty() ? "-" : r.tasks[t].nic.c_str());
+      for (int g = 0; g < sp_get_task_ngpus(p, t); ++g)
+        gpus += std::string(g ? "," : "") + sp_get_task_gpu(p, t, g) + " (" + sp_get_task_gpu_name(p, t, g) + ")";
+      const char* nic = sp_get_task_nic(p, t);
+      std::snprintf(line, sizeof line, "%-5d %-12s %s  %s\n", t, task_cpus(p, t).c_str(),
+                    gpus.empty() ? "-" : gpus.c_str(), *nic ? nic : "-");
       out += line;
     }
   }
   out += "\nlevel      domains  sharing kept inside one domain\n";
-  for (const auto& l : r.levels()) {
+  for (int l = 0; l < sp_get_nlevels(p); ++l) {
     char kept[32];
-    if (r.scored) std::snprintf(kept, sizeof kept, "%.1f%%", 100 * l.fraction());
+    double score = sp_get_level_score(p, l);
+    if (score >= 0) std::snprintf(kept, sizeof kept, "%.1f%%", 100 * score);
     else std::snprintf(kept, sizeof kept, "- (no matrix)");
-    std::snprintf(line, sizeof line, "%-10s %7d  %s\n", l.kind.c_str(), l.domains, kept);
+    std::snprintf(line, sizeof line, "%-10s %7d  %s\n", sp_get_level_name(p, l), sp_get_level_domains(p, l), kept);
     out += line;
   }
-  for (const auto& region : r.regions) {
-    out += "\nregion " + region.name + (region.merged ? " (merged with the previous region)" : "") + "\n";
-    for (size_t t = 0; t < region.tasks.size(); ++t) {
+  for (int r = 0; r < sp_get_nregions(p); ++r) {
+    out += std::string("\nregion ") + sp_get_region_name(p, r) +
+           (sp_get_region_merged(p, r) == 1 ? " (merged with the previous region)" : "") + "\n";
+    for (int t = 0; t < sp_get_ntasks(p); ++t) {
       out += "  task " + std::to_string(t) + ":";
-      for (const auto& th : region.tasks[t].threads) out += " " + format_cpulist(th.cpus);
+      for (int i = 0, n = region_threads_of(p, r, t); i < n; ++i) out += " " + region_cpus(p, r, t, i);
       out += "\n";
     }
   }
-  for (const auto& n : r.notes) out += "note: " + n + "\n";
+  for (int i = 0; i < sp_get_nnotes(p); ++i) out += std::string("note: ") + sp_get_note(p, i) + "\n";
   return out;
 }
 
@@ -105,75 +107,90 @@ struct JsonDeleter {
   void operator()(json_t* j) const { json_decref(j); }
 };
 
-std::string format_json(const OutputContext& c) {
-  const Result& r = c.result;
-  std::unique_ptr<json_t, JsonDeleter> root(json_object());
-  json_t* o = root.get();
-  json_object_set_new(o, "version", json_integer(1));
-  json_object_set_new(o, "topology", json_string(r.fingerprint.c_str()));
-  json_object_set_new(o, "allowed", json_string(format_cpulist(r.tree.nodes[r.tree.root].pus).c_str()));
-  json_object_set_new(o, "strategy", json_string(c.strategy_name.c_str()));
-  json_object_set_new(o, "seed", json_integer(static_cast<json_int_t>(c.request.seed)));
-  if (!r.gpu_variable.empty()) json_object_set_new(o, "gpu_variable", json_string(r.gpu_variable.c_str()));
-  json_t* tasks = json_array();
-  for (size_t t = 0; t < r.tasks.size(); ++t) {
-    json_t* task = json_object();
-    json_object_set_new(task, "task", json_integer(static_cast<json_int_t>(t)));
-    json_object_set_new(task, "cpus", json_string(format_cpulist(r.tasks[t].share).c_str()));
-    json_t* threads = json_array();
-    for (size_t i = 0; i < r.tasks[t].threads.size(); ++i) {
-      const ThreadPlace& th = r.tasks[t].threads[i];
-      json_t* j = json_object();
-      json_object_set_new(j, "thread", json_integer(static_cast<json_int_t>(i)));
-      json_object_set_new(j, "pu", th.pu < 0 ? json_null() : json_integer(th.pu));
-      json_object_set_new(j, "cpus", json_string(format_cpulist(th.cpus).c_str()));
-      json_array_append_new(threads, j);
-    }
-    json_object_set_new(task, "threads", threads);
-    if (!r.gpu_variable.empty()) {
-      json_t* gpus = json_array();
-      for (const auto& g : r.tasks[t].gpus) json_array_append_new(gpus, json_string(g.c_str()));
-      json_object_set_new(task, "gpus", gpus);
-    }
-    if (!r.tasks[t].nic.empty()) json_object_set_new(task, "nic", json_string(r.tasks[t].nic.c_str()));
-    json_array_append_new(tasks, task);
-  }
-  json_object_set_new(o, "tasks", tasks);
-  json_t* regions = json_array();
-  for (const auto& region : r.regions) {
+json_t* json_task(sp_placement_t* p, int t, bool gpus) {
+  json_t* task = json_object();
+  json_object_set_new(task, "task", json_integer(t));
+  json_object_set_new(task, "cpus", json_string(task_cpus(p, t).c_str()));
+  json_t* threads = json_array();
+  for (int i = 0, n = threads_of(p, t); i < n; ++i) {
+    int pu = sp_get_thread_pu(p, t, i);
     json_t* j = json_object();
-    json_object_set_new(j, "name", json_string(region.name.c_str()));
-    json_object_set_new(j, "merged", json_boolean(region.merged));
+    json_object_set_new(j, "thread", json_integer(i));
+    json_object_set_new(j, "pu", pu < 0 ? json_null() : json_integer(pu));
+    json_object_set_new(j, "cpus", json_string(thread_cpus(p, t, i).c_str()));
+    json_array_append_new(threads, j);
+  }
+  json_object_set_new(task, "threads", threads);
+  if (gpus) {
+    json_t* list = json_array();
+    for (int g = 0; g < sp_get_task_ngpus(p, t); ++g) json_array_append_new(list, json_string(sp_get_task_gpu(p, t, g)));
+    json_object_set_new(task, "gpus", list);
+  }
+  if (*sp_get_task_nic(p, t)) json_object_set_new(task, "nic", json_string(sp_get_task_nic(p, t)));
+  return task;
+}
+
+json_t* json_regions(sp_placement_t* p) {
+  json_t* regions = json_array();
+  for (int r = 0; r < sp_get_nregions(p); ++r) {
+    json_t* j = json_object();
+    json_object_set_new(j, "name", json_string(sp_get_region_name(p, r)));
+    json_object_set_new(j, "merged", json_boolean(sp_get_region_merged(p, r) == 1));
     json_t* rt = json_array();
-    for (const auto& task : region.tasks) {
+    for (int t = 0; t < sp_get_ntasks(p); ++t) {
       json_t* threads = json_array();
-      for (const auto& th : task.threads) json_array_append_new(threads, json_string(format_cpulist(th.cpus).c_str()));
+      for (int i = 0, n = region_threads_of(p, r, t); i < n; ++i)
+        json_array_append_new(threads, json_string(region_cpus(p, r, t, i).c_str()));
       json_array_append_new(rt, threads);
     }
     json_object_set_new(j, "tasks", rt);
     json_array_append_new(regions, j);
   }
-  json_object_set_new(o, "regions", regions);
+  return regions;
+}
+
+json_t* json_score(sp_placement_t* p) {
   json_t* levels = json_array();
   double quality = 0;
-  for (const auto& l : r.levels()) {
+  bool scored = false;
+  for (int l = 0; l < sp_get_nlevels(p); ++l) {
     json_t* j = json_object();
-    json_object_set_new(j, "level", json_string(l.kind.c_str()));
-    json_object_set_new(j, "domains", json_integer(l.domains));
-    if (r.scored) {
-      json_object_set_new(j, "kept", json_real(l.kept));
-      json_object_set_new(j, "total", json_real(l.total));
-      json_object_set_new(j, "fraction", json_real(l.fraction()));
-      quality += l.kept;
+    json_object_set_new(j, "level", json_string(sp_get_level_name(p, l)));
+    json_object_set_new(j, "domains", json_integer(sp_get_level_domains(p, l)));
+    double kept = 0, total = 0;
+    if (sp_get_level_sharing(p, l, &kept, &total) == 0) {
+      scored = true;
+      json_object_set_new(j, "kept", json_real(kept));
+      json_object_set_new(j, "total", json_real(total));
+      json_object_set_new(j, "fraction", json_real(sp_get_level_score(p, l)));
+      quality += kept;
     }
     json_array_append_new(levels, j);
   }
   json_t* score = json_object();
   json_object_set_new(score, "levels", levels);
-  json_object_set_new(score, "quality", r.scored ? json_real(quality) : json_null());
-  json_object_set_new(o, "score", score);
+  json_object_set_new(score, "quality", scored ? json_real(quality) : json_null());
+  return score;
+}
+
+std::string format_json(const OutputContext& c) {
+  sp_placement_t* p = c.placement;
+  std::unique_ptr<json_t, JsonDeleter> root(json_object());
+  json_t* o = root.get();
+  std::string variable = sp_get_gpu_variable(p);
+  json_object_set_new(o, "version", json_integer(1));
+  json_object_set_new(o, "topology", json_string(sp_get_fingerprint(p)));
+  json_object_set_new(o, "allowed", json_string(allowed_cpus(p).c_str()));
+  json_object_set_new(o, "strategy", json_string(c.strategy_name.c_str()));
+  json_object_set_new(o, "seed", json_integer(static_cast<json_int_t>(c.seed)));
+  if (!variable.empty()) json_object_set_new(o, "gpu_variable", json_string(variable.c_str()));
+  json_t* tasks = json_array();
+  for (int t = 0; t < sp_get_ntasks(p); ++t) json_array_append_new(tasks, json_task(p, t, !variable.empty()));
+  json_object_set_new(o, "tasks", tasks);
+  json_object_set_new(o, "regions", json_regions(p));
+  json_object_set_new(o, "score", json_score(p));
   json_t* notes = json_array();
-  for (const auto& n : r.notes) json_array_append_new(notes, json_string(n.c_str()));
+  for (int i = 0; i < sp_get_nnotes(p); ++i) json_array_append_new(notes, json_string(sp_get_note(p, i)));
   json_object_set_new(o, "notes", notes);
   char* text = json_dumps(o, JSON_COMPACT);
   std::string out = std::string(text) + "\n";
@@ -181,39 +198,35 @@ std::string format_json(const OutputContext& c) {
   return out;
 }
 
-// OpenMP places in placement order, one task per line, as tasks get them.
-std::string format_omp(const Result& r) {
+// OpenMP places of each bound thread in placement order, "{0,8},{1,9}",
+// one task per line, as tasks get them in OMP_PLACES.
+std::string format_omp(sp_placement_t* p) {
   std::string out;
-  for (const auto& t : r.tasks) out += omp_places(t) + "\n";
-  return out;
-}
-
-std::string format_likwid(const Result& r) {
-  std::string out;
-  for (const auto& t : r.tasks) {
+  for (int t = 0; t < sp_get_ntasks(p); ++t) {
     std::string line;
-    for (const auto& th : t.threads)
-      if (th.pu >= 0) line += (line.empty() ? "" : ",") + std::to_string(th.pu);
+    for (int i = 0, n = threads_of(p, t); i < n; ++i) {
+      hwloc_const_bitmap_t set = sp_get_thread_cpuset(p, t, i);
+      if (sp_get_thread_pu(p, t, i) < 0 || hwloc_bitmap_iszero(set)) continue;
+      std::string place;
+      unsigned cpu;
+      hwloc_bitmap_foreach_begin(cpu, set) place += (place.empty() ? "" : ",") + std::to_string(cpu);
+      hwloc_bitmap_foreach_end();
+      line += (line.empty() ? "{" : ",{") + place + "}";
+    }
     out += line + "\n";
   }
   return out;
 }
 
-std::string format_placement(const OutputContext& c) {
-  PlacementFile p;
-  p.topology = c.result.fingerprint;
-  p.strategy = c.strategy_name;
-  auto cpus_of = [](const std::vector<TaskPlace>& tasks) {
-    TaskCpus out;
-    for (const auto& t : tasks) {
-      out.emplace_back();
-      for (const auto& th : t.threads) out.back().push_back(ranges_of(th.cpus));
-    }
-    return out;
-  };
-  p.tasks = cpus_of(c.result.tasks);
-  for (const auto& region : c.result.regions) p.regions.emplace_back(region.name, cpus_of(region.tasks));
-  return format_placement_file(p);
+std::string format_likwid(sp_placement_t* p) {
+  std::string out;
+  for (int t = 0; t < sp_get_ntasks(p); ++t) {
+    std::string line;
+    for (int i = 0, n = threads_of(p, t); i < n; ++i)
+      if (int pu = sp_get_thread_pu(p, t, i); pu >= 0) line += (line.empty() ? "" : ",") + std::to_string(pu);
+    out += line + "\n";
+  }
+  return out;
 }
 
 }  // namespace
@@ -221,9 +234,10 @@ std::string format_placement(const OutputContext& c) {
 std::string format_result(const std::string& format, const OutputContext& c) {
   if (format == "text") return format_text(c);
   if (format == "json") return format_json(c);
-  if (format == "omp") return format_omp(c.result);
-  if (format == "likwid") return format_likwid(c.result);
-  if (format == "placement") return format_placement(c);
+  if (format == "omp") return format_omp(c.placement);
+  if (format == "likwid") return format_likwid(c.placement);
+  if (format == "placement")
+    return text_of([&](char* b, size_t l) { return sp_get_placement_file(c.placement, c.strategy_name.c_str(), b, l); });
   throw Error("unknown format '" + format + "': use text, json, omp, likwid or placement");
 }
 

@@ -1,16 +1,18 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// The output formats of `slurm-pin place`.
+// The output formats of `slurm-pin place`, from a computed placement read
+// through the C API (as the plugin and `slurm-pin run` read theirs).
 #pragma once
+#include <cstdint>
 #include <string>
 
-#include "engine.hh"
+#include "slurm_pin/slurm_pin.h"
 
 namespace slurmpin {
 
 struct OutputContext {
-  const Request& request;
-  const Result& result;
-  std::string strategy_name;
+  sp_placement_t* placement;  // computed
+  std::string strategy_name;  // as the user wrote it
+  uint64_t seed;
 };
 
 // text (for people), json, omp (OMP_PLACES per task), likwid (likwid-pin -c

@@ -25,6 +25,7 @@
 #include <memory>
 #include <string>
 
+#include "api_check.hh"
 #include "cli_options.h"
 #include "input/args.hh"
 #include "error.hh"
@@ -176,10 +177,6 @@ Options parse(int argc, char** argv) {
 }
 
 // Every error of the C API is one line: the problem, then the fix.
-void check(sp_placement_t* p, int rc) {
-  if (rc != 0) throw Error(sp_error(p));
-}
-
 std::string self_path() {
   char self[PATH_MAX];
   ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);

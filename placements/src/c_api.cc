@@ -4,12 +4,14 @@
 #include <cstring>
 #include <exception>
 #include <iterator>
+#include <memory>
 #include <string>
 
 #include "input/args.hh"
 #include "topology/cpulist.hh"
 #include "topology/bitmap.hh"
 #include "topology/devices.hh"
+#include "topology/domain_names.hh"
 #include "engine.hh"
 #include "error.hh"
 #include "sharing/matrix_file.hh"
@@ -43,6 +45,7 @@ struct sp_placement {
   std::vector<std::string> env_names;
   bool names_valid = false;
   std::string env_value, description, task_data;
+  std::unique_ptr<DomainNames> domains;  // of result.tree, made when first asked
 };
 
 namespace {
@@ -122,6 +125,24 @@ void keep_cpusets(sp_placement_t* p) {
     p->thread_sets.emplace_back();
     for (const ThreadPlace& th : t.threads) p->thread_sets.back().push_back(bitmap_of(th.cpus));
   }
+}
+
+// A computed placement as the placement file that applies it again.
+std::string placement_file_of(const Result& r, const std::string& strategy) {
+  PlacementFile f;
+  f.topology = r.fingerprint;
+  f.strategy = strategy;
+  auto cpus_of = [](const std::vector<TaskPlace>& tasks) {
+    TaskCpus out;
+    for (const auto& t : tasks) {
+      out.emplace_back();
+      for (const auto& th : t.threads) out.back().push_back(ranges_of(th.cpus));
+    }
+    return out;
+  };
+  f.tasks = cpus_of(r.tasks);
+  for (const auto& region : r.regions) f.regions.emplace_back(region.name, cpus_of(region.tasks));
+  return format_placement_file(f);
 }
 
 // The environment of `task`, computed once per task in turn.
@@ -346,6 +367,7 @@ int sp_compute(sp_placement_t* p) {
       require(!p->bind.thread_library.empty(),
               std::string("thread binding ") + thread_mode_name(p->bind.threads) +
                   " needs slurm-pin's thread library (libslurm_pin_threads.so): none was given");
+    p->domains.reset();
     p->result = compute_placement(r);
     keep_cpusets(p);
     p->computed = true;
@@ -483,6 +505,47 @@ int sp_get_thread_pu(const sp_placement_t* p, int task, int thread) {
   return t ? t->pu : -1;
 }
 
+int sp_get_thread_domain(sp_placement_t* p, int task, int thread, char* buf, size_t len) {
+  const ThreadPlace* th = thread_at(p, task, thread);
+  if (!th) return -1;
+  int rc = -1;
+  guarded(p, [&] {
+    if (!p->domains) p->domains.reset(new DomainNames(p->result.tree));
+    rc = copy_out(th->slot < 0 ? std::string() : p->domains->path(th->slot), buf, len);
+  });
+  return rc;
+}
+
+int sp_get_allowed_cpus(const sp_placement_t* p, char* buf, size_t len) {
+  if (!p || !p->computed) return -1;
+  const Tree& t = p->result.tree;
+  return copy_out(format_cpulist(t.nodes[t.root].pus), buf, len);
+}
+
+const char* sp_get_gpu_variable(const sp_placement_t* p) {
+  return p && p->computed ? p->result.gpu_variable.c_str() : nullptr;
+}
+
+int sp_get_task_ngpus(const sp_placement_t* p, int task) {
+  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return -1;
+  return static_cast<int>(p->result.tasks[task].gpus.size());
+}
+
+const char* sp_get_task_gpu(const sp_placement_t* p, int task, int i) {
+  if (i < 0 || i >= sp_get_task_ngpus(p, task)) return nullptr;
+  return p->result.tasks[task].gpus[i].c_str();
+}
+
+const char* sp_get_task_gpu_name(const sp_placement_t* p, int task, int i) {
+  if (i < 0 || i >= sp_get_task_ngpus(p, task)) return nullptr;
+  return p->result.tasks[task].gpu_names[i].c_str();
+}
+
+const char* sp_get_task_nic(const sp_placement_t* p, int task) {
+  if (sp_get_task_ngpus(p, task) < 0) return nullptr;
+  return p->result.tasks[task].nic.c_str();
+}
+
 const char* sp_get_fingerprint(const sp_placement_t* p) {
   return p && p->computed ? p->result.fingerprint.c_str() : nullptr;
 }
@@ -494,6 +557,11 @@ int sp_get_nregions(const sp_placement_t* p) {
 const char* sp_get_region_name(const sp_placement_t* p, int region) {
   if (region < 0 || region >= sp_get_nregions(p)) return nullptr;
   return p->result.regions[region].name.c_str();
+}
+
+int sp_get_region_merged(const sp_placement_t* p, int region) {
+  if (region < 0 || region >= sp_get_nregions(p)) return -1;
+  return p->result.regions[region].merged ? 1 : 0;
 }
 
 int sp_get_region_thread_cpus(const sp_placement_t* p, int region, int task, int thread, char* buf, size_t len) {
@@ -517,6 +585,28 @@ const char* sp_get_level_name(const sp_placement_t* p, int level) {
 double sp_get_level_score(const sp_placement_t* p, int level) {
   if (sp_get_nlevels(p) <= level || level < 0 || !p->result.scored) return -1;
   return p->result.levels()[level].fraction();
+}
+
+int sp_get_level_domains(const sp_placement_t* p, int level) {
+  if (sp_get_nlevels(p) <= level || level < 0) return -1;
+  return p->result.levels()[level].domains;
+}
+
+int sp_get_level_sharing(const sp_placement_t* p, int level, double* kept, double* total) {
+  if (sp_get_nlevels(p) <= level || level < 0 || !p->result.scored) return -1;
+  const LevelScore& l = p->result.levels()[level];
+  if (kept) *kept = l.kept;
+  if (total) *total = l.total;
+  return 0;
+}
+
+int sp_get_placement_file(const sp_placement_t* p, const char* strategy, char* buf, size_t len) {
+  if (!p || !p->computed) return -1;
+  try {
+    return copy_out(placement_file_of(p->result, strategy ? strategy : ""), buf, len);
+  } catch (const std::exception&) {
+    return -1;
+  }
 }
 
 int sp_get_nnotes(const sp_placement_t* p) {

@@ -62,3 +62,24 @@ includes_of() {
   # The rule can fail: the strategies do use the folders below them.
   grep -qE '#include "sharing/' "$src"/strategies/*
 }
+
+# Engine headers (placements/src) a file includes, by their include path.
+engine_includes_of() {
+  local f=$1 inc
+  grep -oE '#include "[^"]+"' "$f" | sed 's/#include "//; s/"$//' | while read -r inc; do
+    [ -e "$ROOT/placements/src/$inc" ] && echo "$(basename "$f"): $inc"
+  done
+  true
+}
+
+@test "slurm-pin place reads its placement through the C API, as the plugin and run do" {
+  local out="" f
+  for f in "$ROOT"/placements/cli/place_*.cc "$ROOT"/placements/cli/place_*.hh; do
+    # The commands' argument and error helpers are the only shared code.
+    out+=$(engine_includes_of "$f" | grep -vE ': (input/args\.hh|error\.hh)$' || true)
+  done
+  echo "$out"
+  [ -z "$out" ]
+  # The rule can fail: the profiler still includes the engine's insides.
+  [ -n "$(engine_includes_of "$ROOT/profiler/cli/profile_diff.cc")" ]
+}

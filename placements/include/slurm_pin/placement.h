@@ -116,15 +116,40 @@ int sp_get_task_cpus(const sp_placement_t *p, int task, char *buf, size_t len);
 int sp_get_thread_cpus(const sp_placement_t *p, int task, int thread, char *buf, size_t len);
 /* First PU of a thread's binding, -1 when unbound (strategy none). */
 int sp_get_thread_pu(const sp_placement_t *p, int task, int thread);
+/* Where a thread sits, for people: "Package#1 L3#1 Core#5" (logical
+ * indices among the allowed domains); "" when unbound. Length needed, or -1. */
+int sp_get_thread_domain(sp_placement_t *p, int task, int thread, char *buf, size_t len);
 const char *sp_get_fingerprint(const sp_placement_t *p);
+/* The CPUs the placement could use: the topology within sp_set_restrict. */
+int sp_get_allowed_cpus(const sp_placement_t *p, char *buf, size_t len);
+/* Device locality (sp_set_gpu closest): the job's GPU variable the tasks'
+ * GPUs are named for (CUDA_VISIBLE_DEVICES, ...; "" when no task got one),
+ * each task's GPUs as that variable names them and as the node does
+ * ("cuda3"), and the network adapter nearest it ("" when none). */
+const char *sp_get_gpu_variable(const sp_placement_t *p);
+int sp_get_task_ngpus(const sp_placement_t *p, int task);
+const char *sp_get_task_gpu(const sp_placement_t *p, int task, int i);
+const char *sp_get_task_gpu_name(const sp_placement_t *p, int task, int i);
+const char *sp_get_task_nic(const sp_placement_t *p, int task);
 /* Per-region placements (sp_set_phases, or a placement file's regions). */
 int sp_get_nregions(const sp_placement_t *p);
 const char *sp_get_region_name(const sp_placement_t *p, int region);
+/* 1 when the region kept the previous region's placement (sp_set_phases' merge), else 0. */
+int sp_get_region_merged(const sp_placement_t *p, int region);
 int sp_get_region_thread_cpus(const sp_placement_t *p, int region, int task, int thread, char *buf, size_t len);
 int sp_get_nlevels(const sp_placement_t *p);
 const char *sp_get_level_name(const sp_placement_t *p, int level);
 /* Share of the sharing kept inside one domain of the level, -1 without a matrix. */
 double sp_get_level_score(const sp_placement_t *p, int level);
+/* How many domains of the level the allowed CPUs touch. */
+int sp_get_level_domains(const sp_placement_t *p, int level);
+/* The sharing kept inside one domain of the level, and all of it (the
+ * first task's threads); -1 without a matrix. */
+int sp_get_level_sharing(const sp_placement_t *p, int level, double *kept, double *total);
+/* The placement as a placement file (docs/formats.md) that
+ * --pin-strategy=file:PATH applies again, its regions included; `strategy`
+ * is what the file says made it. Length needed, or -1. */
+int sp_get_placement_file(const sp_placement_t *p, const char *strategy, char *buf, size_t len);
 int sp_get_nnotes(const sp_placement_t *p);
 const char *sp_get_note(const sp_placement_t *p, int i);
 
