@@ -259,7 +259,11 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
 /* The user's own --cpu-bind for component `component` (srun A : B), as srun
  * was given it (its command line, or SLURM_CPU_BIND in its environment,
  * which srun reads as the option); "" when none. Scanning stops at "--" or
- * at what looks like the program. */
+ * at what looks like the program. Read from srun's own command line because
+ * SPANK has no item for it (spank.h's S_* items carry no CPU binding) and
+ * srun exports SLURM_CPU_BIND only to the tasks, after this runs. It is
+ * srun's own memory, in the user's process, and only a warning depends on
+ * it: never a binding, never anything in slurmstepd. */
 static void user_cpu_bind(int component, char *buf, size_t len) {
   static char cmdline[65536];
   buf[0] = '\0';
