@@ -39,9 +39,10 @@ std::string allowed_cpus(sp_placement_t* p) {
   return text_of([&](char* b, size_t l) { return sp_get_allowed_cpus(p, b, l); });
 }
 
+// Threads of task `t` (the API's CPU sets: no list is formatted to count them).
 int threads_of(sp_placement_t* p, int t) {
   int n = 0;
-  while (sp_get_thread_cpus(p, t, n, nullptr, 0) >= 0) ++n;
+  while (sp_get_thread_cpuset(p, t, n)) ++n;
   return n;
 }
 
@@ -126,7 +127,7 @@ json_t* json_task(sp_placement_t* p, int t, bool gpus) {
     for (int g = 0; g < sp_get_task_ngpus(p, t); ++g) json_array_append_new(list, json_string(sp_get_task_gpu(p, t, g)));
     json_object_set_new(task, "gpus", list);
   }
-  if (*sp_get_task_nic(p, t)) json_object_set_new(task, "nic", json_string(sp_get_task_nic(p, t)));
+  if (const char* nic = sp_get_task_nic(p, t); *nic) json_object_set_new(task, "nic", json_string(nic));
   return task;
 }
 
@@ -198,23 +199,11 @@ std::string format_json(const OutputContext& c) {
   return out;
 }
 
-// OpenMP places of each bound thread in placement order, "{0,8},{1,9}",
-// one task per line, as tasks get them in OMP_PLACES.
+// OpenMP places, one task per line, as tasks get them in OMP_PLACES.
 std::string format_omp(sp_placement_t* p) {
   std::string out;
-  for (int t = 0; t < sp_get_ntasks(p); ++t) {
-    std::string line;
-    for (int i = 0, n = threads_of(p, t); i < n; ++i) {
-      hwloc_const_bitmap_t set = sp_get_thread_cpuset(p, t, i);
-      if (sp_get_thread_pu(p, t, i) < 0 || hwloc_bitmap_iszero(set)) continue;
-      std::string place;
-      unsigned cpu;
-      hwloc_bitmap_foreach_begin(cpu, set) place += (place.empty() ? "" : ",") + std::to_string(cpu);
-      hwloc_bitmap_foreach_end();
-      line += (line.empty() ? "{" : ",{") + place + "}";
-    }
-    out += line + "\n";
-  }
+  for (int t = 0; t < sp_get_ntasks(p); ++t)
+    out += text_of([&](char* b, size_t l) { return sp_get_task_omp_places(p, t, b, l); }) + "\n";
   return out;
 }
 

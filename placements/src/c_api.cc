@@ -72,9 +72,16 @@ int copy_out(const std::string& s, char* buf, size_t len) {
   return static_cast<int>(s.size());
 }
 
-const ThreadPlace* thread_at(const sp_placement_t* p, int task, int thread) {
+// A task of the computed placement, or nullptr: what the per-task getters take.
+const TaskPlace* task_at(const sp_placement_t* p, int task) {
   if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return nullptr;
-  const auto& th = p->result.tasks[task].threads;
+  return &p->result.tasks[task];
+}
+
+const ThreadPlace* thread_at(const sp_placement_t* p, int task, int thread) {
+  const TaskPlace* t = task_at(p, task);
+  if (!t) return nullptr;
+  const auto& th = t->threads;
   if (thread < 0 || thread >= static_cast<int>(th.size())) return nullptr;
   return &th[thread];
 }
@@ -102,7 +109,7 @@ void require_gpu_list(const char* value, const std::string& what) {
 
 // A task of the computed placement: what the per-task calls take.
 void require_task(const sp_placement_t* p, int task) {
-  require(p->computed && task >= 0 && task < static_cast<int>(p->result.tasks.size()),
+  require(task_at(p, task) != nullptr,
           "no task " + std::to_string(task) + " in this placement");
 }
 
@@ -147,7 +154,7 @@ std::string placement_file_of(const Result& r, const std::string& strategy) {
 
 // The environment of `task`, computed once per task in turn.
 const std::vector<EnvVar>* env_of(sp_placement_t* p, int task) {
-  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return nullptr;
+  if (!task_at(p, task)) return nullptr;
   if (p->env_task != task) {
     p->env = task_environment(p->result, static_cast<size_t>(task), p->bind);
     p->env_task = task;
@@ -527,8 +534,8 @@ const char* sp_get_gpu_variable(const sp_placement_t* p) {
 }
 
 int sp_get_task_ngpus(const sp_placement_t* p, int task) {
-  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return -1;
-  return static_cast<int>(p->result.tasks[task].gpus.size());
+  const TaskPlace* t = task_at(p, task);
+  return t ? static_cast<int>(t->gpus.size()) : -1;
 }
 
 const char* sp_get_task_gpu(const sp_placement_t* p, int task, int i) {
@@ -542,8 +549,13 @@ const char* sp_get_task_gpu_name(const sp_placement_t* p, int task, int i) {
 }
 
 const char* sp_get_task_nic(const sp_placement_t* p, int task) {
-  if (sp_get_task_ngpus(p, task) < 0) return nullptr;
-  return p->result.tasks[task].nic.c_str();
+  const TaskPlace* t = task_at(p, task);
+  return t ? t->nic.c_str() : nullptr;
+}
+
+int sp_get_task_omp_places(const sp_placement_t* p, int task, char* buf, size_t len) {
+  const TaskPlace* t = task_at(p, task);
+  return t ? copy_out(omp_places(*t), buf, len) : -1;
 }
 
 const char* sp_get_fingerprint(const sp_placement_t* p) {

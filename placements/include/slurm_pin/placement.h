@@ -116,6 +116,9 @@ int sp_get_task_cpus(const sp_placement_t *p, int task, char *buf, size_t len);
 int sp_get_thread_cpus(const sp_placement_t *p, int task, int thread, char *buf, size_t len);
 /* First PU of a thread's binding, -1 when unbound (strategy none). */
 int sp_get_thread_pu(const sp_placement_t *p, int task, int thread);
+/* The task's threads as OpenMP places, "{0,8},{1,9}" (OMP_PLACES with
+ * thread binding env, without its size bound). Length needed, or -1. */
+int sp_get_task_omp_places(const sp_placement_t *p, int task, char *buf, size_t len);
 /* Where a thread sits, for people: "Package#1 L3#1 Core#5" (logical
  * indices among the allowed domains); "" when unbound. Length needed, or -1. */
 int sp_get_thread_domain(sp_placement_t *p, int task, int thread, char *buf, size_t len);
