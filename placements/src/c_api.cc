@@ -17,6 +17,7 @@
 #include "sharing/matrix_file.hh"
 #include "topology/node_topology.hh"
 #include "strategies/placement_file.hh"
+#include "strategies/score.hh"
 #include "binding/preloadable.hh"
 #include "input/printable.hh"
 #include "binding/process_binding.hh"
@@ -612,6 +613,17 @@ int sp_get_level_sharing(const sp_placement_t* p, int level, double* kept, doubl
   return 0;
 }
 
+int sp_get_kept_sharing(const sp_placement_t* p, const sp_placement_t* q, double* kept) {
+  if (!p || !q || !p->computed || !q->computed || !q->result.scored) return -1;
+  const Result &a = p->result, &b = q->result;
+  if (a.fingerprint != b.fingerprint || a.tree.summary() != b.tree.summary() ||
+      a.slot_of_thread.size() != b.slot_of_thread.size() ||
+      (!a.slot_of_thread.empty() && a.slot_of_thread[0].size() != b.slot_of_thread[0].size()))
+    return -1;
+  if (kept) *kept = quality(score_levels(a.tree, a.slot_of_thread, &b.score_matrix));
+  return 0;
+}
+
 int sp_get_placement_file(const sp_placement_t* p, const char* strategy, char* buf, size_t len) {
   if (!p || !p->computed) return -1;
   try {
@@ -697,14 +709,27 @@ int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len)
   return rc;
 }
 
+namespace {
+
+// The handle's topology as set, before any placement (whole machine, no restriction).
+LoadedTopology handle_topology(const sp_placement_t* p) {
+  TopologySpec spec;
+  spec.source = p->request.topology.source;
+  spec.cache = p->request.topology.cache;
+  return load_topology(spec);
+}
+
+}  // namespace
+
 int sp_topology_pus(sp_placement_t* p, char* buf, size_t len) {
   int rc = -1;
-  guarded(p, [&] {
-    TopologySpec spec;
-    spec.source = p->request.topology.source;
-    spec.cache = p->request.topology.cache;
-    rc = copy_out(format_cpulist(load_topology(spec).all_pus), buf, len);
-  });
+  guarded(p, [&] { rc = copy_out(format_cpulist(handle_topology(p).all_pus), buf, len); });
+  return rc;
+}
+
+int sp_topology_fingerprint(sp_placement_t* p, char* buf, size_t len) {
+  int rc = -1;
+  guarded(p, [&] { rc = copy_out(handle_topology(p).fingerprint, buf, len); });
   return rc;
 }
 

@@ -6,7 +6,7 @@
 #include <map>
 
 #include "error.hh"
-#include "strategies/matching.hh"
+#include "sharing/matching.hh"
 
 namespace slurmpin {
 

@@ -3,11 +3,11 @@
 
 #include <cmath>
 #include <cstdio>
+#include <cstring>
+#include <vector>
 
-#include "engine.hh"
 #include "error.hh"
-#include "strategies/score.hh"
-#include "strategies/strategy.hh"
+#include "slurm_pin/slurm_pin.h"
 
 namespace slurmpin {
 
@@ -29,26 +29,54 @@ double similarity(const SharingMatrix& a, const SharingMatrix& b) {
   return aa > 0 && bb > 0 ? ab / std::sqrt(aa * bb) : (aa == bb ? 1 : 0);
 }
 
-Result place(const SharingMatrix& w, const DiffInput& in) {
-  Request r;
-  r.topology.source = in.topology;
-  std::string path;
-  r.strategy = parse_strategy(in.strategy, &path);
-  if (!path.empty()) throw Error("diff compares computed placements: give a strategy, not a file");
-  r.threads = w.size();
-  r.matrix = w;
-  r.has_matrix = true;
-  r.matrix_source = "the profile";
-  return compute_placement(r);
+// One placement through the C API, as `slurm-pin place` computes it.
+struct Placed {
+  sp_placement_t* p = sp_init();
+  Placed() = default;
+  Placed(const Placed&) = delete;
+  Placed& operator=(const Placed&) = delete;
+  ~Placed() { sp_finalize(p); }
+  void check(int rc) const {
+    if (rc != 0) throw Error(sp_error(p));
+  }
+};
+
+void place(Placed& out, const SharingMatrix& w, const DiffInput& in) {
+  if (in.strategy.rfind("file:", 0) == 0)
+    throw Error("diff compares computed placements: give a strategy, not a file");
+  if (!out.p) throw Error("out of memory");
+  int n = w.size();
+  // The matrix with its floor, as the strategies and the scores see it.
+  std::vector<double> rows(static_cast<size_t>(n) * n, 0.0);
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j)
+      if (i != j) rows[static_cast<size_t>(i) * n + j] = w(i, j);
+  out.check(sp_set_topology(out.p, in.topology.c_str()));
+  out.check(sp_set_strategy(out.p, in.strategy.c_str()));
+  out.check(sp_set_threads(out.p, n));
+  out.check(sp_set_matrix(out.p, rows.data(), n));
+  out.check(sp_compute(out.p));
 }
 
-std::vector<std::vector<int>> slots(const Result& r) {
-  std::vector<std::vector<int>> out;
-  for (const TaskPlace& t : r.tasks) {
-    out.emplace_back();
-    for (const ThreadPlace& p : t.threads) out.back().push_back(p.slot);
+// Each placement judged by the other's matrix: the sharing kept summed over
+// the machine's levels (the strategies' objective).
+double kept(const Placed& placement, const Placed& matrix) {
+  double k = 0;
+  if (sp_get_kept_sharing(placement.p, matrix.p, &k) != 0) throw Error("the two placements cannot be compared");
+  return k;
+}
+
+bool same_placement(const Placed& a, const Placed& b) {
+  int n = sp_get_nthreads(a.p);
+  if (n != sp_get_nthreads(b.p)) return false;
+  char x[4096], y[4096];
+  for (int t = 0; t < n; ++t) {
+    int lx = sp_get_thread_cpus(a.p, 0, t, x, sizeof x), ly = sp_get_thread_cpus(b.p, 0, t, y, sizeof y);
+    if (lx < 0 || ly < 0 || static_cast<size_t>(lx) >= sizeof x || static_cast<size_t>(ly) >= sizeof y)
+      throw Error("a thread's CPU list is too long to compare");
+    if (std::strcmp(x, y) != 0) return false;
   }
-  return out;
+  return true;
 }
 
 std::string fmt(const char* f, double v) {
@@ -71,12 +99,11 @@ std::string diff_profiles(const Profile& a, const std::string& a_name, const Pro
   std::string what = in.model + " model" + (in.region.empty() ? "" : ", region " + in.region);
   std::string out = a_name + " and " + b_name + ": " + std::to_string(a.threads) + " threads, " + what + "\n";
   out += "  similarity of the matrices (cosine over every pair): " + fmt("%.3f", similarity(wa, wb)) + "\n";
-  Result ra = place(wa, in), rb = place(wb, in);
-  // Each placement judged by each matrix: the sharing kept summed over the
-  // machine's levels (the strategies' objective).
-  auto kept = [&](const Result& r, const SharingMatrix& w) { return quality(score_levels(ra.tree, slots(r), &w)); };
-  double aa = kept(ra, wa), ab = kept(rb, wa), bb = kept(rb, wb), ba = kept(ra, wb);
-  bool same = slots(ra) == slots(rb);
+  Placed ra, rb;
+  place(ra, wa, in);
+  place(rb, wb, in);
+  double aa = kept(ra, ra), ab = kept(rb, ra), bb = kept(rb, rb), ba = kept(ra, rb);
+  bool same = same_placement(ra, rb);
   out += "  " + in.strategy + " on " + in.topology + ": " +
          (same ? "the same placement" : "different placements") + "\n";
   if (!same) {

@@ -32,8 +32,8 @@
 #include "source_lines.hh"
 #include "sharing/store.hh"
 #include "sums.hh"
-#include "topology/topology.hh"
 #include "trace.hh"
+#include "slurm_pin/slurm_pin.h"
 
 using namespace slurmpin;
 
@@ -154,6 +154,23 @@ std::string which(const std::string& prog) {
 std::string sha256_of(const std::string& path) {
   std::string out = capture({"sha256sum", "--", path});
   return out.size() >= 64 && out.find_first_not_of("0123456789abcdef") >= 64 ? out.substr(0, 64) : "-";
+}
+
+// This machine as counts per kind (the engine's fingerprint), which the
+// profile records so a placement on another machine can say so.
+std::string machine_fingerprint() {
+  sp_placement_t* p = sp_init();
+  std::string out(256, '\0');
+  int n = p ? sp_topology_fingerprint(p, &out[0], out.size()) : -1;
+  if (n >= static_cast<int>(out.size())) {  // rare: a machine of many kinds
+    out.resize(static_cast<size_t>(n) + 1);
+    n = sp_topology_fingerprint(p, &out[0], out.size());
+  }
+  out.resize(n >= 0 ? static_cast<size_t>(n) : 0);
+  std::string why = p && n < 0 ? sp_error(p) : "out of memory";
+  sp_finalize(p);
+  if (n < 0) throw Error("cannot read this machine's topology: " + why);
+  return out;
 }
 
 std::string utc_now() {
@@ -371,7 +388,7 @@ int profile(const Options& o) {
   in.application = o.app;
   in.binary_sha256 = program.empty() ? "-" : sha256_of(program);
   in.date = utc_now();
-  in.topology = load_topology(TopologySpec()).fingerprint;
+  in.topology = machine_fingerprint();
   in.tool = sums.header.tool + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " +
             (o.from_trace.empty() ? o.backend : "trace " + o.from_trace) + ")";
   Analysis a = analyze_sums(sums, in);

@@ -12,8 +12,8 @@ slurm_names_in() {
   grep -rnoE '"SLURM_[A-Z_]+' "$@" | grep -v '"SLURM_PIN_' || true
 }
 
-@test "the engine (placements/src, its API) names no Slurm variable" {
-  run slurm_names_in "$ROOT/placements/src" "$ROOT/placements/include"
+@test "the engine (placements/src, shared, its API) names no Slurm variable" {
+  run slurm_names_in "$ROOT/placements/src" "$ROOT/placements/shared" "$ROOT/placements/include"
   echo "$output"
   [ -z "$output" ]
   # The rule can fail: the front ends' adapter does name them.
@@ -21,7 +21,7 @@ slurm_names_in() {
 }
 
 @test "the API names no Slurm function and the engine calls no Slurm" {
-  run grep -rnE 'slurm_cpu_bind|policy_decision|#include <slurm/' "$ROOT/placements/include" "$ROOT/placements/src"
+  run grep -rnE 'slurm_cpu_bind|policy_decision|#include <slurm/' "$ROOT/placements/include" "$ROOT/placements/src" "$ROOT/placements/shared"
   echo "$output"
   [ "$status" -eq 1 ]
 }
@@ -47,22 +47,6 @@ includes_of() {
   [ -z "$out" ]
 }
 
-# The engine's folders each use only those below them (placements/README.md).
-@test "the engine's folders use only the folders below them" {
-  local src=$ROOT/placements/src out="" pair
-  for pair in "input topology" "input sharing" "input strategies" "input binding" "topology sharing" \
-    "topology strategies" "topology binding" "sharing topology" "sharing strategies" "sharing binding" \
-    "strategies binding"; do
-    set -- $pair
-    out+=$(grep -lE "#include \"$2/" "$src/$1"/* 2>/dev/null | sed "s|^|$1 uses $2: |")
-  done
-  out+=$(grep -lE '#include "engine.hh"' "$src"/{input,topology,sharing,strategies}/* 2>/dev/null | sed 's|^|uses the engine: |')
-  echo "$out"
-  [ -z "$out" ]
-  # The rule can fail: the strategies do use the folders below them.
-  grep -qE '#include "sharing/' "$src"/strategies/*
-}
-
 # Engine headers (placements/src) a file includes, by their include path.
 engine_includes_of() {
   local f=$1 inc
@@ -72,14 +56,56 @@ engine_includes_of() {
   true
 }
 
-@test "slurm-pin place reads its placement through the C API, as the plugin and run do" {
-  local out="" f
-  for f in "$ROOT"/placements/cli/place_*.cc "$ROOT"/placements/cli/place_*.hh; do
-    # The commands' argument and error helpers are the only shared code.
-    out+=$(engine_includes_of "$f" | grep -vE ': (input/args\.hh|error\.hh)$' || true)
+# The engine's folders each use only those below them (placements/README.md):
+# shared/ (input <- sharing) <- topology <- strategies <- engine.cc <- binding.
+@test "the engine's folders use only the folders below them" {
+  local src=$ROOT/placements/src shared=$ROOT/placements/shared out="" pair f
+  for pair in "topology strategies" "topology binding" "strategies binding"; do
+    set -- $pair
+    out+=$(grep -lE "#include \"$2/" "$src/$1"/* 2>/dev/null | sed "s|^|$1 uses $2: |")
+  done
+  out+=$(grep -lE '#include "engine.hh"' "$src"/{topology,strategies}/* 2>/dev/null | sed 's|^|uses the engine: |')
+  out+=$(grep -lE '#include "sharing/' "$shared"/input/* 2>/dev/null | sed 's|^|input uses sharing: |')
+  # shared/ is below every engine folder: it includes none of src/.
+  for f in "$shared"/*.hh "$shared"/*/*; do
+    out+=$(engine_includes_of "$f")
   done
   echo "$out"
   [ -z "$out" ]
-  # The rule can fail: the profiler still includes the engine's insides.
-  [ -n "$(engine_includes_of "$ROOT/profiler/cli/profile_diff.cc")" ]
+  # The rule can fail: the strategies do use the folders below them.
+  grep -qE '#include "topology/' "$src"/strategies/*
+  [ -n "$(engine_includes_of "$src/strategies/profile_guided.cc")" ]
+}
+
+@test "slurm-pin place reads its placement through the C API, as the plugin and run do" {
+  local out="" f
+  for f in "$ROOT"/placements/cli/place_*.cc "$ROOT"/placements/cli/place_*.hh; do
+    out+=$(engine_includes_of "$f")
+  done
+  echo "$out"
+  [ -z "$out" ]
+  # The rule can fail: the in-algorithm benchmark includes the engine's insides.
+  [ -n "$(engine_includes_of "$ROOT/bench/placement/bench_placement.cc")" ]
+}
+
+@test "the engine's insides are private: what ships uses its C API and shared/ only" {
+  local out="" f
+  # Every source of the commands, the plugin, the runtime, the profiler and
+  # the policy's helpers.
+  while IFS= read -r f; do
+    out+=$(engine_includes_of "$ROOT/$f")
+  done < <(cd "$ROOT" && git ls-files placements/cli spank_plugin runtime profiler lua common evaluate |
+    grep -E '\.(c|cc|h|hh|cpp)$')
+  # Only the in-algorithm benchmark and the unit tests link the insides.
+  out+=$(cd "$ROOT" && git grep -l 'slurmpin_engine_internals' -- '*CMakeLists.txt' |
+    grep -vE '^(placements|bench|tests)/CMakeLists.txt$' | sed 's|^|links the insides: |')
+  # src/ is on no include path but the engine's own (PRIVATE) and the insides'.
+  # (The sanitized build in tests/fuzz compiles the engine's sources itself.)
+  out+=$(cd "$ROOT" && git grep -n 'placements/src\|CMAKE_CURRENT_SOURCE_DIR}/src' -- '*CMakeLists.txt' |
+    grep -vE '^tests/fuzz/CMakeLists.txt:|^placements/CMakeLists.txt:[0-9]+:.*(PRIVATE|slurmpin_engine_internals INTERFACE) .*/src' |
+    sed 's|^|src on a path: |')
+  echo "$out"
+  [ -z "$out" ]
+  # The rule can fail: the engine's own C API does include them.
+  [ -n "$(engine_includes_of "$ROOT/placements/src/c_api.cc")" ]
 }

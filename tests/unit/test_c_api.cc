@@ -69,6 +69,73 @@ TEST(CApi, EdgeListsPlaceLikeTheDenseMatrix) {
   sp_finalize(p);
 }
 
+namespace {
+
+// lpgp with the n x n matrix m, compact without one.
+sp_placement_t* placed(const double* m, int n, const char* topology) {
+  sp_placement_t* p = sp_init();
+  EXPECT_EQ(sp_set_topology(p, topology), 0);
+  EXPECT_EQ(sp_set_strategy(p, m ? "lpgp" : "compact"), 0);
+  if (m) {
+    EXPECT_EQ(sp_set_matrix(p, m, n), 0);
+  }
+  EXPECT_EQ(sp_set_threads(p, n), 0);
+  EXPECT_EQ(sp_compute(p), 0) << sp_error(p);
+  return p;
+}
+
+}  // namespace
+
+TEST(CApi, APlacementIsJudgedByAnotherPlacementsMatrix) {
+  // a pairs (0,2) and (1,3), b pairs (0,1) and (2,3): each placement keeps
+  // its own pairs in a package, and fewer of the other's.
+  const double a[16] = {0, 1, 9, 1, 1, 0, 1, 9, 9, 1, 0, 1, 1, 9, 1, 0};
+  const double b[16] = {0, 9, 1, 1, 9, 0, 1, 1, 1, 1, 0, 9, 1, 1, 9, 0};
+  const char* machine = "pack:2 core:2 pu:1";
+  sp_placement_t *pa = placed(a, 4, machine), *pb = placed(b, 4, machine);
+  double aa = -1, ab = -1, levels = 0, kept = 0;
+  ASSERT_EQ(sp_get_kept_sharing(pa, pa, &aa), 0);
+  ASSERT_EQ(sp_get_kept_sharing(pb, pa, &ab), 0);
+  // Judged by its own matrix: the levels' sharing, summed.
+  for (int l = 0; l < sp_get_nlevels(pa); ++l) {
+    ASSERT_EQ(sp_get_level_sharing(pa, l, &kept, nullptr), 0);
+    levels += kept;
+  }
+  EXPECT_DOUBLE_EQ(aa, levels);
+  EXPECT_GT(aa, ab);
+  double bb = -1, ba = -1;
+  ASSERT_EQ(sp_get_kept_sharing(pb, pb, &bb), 0);
+  ASSERT_EQ(sp_get_kept_sharing(pa, pb, &ba), 0);
+  EXPECT_GT(bb, ba);
+
+  // Not comparable: no matrix to judge by, another thread count, another machine.
+  sp_placement_t *none = placed(nullptr, 4, machine), *three = placed(a, 3, machine),
+                 *other = placed(a, 4, "pack:4 core:1 pu:1");
+  EXPECT_EQ(sp_get_kept_sharing(pa, none, &kept), -1);
+  EXPECT_EQ(sp_get_kept_sharing(none, pa, &kept), 0);
+  EXPECT_EQ(sp_get_kept_sharing(three, pa, &kept), -1);
+  EXPECT_EQ(sp_get_kept_sharing(other, pa, &kept), -1);
+  EXPECT_EQ(sp_get_kept_sharing(pa, nullptr, &kept), -1);
+  for (sp_placement_t* p : {pa, pb, none, three, other}) sp_finalize(p);
+}
+
+TEST(CApi, TheTopologysFingerprintNeedsNoPlacement) {
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, slurmpin::test::topo("core2.xml").c_str()), 0);
+  char buf[128];
+  int n = sp_topology_fingerprint(p, buf, sizeof buf);
+  EXPECT_EQ(n, static_cast<int>(std::string(buf).size()));
+  EXPECT_STREQ(buf, "NUMANode:1 Package:2 L2:4 Core:8 PU:8");
+  // The length needed, whatever the buffer.
+  EXPECT_EQ(sp_topology_fingerprint(p, buf, 4), n);
+  EXPECT_STREQ(buf, "NUM");
+  // A topology that cannot load: -1 and the reason.
+  ASSERT_EQ(sp_set_topology(p, "pack:0 pu:0"), 0);
+  EXPECT_EQ(sp_topology_fingerprint(p, buf, sizeof buf), -1);
+  EXPECT_STRNE(sp_error(p), "");
+  sp_finalize(p);
+}
+
 TEST(CApi, ErrorsAreOneLineMessages) {
   sp_placement_t* p = sp_init();
   EXPECT_EQ(sp_set_strategy(p, "packed"), -1);

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "brute_pairing.hh"
-#include "strategies/matching.hh"
+#include "sharing/matching.hh"
 #include "test_support.hh"
 
 using namespace slurmpin;

@@ -149,6 +149,12 @@ int sp_get_level_domains(const sp_placement_t *p, int level);
 /* The sharing kept inside one domain of the level, and all of it (the
  * first task's threads); -1 without a matrix. */
 int sp_get_level_sharing(const sp_placement_t *p, int level, double *kept, double *total);
+/* How much of q's sharing p's placement keeps, summed over the machine's
+ * levels (the profile-guided strategies' objective): judges one placement
+ * by another's matrix, as `slurm-pin profiles diff` does; q == p judges p by
+ * its own. Both computed on one machine and allowed CPUs with one task
+ * shape, q with a matrix. Returns 0, or -1 when they cannot be compared. */
+int sp_get_kept_sharing(const sp_placement_t *p, const sp_placement_t *q, double *kept);
 /* The placement as a placement file (docs/formats.md) that
  * --pin-strategy=file:PATH applies again, its regions included; `strategy`
  * is what the file says made it. Length needed, or -1. */
@@ -172,6 +178,10 @@ int sp_check_gpu_mode(const char *mode, char *err, size_t len); /* closest|none 
 int sp_cores_to_pus(sp_placement_t *p, const char *cores, char *buf, size_t len);
 /* Every PU of the handle's topology; returns the length needed, or -1. */
 int sp_topology_pus(sp_placement_t *p, char *buf, size_t len);
+/* The handle's machine as counts per kind, "Package:2 L3:2 Core:16 PU:16"
+ * (what profiles and placement files record, and sp_get_fingerprint gives
+ * after a placement); returns the length needed, or -1. */
+int sp_topology_fingerprint(sp_placement_t *p, char *buf, size_t len);
 
 /* One line per strategy, for --pin-strategy=help and `slurm-pin place --strategy help`. */
 const char *sp_strategies_help(void);

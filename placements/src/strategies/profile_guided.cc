@@ -5,7 +5,7 @@
 #include <numeric>
 
 #include "error.hh"
-#include "strategies/matching.hh"
+#include "sharing/matching.hh"
 #include "strategies/orders.hh"
 #include "strategies/partition.hh"
 #include "strategies/refine_placement.hh"

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-#include "strategies/matching.hh"
+#include "sharing/matching.hh"
 
 #include <lemon/matching.h>
 #include <lemon/smart_graph.h>
