@@ -190,7 +190,17 @@ void sp_finalize(sp_placement_t* p) { delete p; }
 const char* sp_error(const sp_placement_t* p) { return p ? p->error.c_str() : "no placement handle"; }
 
 int sp_set_topology(sp_placement_t* p, const char* source) {
-  return guarded(p, [&] { p->request.topology.source = source ? source : "this"; });
+  return guarded(p, [&] {
+    p->request.topology.source = source ? source : "this";
+    p->request.topology.given = nullptr;
+  });
+}
+
+int sp_set_hwloc_topology(sp_placement_t* p, hwloc_topology_t topology) {
+  return guarded(p, [&] {
+    p->request.topology.given = topology;
+    if (!topology) p->request.topology.source = "this";
+  });
 }
 
 int sp_set_topology_cache(sp_placement_t* p, const char* path) {
@@ -716,6 +726,7 @@ LoadedTopology handle_topology(const sp_placement_t* p) {
   TopologySpec spec;
   spec.source = p->request.topology.source;
   spec.cache = p->request.topology.cache;
+  spec.given = p->request.topology.given;
   return load_topology(spec);
 }
 

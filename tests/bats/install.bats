@@ -53,14 +53,16 @@ bats_require_minimum_version 1.5.0
   gcc "$src/consumer.c" -o "$BATS_TEST_TMPDIR/by-pc" $flags -Wl,-rpath,"$(dirname "$lib")"
   run "$BATS_TEST_TMPDIR/by-pc"
   expect_status 0
-  [ "$output" = "0 2 1 3" ]
+  # Scatter on "pack:2 core:2 pu:1", then on the program's own hwloc
+  # topology ("pack:2 core:4 pu:1", sp_set_hwloc_topology).
+  [ "$output" = $'0 2 1 3\n0 4 1 5' ]
   # CMake's find_package.
   cmake -S "$src" -B "$BATS_TEST_TMPDIR/cm" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_BUILD_RPATH="$(dirname "$lib")" >/dev/null
   cmake --build "$BATS_TEST_TMPDIR/cm" >/dev/null
   run "$BATS_TEST_TMPDIR/cm/consumer"
   expect_status 0
-  [ "$output" = "0 2 1 3" ]
+  [ "$output" = $'0 2 1 3\n0 4 1 5' ]
 }
 
 @test "the manual pages render without warnings, and bash completes commands and strategies" {

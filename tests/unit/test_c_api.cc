@@ -136,6 +136,52 @@ TEST(CApi, TheTopologysFingerprintNeedsNoPlacement) {
   sp_finalize(p);
 }
 
+TEST(CApi, PlacesOnTheCallersOwnHwlocTopology) {
+  // The same machine from the file and as a topology the caller loaded.
+  std::string xml = slurmpin::test::topo("core2.xml");
+  hwloc_topology_t mine;
+  ASSERT_EQ(hwloc_topology_init(&mine), 0);
+  ASSERT_EQ(hwloc_topology_set_xml(mine, xml.c_str()), 0);
+  ASSERT_EQ(hwloc_topology_load(mine), 0);
+  int pus_before = hwloc_bitmap_weight(hwloc_topology_get_topology_cpuset(mine));
+  const double m[16] = {0, 1, 9, 1, 1, 0, 1, 9, 9, 1, 0, 1, 1, 9, 1, 0};
+  sp_placement_t *from_file = sp_init(), *given = sp_init();
+  for (sp_placement_t* p : {from_file, given}) {
+    ASSERT_EQ(sp_set_restrict(p, "0-3,6-7"), 0);
+    ASSERT_EQ(sp_set_strategy(p, "lpgp"), 0);
+    ASSERT_EQ(sp_set_matrix(p, m, 4), 0);
+  }
+  ASSERT_EQ(sp_set_topology(from_file, xml.c_str()), 0);
+  ASSERT_EQ(sp_set_hwloc_topology(given, mine), 0);
+  ASSERT_EQ(sp_compute(from_file), 0) << sp_error(from_file);
+  ASSERT_EQ(sp_compute(given), 0) << sp_error(given);
+  for (int t = 0; t < 4; ++t) EXPECT_EQ(sp_get_thread_pu(given, 0, t), sp_get_thread_pu(from_file, 0, t));
+  EXPECT_STREQ(sp_get_fingerprint(given), sp_get_fingerprint(from_file));
+  char buf[64];
+  ASSERT_GT(sp_topology_pus(given, buf, sizeof buf), 0);
+  EXPECT_STREQ(buf, "0-7");
+  // The restriction was applied to a copy: the caller's topology is whole.
+  EXPECT_EQ(hwloc_bitmap_weight(hwloc_topology_get_topology_cpuset(mine)), pus_before);
+
+  // A topology that was never loaded is one error; NULL goes back to this machine.
+  hwloc_topology_t unloaded;
+  ASSERT_EQ(hwloc_topology_init(&unloaded), 0);
+  ASSERT_EQ(sp_set_hwloc_topology(given, unloaded), 0);
+  EXPECT_EQ(sp_compute(given), -1);
+  EXPECT_NE(std::string(sp_error(given)).find("hwloc_topology_load"), std::string::npos) << sp_error(given);
+  ASSERT_EQ(sp_set_hwloc_topology(given, nullptr), 0);
+  sp_placement_t* here = sp_init();
+  char here_pus[4096];
+  ASSERT_GT(sp_topology_pus(here, here_pus, sizeof here_pus), 0);
+  ASSERT_GT(sp_topology_pus(given, buf, sizeof buf), 0) << sp_error(given);
+  EXPECT_STREQ(buf, here_pus);
+  sp_finalize(here);
+  hwloc_topology_destroy(unloaded);
+  hwloc_topology_destroy(mine);
+  sp_finalize(from_file);
+  sp_finalize(given);
+}
+
 TEST(CApi, ErrorsAreOneLineMessages) {
   sp_placement_t* p = sp_init();
   EXPECT_EQ(sp_set_strategy(p, "packed"), -1);

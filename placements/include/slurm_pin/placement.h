@@ -39,6 +39,12 @@ const char *sp_error(const sp_placement_t *p);
 
 /* Inputs. */
 int sp_set_topology(sp_placement_t *p, const char *source); /* "this", XML file, synthetic */
+/* The caller's own loaded hwloc topology instead (as mpibind_set_topology):
+ * the handle copies it at each use and never modifies or frees it, so it
+ * must stay valid until sp_finalize or the next sp_set_topology*. Device
+ * locality (sp_set_gpu) needs its I/O objects (hwloc's io_types filter).
+ * NULL: back to "this". */
+int sp_set_hwloc_topology(sp_placement_t *p, hwloc_topology_t topology);
 /* For "this": the node's topology as sp_save_topology wrote it, read
  * instead of discovered (milliseconds saved per step) when it is root's,
  * writable by nobody else and describes the CPUs online now; otherwise, or

@@ -344,7 +344,16 @@ TopologyPtr open_source(const TopologySpec& spec, const Source& s, bool io) {
   return TopologyPtr(copy);
 }
 
-TopologyPtr open_topology(const TopologySpec& spec) { return open_source(spec, read_source(spec.source), false); }
+TopologyPtr copy_of(hwloc_topology_t given) {
+  hwloc_topology_t copy;
+  if (hwloc_topology_dup(&copy, given) < 0)
+    throw Error("the caller's hwloc topology cannot be copied (load it with hwloc_topology_load first)");
+  return TopologyPtr(copy);
+}
+
+TopologyPtr open_topology(const TopologySpec& spec) {
+  return spec.given ? copy_of(spec.given) : open_source(spec, read_source(spec.source), false);
+}
 
 }  // namespace
 
@@ -460,8 +469,8 @@ std::vector<unsigned> first_pus_per_core(hwloc_topology_t topo, const std::vecto
 
 namespace {
 
-LoadedTopology load_restricted(const TopologySpec& spec, const Source& source) {
-  TopologyPtr topo = open_source(spec, source, spec.devices);
+// `topo`: a copy this call may restrict.
+LoadedTopology load_restricted(const TopologySpec& spec, TopologyPtr topo) {
   hwloc_topology_t raw = topo.get();
 
   LoadedTopology out;
@@ -494,13 +503,14 @@ LoadedTopology load_restricted(const TopologySpec& spec, const Source& source) {
 // (4 ms a call on 1024 cores). Keyed like the loaded topologies (an XML by
 // its content) plus the restriction.
 LoadedTopology load_topology(const TopologySpec& spec) {
+  if (spec.given) return load_restricted(spec, copy_of(spec.given));
   static std::map<std::tuple<SourceKey, std::vector<unsigned>, int, int>, LoadedTopology> built;
   Source source = read_source(spec.source);
   auto key = std::make_tuple(source_key(spec, source, spec.devices), spec.allowed, static_cast<int>(spec.granularity),
                              spec.smt);
   auto it = built.find(key);
   if (it != built.end()) return it->second;
-  LoadedTopology fresh = load_restricted(spec, source);
+  LoadedTopology fresh = load_restricted(spec, open_source(spec, source, spec.devices));
   make_room(built);
   return built.emplace(key, std::move(fresh)).first->second;
 }

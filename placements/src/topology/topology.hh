@@ -4,6 +4,8 @@
 // PUs on request. Objects with identical CPU sets (a package and its L3, a
 // core and its L2) collapse into one node that carries every kind.
 #pragma once
+#include <hwloc.h>
+
 #include <cstddef>
 #include <string>
 #include <vector>
@@ -70,6 +72,10 @@ struct TopologySpec {
   // For "this": where slurmd saved the node's topology (node_topology.hh),
   // read instead of discovering when it can be trusted; empty: discover.
   std::string cache;
+  // A loaded hwloc topology the caller owns (sp_set_hwloc_topology), used
+  // instead of `source`: copied at each use, never modified or memoised
+  // (the caller may change or free it between calls).
+  hwloc_topology_t given = nullptr;
   std::vector<unsigned> allowed;  // empty = every PU
   Granularity granularity = Granularity::kCore;
   // smt:k (as mpibind): only the first k allowed PUs of each core are used,
