@@ -9,7 +9,7 @@
 
 #include "input/args.hh"
 #include "topology/cpulist.hh"
-#include "topology/bitmap.hh"
+#include "topology/cpu_set.hh"
 #include "topology/devices.hh"
 #include "topology/domain_names.hh"
 #include "engine.hh"
@@ -37,8 +37,6 @@ struct sp_placement {
   bool restrict_to_process = false;
   BindOptions bind;
   // Outputs kept for the caller: CPU sets, one task's environment.
-  std::vector<Bitmap> task_sets;
-  std::vector<std::vector<Bitmap>> thread_sets;
   int env_task = -1;
   std::vector<EnvVar> env;
   // The names, the same for every task: kept apart from `env`, which is
@@ -116,23 +114,12 @@ void require_task(const sp_placement_t* p, int task) {
 
 // The allowed CPUs, within those the calling process may use.
 std::vector<unsigned> within_process(const std::vector<unsigned>& allowed) {
-  std::vector<unsigned> mine = process_cpus(), both;
-  if (allowed.empty()) return mine;
-  std::set_intersection(allowed.begin(), allowed.end(), mine.begin(), mine.end(), std::back_inserter(both));
+  CpuSet mine = process_cpus();
+  if (allowed.empty()) return mine.ids();
+  CpuSet asked = CpuSet::of(allowed), both = asked & mine;
   if (both.empty())
-    throw Error("none of the CPUs " + format_cpulist(allowed) + " is among those this process may use (" +
-                format_cpulist(mine) + ")");
-  return both;
-}
-
-void keep_cpusets(sp_placement_t* p) {
-  p->task_sets.clear();
-  p->thread_sets.clear();
-  for (const TaskPlace& t : p->result.tasks) {
-    p->task_sets.push_back(bitmap_of(t.share));
-    p->thread_sets.emplace_back();
-    for (const ThreadPlace& th : t.threads) p->thread_sets.back().push_back(bitmap_of(th.cpus));
-  }
+    throw Error("none of the CPUs " + asked.list() + " is among those this process may use (" + mine.list() + ")");
+  return both.ids();
 }
 
 // A computed placement as the placement file that applies it again.
@@ -144,7 +131,7 @@ std::string placement_file_of(const Result& r, const std::string& strategy) {
     TaskCpus out;
     for (const auto& t : tasks) {
       out.emplace_back();
-      for (const auto& th : t.threads) out.back().push_back(ranges_of(th.cpus));
+      for (const auto& th : t.threads) out.back().push_back(ranges_of(th.cpus.get()));
     }
     return out;
   };
@@ -387,7 +374,6 @@ int sp_compute(sp_placement_t* p) {
                   " needs slurm-pin's thread library (libslurm_pin_threads.so): none was given");
     p->domains.reset();
     p->result = compute_placement(r);
-    keep_cpusets(p);
     p->computed = true;
   });
 }
@@ -427,16 +413,15 @@ int sp_set_origin(sp_placement_t* p, const char* why) {
   return bind_option(p, [&] { p->bind.origin = why ? why : ""; });
 }
 
+// The placement's own sets: the engine holds CPU sets as hwloc bitmaps.
 hwloc_const_bitmap_t sp_get_task_cpuset(sp_placement_t* p, int task) {
-  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->task_sets.size())) return nullptr;
-  return p->task_sets[static_cast<size_t>(task)].get();
+  const TaskPlace* t = task_at(p, task);
+  return t ? t->share.get() : nullptr;
 }
 
 hwloc_const_bitmap_t sp_get_thread_cpuset(sp_placement_t* p, int task, int thread) {
-  if (!sp_get_task_cpuset(p, task)) return nullptr;
-  const auto& threads = p->thread_sets[static_cast<size_t>(task)];
-  if (thread < 0 || thread >= static_cast<int>(threads.size())) return nullptr;
-  return threads[static_cast<size_t>(thread)].get();
+  const ThreadPlace* t = thread_at(p, task, thread);
+  return t ? t->cpus.get() : nullptr;
 }
 
 int sp_get_env_count(sp_placement_t* p) {
@@ -482,7 +467,7 @@ const char* sp_get_task_data(sp_placement_t* p, int task) {
 int sp_bind_task(sp_placement_t* p, int task) {
   return guarded(p, [&] {
     require_task(p, task);
-    const std::vector<unsigned>& cpus = p->result.tasks[static_cast<size_t>(task)].share;
+    const CpuSet& cpus = p->result.tasks[static_cast<size_t>(task)].share;
     bind_process(cpus);
     set_memory_policy(p->bind.mem, cpus);
   });
@@ -510,12 +495,12 @@ int sp_get_nthreads(const sp_placement_t* p) {
 
 int sp_get_task_cpus(const sp_placement_t* p, int task, char* buf, size_t len) {
   if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return -1;
-  return copy_out(format_cpulist(p->result.tasks[task].share), buf, len);
+  return copy_out(p->result.tasks[task].share.list(), buf, len);
 }
 
 int sp_get_thread_cpus(const sp_placement_t* p, int task, int thread, char* buf, size_t len) {
   const ThreadPlace* t = thread_at(p, task, thread);
-  return t ? copy_out(format_cpulist(t->cpus), buf, len) : -1;
+  return t ? copy_out(t->cpus.list(), buf, len) : -1;
 }
 
 int sp_get_thread_pu(const sp_placement_t* p, int task, int thread) {
@@ -593,7 +578,7 @@ int sp_get_region_thread_cpus(const sp_placement_t* p, int region, int task, int
   if (task < 0 || task >= static_cast<int>(tasks.size()) || thread < 0 ||
       thread >= static_cast<int>(tasks[task].threads.size()))
     return -1;
-  return copy_out(format_cpulist(tasks[task].threads[thread].cpus), buf, len);
+  return copy_out(tasks[task].threads[thread].cpus.list(), buf, len);
 }
 
 int sp_get_nlevels(const sp_placement_t* p) {

@@ -34,13 +34,13 @@ std::vector<int> order_for(const Tree& t, Strategy s, uint64_t seed) {
   }
 }
 
-std::vector<unsigned> widen(const Tree& t, int slot, const std::string& kind) {
-  if (kind.empty()) return t.nodes[slot].pus;
+CpuSet widen(const Tree& t, int slot, const std::string& kind) {
+  if (kind.empty()) return CpuSet::of(t.nodes[slot].pus);
   int a = t.ancestor_of_kind(slot, kind);
   if (a < 0)
     throw Error("granularity " + kind + ": this topology has no " + kind +
                 " above core " + format_cpulist(t.nodes[slot].pus) + " (use pu, core, or another level)");
-  return t.nodes[a].pus;
+  return CpuSet::of(t.nodes[a].pus);
 }
 
 // The step's bound on wall time, checked between pieces of work: a user's
@@ -100,21 +100,15 @@ void resolve_threads(const Request& r, int share, int& threads) {
                 std::to_string(threads) + " threads or run " + std::to_string(r.matrix.size()));
 }
 
-// The CPUs of `cpus`, each checked against `allowed` (sorted) before the
-// range is expanded: an id outside is named, whatever its size.
-std::vector<unsigned> checked_cpus(const CpuRanges& cpus, const std::vector<unsigned>& allowed,
-                                   const std::function<std::string(unsigned)>& outside) {
-  for (const CpuRange& x : cpus) {
-    auto lo = std::lower_bound(allowed.begin(), allowed.end(), x.lo);
-    if (lo == allowed.end() || *lo != x.lo) throw Error(outside(x.lo));
-    auto hi = std::upper_bound(lo, allowed.end(), x.hi);
-    if (static_cast<size_t>(hi - lo) != static_cast<size_t>(x.hi - x.lo) + 1) {
-      unsigned missing = x.lo;  // the first id of the range the set lacks
-      for (auto it = lo; it != hi && *it == missing; ++it) ++missing;
-      throw Error(outside(missing));
-    }
-  }
-  return expand_ranges(cpus);
+// The CPUs of `cpus`, all in `allowed`, or the first outside named. The
+// file's ids were bounded by the machine as it was parsed, so the set costs
+// no more than the machine's.
+CpuSet checked_cpus(const CpuRanges& cpus, const CpuSet& allowed,
+                    const std::function<std::string(unsigned)>& outside) {
+  CpuSet want = CpuSet::of(cpus), extra;
+  hwloc_bitmap_andnot(extra.get(), want.get(), allowed.get());
+  if (!extra.empty()) throw Error(outside(static_cast<unsigned>(extra.first())));
+  return want;
 }
 
 Result from_file(const Request& r, LoadedTopology& lt) {
@@ -133,6 +127,7 @@ Result from_file(const Request& r, LoadedTopology& lt) {
     throw Error(p + ": has " + plural(threads, "thread") + " per task but " +
                 plural(r.threads, "thread") + " were asked for (set the thread count to match)");
   const std::vector<unsigned>& allowed = lt.tree.nodes[lt.tree.root].pus;
+  CpuSet allowed_set = CpuSet::of(allowed);
   // Bounded by the machine before anything is expanded. A file names every
   // thread's CPUs itself, so threads may share them, up to the limit.
   size_t limit = allowed.size() * kMaxOversubscription;
@@ -151,16 +146,16 @@ Result from_file(const Request& r, LoadedTopology& lt) {
     TaskPlace tp;
     for (int i = 0; i < threads; ++i) {
       ThreadPlace th;
-      th.cpus = checked_cpus(f.tasks[t][i], allowed, [&](unsigned c) {
+      th.cpus = checked_cpus(f.tasks[t][i], allowed_set, [&](unsigned c) {
         return p + ": task " + std::to_string(t) + " thread " + std::to_string(i) + " uses CPU " + std::to_string(c) +
                ", outside the allowed CPUs " + format_cpulist(allowed) +
                " (recompute the placement for this allocation)";
       });
-      th.pu = static_cast<int>(th.cpus.front());
-      th.slot = slot_of_pu[th.cpus[0]];
+      th.pu = th.cpus.first();
+      th.slot = slot_of_pu[th.pu];
       tp.threads.push_back(th);
     }
-    tp.share = expand_ranges(task_cpus(f.tasks[t]));
+    tp.share = CpuSet::of(task_cpus(f.tasks[t]));
     out.tasks.push_back(tp);
   }
   for (const auto& region : f.regions) {
@@ -173,9 +168,9 @@ Result from_file(const Request& r, LoadedTopology& lt) {
         ThreadPlace th;
         th.cpus = checked_cpus(cpus, tp.share, [&](unsigned c) {
           return p + ": region " + rp.name + " task " + std::to_string(t) + " uses CPU " + std::to_string(c) +
-                 ", outside the task's CPUs " + format_cpulist(tp.share) + " (a region moves threads within their task)";
+                 ", outside the task's CPUs " + tp.share.list() + " (a region moves threads within their task)";
         });
-        th.pu = static_cast<int>(th.cpus.front());
+        th.pu = th.cpus.first();
         tp.threads.push_back(th);
       }
       rp.tasks.push_back(tp);
@@ -213,7 +208,7 @@ std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<Tree>& su
     else if (strategy_info(r.strategy).needs_matrix) slot_of = place_profile_guided(sub, w, r.strategy, seed);
     else slot_of = order_for(sub, r.strategy, seed);
     TaskPlace tp;
-    tp.share = sub.nodes[sub.root].pus;
+    tp.share = CpuSet::of(sub.nodes[sub.root].pus);
     for (int i = 0; i < threads; ++i) {
       ThreadPlace th;
       if (slot_of[i] >= 0) {
@@ -221,7 +216,7 @@ std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<Tree>& su
         th.pu = static_cast<int>(tree.nodes[th.slot].pus.front());
         th.cpus = widen(tree, th.slot, r.widen_to);
       } else {
-        th.cpus = tree.nodes[tree.root].pus;
+        th.cpus = CpuSet::of(tree.nodes[tree.root].pus);
       }
       tp.threads.push_back(th);
     }
@@ -313,7 +308,7 @@ void attach_devices(Result& out, const NodeDevices& devices, const std::vector<V
                     const std::vector<std::vector<int>>& task_gpus) {
   if (!visible.empty()) out.gpu_variable = visible.front().gpu.variable;
   std::vector<std::vector<unsigned>> cpus;
-  for (const auto& t : out.tasks) cpus.push_back(t.share);
+  for (const auto& t : out.tasks) cpus.push_back(t.share.ids());
   std::vector<TaskDevices> got = task_devices(devices, visible, task_gpus, cpus);
   for (size_t t = 0; t < out.tasks.size(); ++t)
     out.tasks[t].gpus = got[t].gpus, out.tasks[t].gpu_names = got[t].gpu_names, out.tasks[t].nic = got[t].nic;

@@ -12,6 +12,7 @@
 #include "strategies/score.hh"
 #include "strategies/strategy.hh"
 #include "strategies/task_split.hh"
+#include "topology/cpu_set.hh"
 #include "topology/topology.hh"
 
 namespace slurmpin {
@@ -63,11 +64,11 @@ struct Request {
 struct ThreadPlace {
   int slot = -1;                // node of Result::tree; -1 when unbound
   int pu = -1;                  // the PU it runs on (first of its slot); -1 when unbound
-  std::vector<unsigned> cpus;   // PUs the thread is bound to
+  CpuSet cpus;                  // PUs the thread is bound to
 };
 
 struct TaskPlace {
-  std::vector<unsigned> share;  // PUs of the task
+  CpuSet share;                 // PUs of the task
   std::vector<ThreadPlace> threads;
   std::vector<std::string> gpus;  // with gpu_closest: the job's names of its GPUs
   std::vector<std::string> gpu_names;  // and the node's ("cuda3"), for messages

@@ -5,7 +5,7 @@
 
 #include "topology/cpulist.hh"
 #include "fuzz_support.hh"
-#include "topology/bitmap.hh"
+#include "topology/cpu_set.hh"
 
 using namespace slurmpin;
 
@@ -21,10 +21,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     }
     if (parse_cpu_ranges(format_cpulist(r), "again", max_id) != r) __builtin_trap();  // round trip
   });
-  // The same list through hwloc bitmaps and back.
+  // The same list through a CpuSet (an hwloc bitmap) and back.
   expect_error_or_success([&] {
     std::vector<unsigned> cpus = parse_cpulist(text, "fuzz", max_id);
-    if (cpus_of(bitmap_of(cpus).get()) != cpus) __builtin_trap();
+    if (CpuSet::of(cpus).ids() != cpus || CpuSet::of(cpus) != CpuSet::of(ranges_of(cpus))) __builtin_trap();
   });
   return 0;
 }

@@ -104,27 +104,27 @@ TEST(Devices, EachTaskGetsItsNearestGpusAndCpusNearThem) {
   for (int t = 0; t < 8; ++t) {
     EXPECT_EQ(r.tasks[t].gpus, (std::vector<std::string>{std::to_string(t)}));
     unsigned socket_first = t < 4 ? 0 : 20;
-    for (unsigned c : r.tasks[t].share) EXPECT_TRUE(c % 40 >= socket_first && c % 40 < socket_first + 20) << c;
+    for (unsigned c : r.tasks[t].share.ids()) EXPECT_TRUE(c % 40 >= socket_first && c % 40 < socket_first + 20) << c;
   }
   // Visible GPUs 4 and 0 (socket 1, socket 0), the step's cores 0-1 and
   // 20-21: the task with GPU 0 runs on socket 0, the other on socket 1.
   std::vector<unsigned> step = both(both(range(0, 1), range(20, 21)), both(range(40, 41), range(60, 61)));
   r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "4,0"}}, step);
   EXPECT_EQ(r.tasks[0].gpus, (std::vector<std::string>{"0"}));
-  EXPECT_EQ(r.tasks[0].share, (std::vector<unsigned>{0, 1, 40, 41}));
+  EXPECT_EQ(r.tasks[0].share.ids(), (std::vector<unsigned>{0, 1, 40, 41}));
   EXPECT_EQ(r.tasks[1].gpus, (std::vector<std::string>{"4"}));
-  EXPECT_EQ(r.tasks[1].share, (std::vector<unsigned>{20, 21, 60, 61}));
+  EXPECT_EQ(r.tasks[1].share.ids(), (std::vector<unsigned>{20, 21, 60, 61}));
   // Both GPUs on socket 1: the first task takes socket 1's cores, not the
   // first cores in order (socket 0's, where a plain split would put it).
   r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "4,5"}}, step);
-  EXPECT_EQ(r.tasks[0].share, (std::vector<unsigned>{20, 21, 60, 61}));
+  EXPECT_EQ(r.tasks[0].share.ids(), (std::vector<unsigned>{20, 21, 60, 61}));
   // Fewer tasks than GPUs: blocks of neighbours; more: tasks share one.
   r = gpu_place("gpu-nps4.xml", 4);
   EXPECT_EQ(r.tasks[1].gpus, (std::vector<std::string>{"2", "3"}));
-  EXPECT_EQ(r.tasks[1].share, range(16, 31));
+  EXPECT_EQ(r.tasks[1].share.ids(), range(16, 31));
   r = gpu_place("gpu-nps4.xml", 16);
   EXPECT_EQ(r.tasks[3].gpus, (std::vector<std::string>{"1"}));
-  EXPECT_EQ(r.tasks[3].share, range(12, 15));
+  EXPECT_EQ(r.tasks[3].share.ids(), range(12, 15));
   // The NIC: on the task's own socket, spread over the socket's NICs.
   r = gpu_place("gpu-dgx1.xml", 4);
   EXPECT_EQ(r.tasks[0].nic, "mlx5_0");

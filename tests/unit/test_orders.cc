@@ -39,8 +39,8 @@ TEST(Nehalem, CompactAndScatter) {
 TEST(NehalemSmt, CoresByDefaultPusOnRequest) {
   // OS numbering as Linux gives it: core i holds PUs i and i+8.
   Result r = compute_placement(request(topo("nehalem-smt.xml"), Strategy::kCompact, 2));
-  EXPECT_EQ(r.tasks[0].threads[0].cpus, (std::vector<unsigned>{0, 8}));
-  EXPECT_EQ(r.tasks[0].threads[1].cpus, (std::vector<unsigned>{1, 9}));
+  EXPECT_EQ(r.tasks[0].threads[0].cpus.ids(), (std::vector<unsigned>{0, 8}));
+  EXPECT_EQ(r.tasks[0].threads[1].cpus.ids(), (std::vector<unsigned>{1, 9}));
   EXPECT_EQ(place("nehalem-smt.xml", Strategy::kCompact, 4, Granularity::kPu),
             (std::vector<int>{0, 8, 1, 9}));
   // Scatter uses every core once before any second hyperthread.
@@ -54,7 +54,7 @@ TEST(NehalemSmt, SmtKeepsTheFirstKHardwareThreadsOfEachCore) {
   r.topology.smt = 1;
   Result one = compute_placement(r);
   ASSERT_EQ(one.tasks[0].threads.size(), 8u);  // one per core by default
-  for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(one.tasks[0].threads[i].cpus, (std::vector<unsigned>{i}));
+  for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(one.tasks[0].threads[i].cpus.ids(), (std::vector<unsigned>{i}));
   // smt:2 within cores 0-1: a thread on each of their four PUs.
   r.topology.smt = 2;
   r.topology.allowed = {0, 1, 8, 9};

@@ -186,7 +186,7 @@ TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
                        {"c", pairs({{0, 1}, {2, 3}}, 3)}};
   Result res = compute_placement(r);
   ASSERT_EQ(res.regions.size(), 3u);
-  auto l2 = [&](const RegionPlace& rp, int t) { return rp.tasks[0].threads[t].cpus[0] / 2; };
+  auto l2 = [&](const RegionPlace& rp, int t) { return rp.tasks[0].threads[t].cpus.first() / 2; };
   EXPECT_EQ(l2(res.regions[0], 0), l2(res.regions[0], 2));
   EXPECT_EQ(l2(res.regions[1], 0), l2(res.regions[1], 1));
   EXPECT_NE(l2(res.regions[1], 0), l2(res.regions[1], 2));

@@ -38,14 +38,14 @@ TEST(Restrict, EveryStrategyStaysInsideRandomCpuSets) {
       for (const auto& t : res.tasks) {
         std::set<unsigned> mine;
         for (const auto& th : t.threads) {
-          ASSERT_EQ(th.cpus.size(), 1u);
-          unsigned c = th.cpus[0];
+          ASSERT_EQ(th.cpus.count(), 1u);
+          unsigned c = static_cast<unsigned>(th.cpus.first());
           EXPECT_TRUE(std::binary_search(allowed.begin(), allowed.end(), c))
               << "CPU " << c << " outside " << format_cpulist(allowed);
-          EXPECT_TRUE(std::binary_search(t.share.begin(), t.share.end(), c));
+          EXPECT_TRUE(t.share.has(c));
           EXPECT_TRUE(mine.insert(c).second) << "two threads on CPU " << c;
         }
-        for (unsigned c : t.share) EXPECT_TRUE(used.insert(c).second) << "tasks share CPU " << c;
+        for (unsigned c : t.share.ids()) EXPECT_TRUE(used.insert(c).second) << "tasks share CPU " << c;
       }
     }
   }
@@ -73,15 +73,15 @@ TEST(Tasks, CompactBlocksAndScatteredTasks) {
   Request r = request(topo("core2.xml"), Strategy::kCompact, 2);
   r.tasks = 3;
   Result c = compute_placement(r);
-  EXPECT_EQ(format_cpulist(c.tasks[0].share), "0-1");
-  EXPECT_EQ(format_cpulist(c.tasks[1].share), "2-3");
-  EXPECT_EQ(format_cpulist(c.tasks[2].share), "4-5");
+  EXPECT_EQ(c.tasks[0].share.list(), "0-1");
+  EXPECT_EQ(c.tasks[1].share.list(), "2-3");
+  EXPECT_EQ(c.tasks[2].share.list(), "4-5");
   ASSERT_EQ(c.notes.size(), 1u);  // two cores left unused
   r.task_layout = TaskLayout::kScatter;
   Result s = compute_placement(r);
-  EXPECT_EQ(format_cpulist(s.tasks[0].share), "0-1");
-  EXPECT_EQ(format_cpulist(s.tasks[1].share), "4-5");
-  EXPECT_EQ(format_cpulist(s.tasks[2].share), "2-3");
+  EXPECT_EQ(s.tasks[0].share.list(), "0-1");
+  EXPECT_EQ(s.tasks[1].share.list(), "4-5");
+  EXPECT_EQ(s.tasks[2].share.list(), "2-3");
 }
 
 TEST(Oversubscription, IsAnErrorUnlessAsked) {
@@ -96,8 +96,8 @@ TEST(Granularity, WidensBindingToTheL2) {
   Request r = request(topo("core2.xml"), Strategy::kScatter, 2);
   r.widen_to = "L2";
   Result res = compute_placement(r);
-  EXPECT_EQ(res.tasks[0].threads[0].cpus, (std::vector<unsigned>{0, 1}));
-  EXPECT_EQ(res.tasks[0].threads[1].cpus, (std::vector<unsigned>{4, 5}));
+  EXPECT_EQ(res.tasks[0].threads[0].cpus.ids(), (std::vector<unsigned>{0, 1}));
+  EXPECT_EQ(res.tasks[0].threads[1].cpus.ids(), (std::vector<unsigned>{4, 5}));
   r.widen_to = "L3";
   EXPECT_THROW(compute_placement(r), Error);  // Core2 has no L3
 }

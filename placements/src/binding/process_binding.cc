@@ -21,13 +21,13 @@ namespace {
 // every possible id costs tens of microseconds per task to fill and scan.
 constexpr size_t kMaskCpus = static_cast<size_t>(kMaxCpuId) + 1;
 
-struct CpuSetFree {
+struct KernelMaskFree {
   void operator()(cpu_set_t* s) const { CPU_FREE(s); }
 };
-using CpuSet = std::unique_ptr<cpu_set_t, CpuSetFree>;
+using KernelMask = std::unique_ptr<cpu_set_t, KernelMaskFree>;
 
-CpuSet kernel_mask(size_t cpus) {
-  CpuSet s(CPU_ALLOC(cpus));
+KernelMask kernel_mask(size_t cpus) {
+  KernelMask s(CPU_ALLOC(cpus));
   if (!s) throw Error("out of memory");
   CPU_ZERO_S(CPU_ALLOC_SIZE(cpus), s.get());
   return s;
@@ -41,43 +41,46 @@ size_t first_mask_cpus(size_t at_least) {
   return std::min(kMaskCpus, std::max<size_t>(1024, (n + 1023) / 1024 * 1024));
 }
 
-std::vector<unsigned> cpus_in(const cpu_set_t* mask, size_t cpus) {
-  std::vector<unsigned> out;
+CpuSet cpus_in(const cpu_set_t* mask, size_t cpus) {
+  CpuSet out;
   size_t size = CPU_ALLOC_SIZE(cpus);
   for (size_t c = 0, left = static_cast<size_t>(CPU_COUNT_S(size, mask)); left > 0 && c < cpus; ++c)
-    if (CPU_ISSET_S(c, size, mask)) out.push_back(static_cast<unsigned>(c)), --left;
+    if (CPU_ISSET_S(c, size, mask)) out.add(static_cast<unsigned>(c)), --left;
   return out;
 }
 
 }  // namespace
 
-std::vector<unsigned> process_cpus() {
+CpuSet process_cpus() {
   for (size_t cpus = first_mask_cpus(0);; cpus *= 2) {
-    CpuSet mask = kernel_mask(cpus);
+    KernelMask mask = kernel_mask(cpus);
     if (sched_getaffinity(0, CPU_ALLOC_SIZE(cpus), mask.get()) == 0) return cpus_in(mask.get(), cpus);
     if (errno != EINVAL || cpus >= kMaskCpus)
       throw Error(std::string("cannot read this process's CPU affinity: ") + std::strerror(errno));
   }
 }
 
-void bind_process(const std::vector<unsigned>& cpus) {
+void bind_process(const CpuSet& cpus) {
   if (cpus.empty()) throw Error("no CPUs to bind to");
-  if (cpus.back() > kMaxCpuId) throw Error("CPU " + std::to_string(cpus.back()) + " is beyond any machine");
-  size_t bits = first_mask_cpus(cpus.back() + 1);
-  CpuSet mask = kernel_mask(bits);
-  for (unsigned c : cpus) CPU_SET_S(c, CPU_ALLOC_SIZE(bits), mask.get());
-  std::string list = format_cpulist(cpus);
+  unsigned last = static_cast<unsigned>(cpus.last());
+  if (cpus.last() < 0 || last > kMaxCpuId) throw Error("CPUs " + cpus.list() + " reach beyond any machine");
+  size_t bits = first_mask_cpus(last + 1);
+  KernelMask mask = kernel_mask(bits);
+  int c;
+  hwloc_bitmap_foreach_begin(c, cpus.get()) CPU_SET_S(static_cast<size_t>(c), CPU_ALLOC_SIZE(bits), mask.get());
+  hwloc_bitmap_foreach_end();
+  std::string list = cpus.list();
   if (sched_setaffinity(0, CPU_ALLOC_SIZE(bits), mask.get()) != 0)
     throw Error("cannot bind to CPUs " + list + ": " + std::strerror(errno) +
                 " (they are outside the CPUs this process may use)");
   // The kernel drops CPUs outside the cgroup without an error: read back.
-  std::vector<unsigned> got = process_cpus();
+  CpuSet got = process_cpus();
   if (got != cpus)
-    throw Error("asked for CPUs " + list + " but the kernel allows only " + format_cpulist(got) +
+    throw Error("asked for CPUs " + list + " but the kernel allows only " + got.list() +
                 ": they are outside the CPUs this process may use");
 }
 
-void set_memory_policy(MemPolicy mem, const std::vector<unsigned>& cpus) {
+void set_memory_policy(MemPolicy mem, const CpuSet& cpus) {
   if (mem == MemPolicy::kNone) return;
   std::string name = mem_policy_name(mem);
   if (numa_available() < 0)
@@ -87,12 +90,14 @@ void set_memory_policy(MemPolicy mem, const std::vector<unsigned>& cpus) {
     return;
   }
   std::unique_ptr<bitmask, decltype(&numa_bitmask_free)> nodes(numa_allocate_nodemask(), numa_bitmask_free);
-  for (unsigned c : cpus) {
-    int node = numa_node_of_cpu(static_cast<int>(c));
+  int c;
+  hwloc_bitmap_foreach_begin(c, cpus.get()) {
+    int node = numa_node_of_cpu(c);
     if (node >= 0) numa_bitmask_setbit(nodes.get(), static_cast<unsigned>(node));
   }
+  hwloc_bitmap_foreach_end();
   if (numa_bitmask_weight(nodes.get()) == 0)
-    throw Error("memory policy interleave: no NUMA node holds CPUs " + format_cpulist(cpus));
+    throw Error("memory policy interleave: no NUMA node holds CPUs " + cpus.list());
   numa_set_interleave_mask(nodes.get());
 }
 

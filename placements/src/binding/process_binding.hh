@@ -4,19 +4,18 @@
 // silently dropped) and its NUMA memory policy. Both survive execve, so a
 // launcher applies them and then executes the task.
 #pragma once
-#include <vector>
-
 #include "binding/task_binding.hh"
+#include "topology/cpu_set.hh"
 
 namespace slurmpin {
 
 // The CPUs the calling process may run on now.
-std::vector<unsigned> process_cpus();
+CpuSet process_cpus();
 
 // Binds the calling process to `cpus`; throws when the kernel refuses any.
-void bind_process(const std::vector<unsigned>& cpus);
+void bind_process(const CpuSet& cpus);
 
 // Sets the calling process's memory policy for a task on `cpus`.
-void set_memory_policy(MemPolicy mem, const std::vector<unsigned>& cpus);
+void set_memory_policy(MemPolicy mem, const CpuSet& cpus);
 
 }  // namespace slurmpin

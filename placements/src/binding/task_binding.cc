@@ -3,8 +3,6 @@
 
 #include <cstdlib>
 
-#include "topology/cpulist.hh"
-#include "topology/bitmap.hh"
 #include "error.hh"
 #include "task_env.h"
 
@@ -12,9 +10,12 @@ namespace slurmpin {
 
 namespace {
 
-std::string join_cpus(const std::vector<unsigned>& cpus, const char* sep) {
+// Every CPU, ranges written out: "0,1,2" (the OpenMP and Intel lists).
+std::string join_cpus(const CpuSet& cpus) {
   std::string out;
-  for (unsigned c : cpus) out += (out.empty() ? "" : sep) + std::to_string(c);
+  int c;
+  hwloc_bitmap_foreach_begin(c, cpus.get()) out += (out.empty() ? "" : ",") + std::to_string(c);
+  hwloc_bitmap_foreach_end();
   return out;
 }
 
@@ -28,7 +29,7 @@ std::vector<const ThreadPlace*> bound_threads(const TaskPlace& t) {
 // GOMP_CPU_AFFINITY: one CPU per thread, "0 4" (runtimes before OpenMP 4.0).
 std::string gomp_affinity(const TaskPlace& t) {
   std::string out;
-  for (const ThreadPlace* th : bound_threads(t)) out += (out.empty() ? "" : " ") + std::to_string(th->cpus[0]);
+  for (const ThreadPlace* th : bound_threads(t)) out += (out.empty() ? "" : " ") + std::to_string(th->cpus.first());
   return out;
 }
 
@@ -36,8 +37,8 @@ std::string gomp_affinity(const TaskPlace& t) {
 std::string kmp_affinity(const TaskPlace& t) {
   std::string out;
   for (const ThreadPlace* th : bound_threads(t)) {
-    std::string set = join_cpus(th->cpus, ",");
-    out += (out.empty() ? "" : ",") + (th->cpus.size() > 1 ? "{" + set + "}" : set);
+    std::string set = join_cpus(th->cpus);
+    out += (out.empty() ? "" : ",") + (th->cpus.count() > 1 ? "{" + set + "}" : set);
   }
   return "explicit,proclist=[" + out + "]";
 }
@@ -45,7 +46,7 @@ std::string kmp_affinity(const TaskPlace& t) {
 // SLURM_PIN_CPUS: each thread's CPU list, space-separated, in thread order.
 std::string thread_cpus(const TaskPlace& t) {
   std::string out;
-  for (const auto& th : t.threads) out += (out.empty() ? "" : " ") + format_cpulist(th.cpus);
+  for (const auto& th : t.threads) out += (out.empty() ? "" : " ") + th.cpus.list();
   return out;
 }
 
@@ -103,7 +104,7 @@ const char* mem_policy_name(MemPolicy m) {
 
 std::string omp_places(const TaskPlace& t) {
   std::string out;
-  for (const ThreadPlace* th : bound_threads(t)) out += (out.empty() ? "{" : ",{") + join_cpus(th->cpus, ",") + "}";
+  for (const ThreadPlace* th : bound_threads(t)) out += (out.empty() ? "{" : ",{") + join_cpus(th->cpus) + "}";
   return out;
 }
 
@@ -186,7 +187,7 @@ std::string describe_task(const Result& r, size_t task, const BindOptions& o) {
   const TaskPlace& t = r.tasks[task];
   size_t n = t.threads.size();
   std::string s = "strategy " + o.strategy + (o.origin.empty() ? "" : " (" + o.origin + ")") + ", " +
-                  std::to_string(n) + (n == 1 ? " thread" : " threads") + " on CPUs " + format_cpulist(t.share) +
+                  std::to_string(n) + (n == 1 ? " thread" : " threads") + " on CPUs " + t.share.list() +
                   ", places " + omp_places(t) + ", mem " + mem_policy_name(o.mem);
   if (o.threads != ThreadMode::kEnv) s += std::string(", threads by ") + thread_mode_name(o.threads);
   if (!r.regions.empty()) s += ", " + std::to_string(r.regions.size()) + " regions";

@@ -6,7 +6,7 @@
 #include <cstdlib>
 #include <utility>
 
-#include "topology/bitmap.hh"
+#include "topology/cpu_set.hh"
 #include "error.hh"
 
 namespace slurmpin {
@@ -64,8 +64,8 @@ CpuRanges parse_cpu_ranges(const std::string& text, const std::string& what, uns
                   "' (write lists like 0-3,8,10-11)");
     ++pos;
   }
-  Bitmap b(hwloc_bitmap_alloc());
-  if (!b || hwloc_bitmap_list_sscanf(b.get(), canonical.c_str()) != 0)
+  CpuSet b;
+  if (hwloc_bitmap_list_sscanf(b.get(), canonical.c_str()) != 0)
     throw Error(what + ": '" + shown(text) + "' is not a CPU list (write lists like 0-3,8,10-11)");
   return ranges_of(b.get());
 }
@@ -117,8 +117,8 @@ size_t count_cpus(const CpuRanges& r) {
   return n;
 }
 
-std::string format_cpulist(const CpuRanges& r) { return bitmap_text(bitmap_of(r), hwloc_bitmap_list_asprintf); }
+std::string format_cpulist(const CpuRanges& r) { return CpuSet::of(r).list(); }
 
-std::string format_cpulist(const std::vector<unsigned>& cpus) { return format_cpulist(ranges_of(cpus)); }
+std::string format_cpulist(const std::vector<unsigned>& cpus) { return CpuSet::of(cpus).list(); }
 
 }  // namespace slurmpin

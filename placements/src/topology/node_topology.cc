@@ -10,7 +10,7 @@
 #include <cstring>
 #include <memory>
 
-#include "topology/bitmap.hh"
+#include "topology/cpu_set.hh"
 #include "error.hh"
 #include "topology/topology.hh"
 #include "trusted_dir.h"
@@ -52,17 +52,15 @@ CachePlace open_cache_place(const std::string& path, bool create) {
 }
 
 // The CPUs the kernel has online now, or nullptr when it cannot tell.
-hwloc_bitmap_t online_cpus() {
+// The kernel's list of online CPUs; false when it cannot be read.
+bool online_cpus(CpuSet& set) {
   std::string text;
   try {
     text = read_file_at(AT_FDCWD, "/sys/devices/system/cpu/online", 1 << 16, 0, "online CPUs");
   } catch (const Error&) {
-    return nullptr;
+    return false;
   }
-  hwloc_bitmap_t set = hwloc_bitmap_alloc();
-  if (set && hwloc_bitmap_list_sscanf(set, text.c_str()) == 0) return set;
-  hwloc_bitmap_free(set);
-  return nullptr;
+  return hwloc_bitmap_list_sscanf(set.get(), text.c_str()) == 0;
 }
 
 }  // namespace
@@ -120,8 +118,8 @@ hwloc_topology_t load_node_topology(const std::string& path, bool io, std::strin
   if (hwloc_topology_set_xmlbuffer(raw, xml.data(), static_cast<int>(xml.size()) + 1) < 0 ||
       hwloc_topology_load(raw) < 0)
     return why = path + ": not a topology hwloc can read", nullptr;
-  Bitmap online(online_cpus());
-  if (!online || !hwloc_bitmap_isequal(online.get(), hwloc_topology_get_topology_cpuset(raw)))
+  CpuSet online;
+  if (!online_cpus(online) || online != CpuSet(hwloc_topology_get_topology_cpuset(raw)))
     return why = path + ": does not describe the CPUs online now", nullptr;
   return topo.release();
 }

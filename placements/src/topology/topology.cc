@@ -11,7 +11,7 @@
 #include <tuple>
 
 #include "topology/cpulist.hh"
-#include "topology/bitmap.hh"
+#include "topology/cpu_set.hh"
 #include "error.hh"
 #include "topology/node_topology.hh"
 #include "input/user_file.hh"
@@ -486,9 +486,7 @@ LoadedTopology load_restricted(const TopologySpec& spec, TopologyPtr topo) {
                   format_cpulist(out.all_pus) + ": restrict to CPUs that exist");
   if (spec.smt > 0) allowed = first_pus_per_core(raw, allowed.empty() ? out.all_pus : allowed, spec.smt);
   if (!allowed.empty()) {
-    Bitmap set(hwloc_bitmap_alloc());
-    for (unsigned c : allowed) hwloc_bitmap_set(set.get(), c);
-    if (hwloc_topology_restrict(raw, set.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
+    if (hwloc_topology_restrict(raw, CpuSet::of(allowed).get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
       throw Error("hwloc cannot restrict the topology to " + format_cpulist(allowed));
   }
   out.tree = TreeBuilder(raw, spec.smt > 0 ? Granularity::kPu : spec.granularity).build();
