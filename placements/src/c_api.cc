@@ -113,13 +113,13 @@ void require_task(const sp_placement_t* p, int task) {
 }
 
 // The allowed CPUs, within those the calling process may use.
-std::vector<unsigned> within_process(const std::vector<unsigned>& allowed) {
+CpuSet within_process(const CpuSet& allowed) {
   CpuSet mine = process_cpus();
-  if (allowed.empty()) return mine.ids();
-  CpuSet asked = CpuSet::of(allowed), both = asked & mine;
+  if (allowed.empty()) return mine;
+  CpuSet both = allowed & mine;
   if (both.empty())
-    throw Error("none of the CPUs " + asked.list() + " is among those this process may use (" + mine.list() + ")");
-  return both.ids();
+    throw Error("none of the CPUs " + allowed.list() + " is among those this process may use (" + mine.list() + ")");
+  return both;
 }
 
 // A computed placement as the placement file that applies it again.
@@ -196,7 +196,7 @@ int sp_set_topology_cache(sp_placement_t* p, const char* path) {
 
 int sp_set_restrict(sp_placement_t* p, const char* cpulist) {
   return guarded(p, [&] {
-    p->request.topology.allowed = cpulist ? parse_cpulist(cpulist, "allowed CPUs") : std::vector<unsigned>();
+    p->request.topology.allowed = cpulist ? CpuSet::of(parse_cpu_ranges(cpulist, "allowed CPUs")) : CpuSet();
   });
 }
 
@@ -697,9 +697,8 @@ int sp_check_smt(const char* k, char* err, size_t len) {
 int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len) {
   int rc = -1;
   guarded(p, [&] {
-    std::vector<unsigned> pus =
-        pus_of_cores(p->request.topology, parse_cpulist(cores ? cores : "", "allocated cores"));
-    rc = copy_out(format_cpulist(pus), buf, len);
+    CpuSet pus = pus_of_cores(p->request.topology, parse_cpulist(cores ? cores : "", "allocated cores"));
+    rc = copy_out(pus.list(), buf, len);
   });
   return rc;
 }
@@ -719,7 +718,7 @@ LoadedTopology handle_topology(const sp_placement_t* p) {
 
 int sp_topology_pus(sp_placement_t* p, char* buf, size_t len) {
   int rc = -1;
-  guarded(p, [&] { rc = copy_out(format_cpulist(handle_topology(p).all_pus), buf, len); });
+  guarded(p, [&] { rc = copy_out(handle_topology(p).all_pus.list(), buf, len); });
   return rc;
 }
 

@@ -113,7 +113,7 @@ CpuSet checked_cpus(const CpuRanges& cpus, const CpuSet& allowed,
 
 Result from_file(const Request& r, LoadedTopology& lt) {
   // Ids are bounded by this machine while the file is parsed.
-  PlacementFile f = read_placement_file(r.placement_path, lt.all_pus.empty() ? kMaxCpuId : lt.all_pus.back(),
+  PlacementFile f = read_placement_file(r.placement_path, lt.all_pus.empty() ? kMaxCpuId : static_cast<unsigned>(lt.all_pus.last()),
                                         r.max_file_bytes ? r.max_file_bytes : kMaxPlacementFileBytes);
   const std::string& p = r.placement_path;
   if (!f.topology.empty() && f.topology != lt.fingerprint)
@@ -307,8 +307,8 @@ namespace {
 void attach_devices(Result& out, const NodeDevices& devices, const std::vector<VisibleGpu>& visible,
                     const std::vector<std::vector<int>>& task_gpus) {
   if (!visible.empty()) out.gpu_variable = visible.front().gpu.variable;
-  std::vector<std::vector<unsigned>> cpus;
-  for (const auto& t : out.tasks) cpus.push_back(t.share.ids());
+  std::vector<CpuSet> cpus;
+  for (const auto& t : out.tasks) cpus.push_back(t.share);
   std::vector<TaskDevices> got = task_devices(devices, visible, task_gpus, cpus);
   for (size_t t = 0; t < out.tasks.size(); ++t)
     out.tasks[t].gpus = got[t].gpus, out.tasks[t].gpu_names = got[t].gpu_names, out.tasks[t].nic = got[t].nic;

@@ -43,7 +43,7 @@ Result gpu_place(const std::string& xml, int tasks, std::map<std::string, std::s
   r.gpu_closest = true;
   r.gpu_env = std::move(env);
   r.gpu_indices = std::move(indices);
-  r.topology.allowed = std::move(allowed);
+  r.topology.allowed = CpuSet::of(allowed);
   return compute_placement(r);
 }
 
@@ -59,12 +59,12 @@ TEST(Devices, FindsGpusAndNicsWithTheirCpus) {
     EXPECT_EQ(dgx.gpus[i].variable, "CUDA_VISIBLE_DEVICES");
   }
   // Socket 0 is cores 0-19 and their second threads 40-59.
-  EXPECT_EQ(dgx.gpus[0].near, both(range(0, 19), range(40, 59)));
-  EXPECT_EQ(dgx.gpus[7].near, both(range(20, 39), range(60, 79)));
+  EXPECT_EQ(dgx.gpus[0].near.ids(), both(range(0, 19), range(40, 59)));
+  EXPECT_EQ(dgx.gpus[7].near.ids(), both(range(20, 39), range(60, 79)));
   NodeDevices amd = devices_of(topo("gpu-nps4.xml"));
   ASSERT_EQ(amd.gpus.size(), 8u);
   EXPECT_EQ(amd.gpus[3].variable, "ROCR_VISIBLE_DEVICES");
-  EXPECT_EQ(amd.gpus[3].near, range(24, 31));  // one NUMA node each
+  EXPECT_EQ(amd.gpus[3].near.ids(), range(24, 31));  // one NUMA node each
   // A machine without GPUs (this test VM's virtio devices are none).
   EXPECT_TRUE(devices_of(topo("this-vm.xml")).gpus.empty());
 }

@@ -57,11 +57,11 @@ TEST(NehalemSmt, SmtKeepsTheFirstKHardwareThreadsOfEachCore) {
   for (unsigned i = 0; i < 8; ++i) EXPECT_EQ(one.tasks[0].threads[i].cpus.ids(), (std::vector<unsigned>{i}));
   // smt:2 within cores 0-1: a thread on each of their four PUs.
   r.topology.smt = 2;
-  r.topology.allowed = {0, 1, 8, 9};
+  r.topology.allowed = CpuSet::of(std::vector<unsigned>{0, 1, 8, 9});
   EXPECT_EQ(pus_of(compute_placement(r)), (std::vector<int>{0, 8, 1, 9}));
   // The first k *allowed* PUs: core 0 offers only PU 8 here.
   r.topology.smt = 1;
-  r.topology.allowed = {1, 8, 9};
+  r.topology.allowed = CpuSet::of(std::vector<unsigned>{1, 8, 9});
   std::vector<int> kept = pus_of(compute_placement(r));
   std::sort(kept.begin(), kept.end());
   EXPECT_EQ(kept, (std::vector<int>{1, 8}));

@@ -28,7 +28,7 @@ TEST(Restrict, EveryStrategyStaysInsideRandomCpuSets) {
     int threads = 1 + static_cast<int>(rng() % share);
     for (Strategy s : all) {
       Request r = request(topo("ccnuma.xml"), s, threads);
-      r.topology.allowed = allowed;
+      r.topology.allowed = CpuSet::of(allowed);
       r.tasks = tasks;
       r.task_layout = trial % 2 ? TaskLayout::kScatter : TaskLayout::kCompact;
       r.matrix = random_affinity(threads, rng, 100, 0.3);
@@ -53,7 +53,7 @@ TEST(Restrict, EveryStrategyStaysInsideRandomCpuSets) {
 
 TEST(Restrict, CpuOutsideTheTopologyIsAnError) {
   Request r = request(topo("core2.xml"), Strategy::kCompact);
-  r.topology.allowed = {0, 9};
+  r.topology.allowed = CpuSet::of(std::vector<unsigned>{0, 9});
   try {
     compute_placement(r);
     FAIL();
@@ -64,7 +64,7 @@ TEST(Restrict, CpuOutsideTheTopologyIsAnError) {
 
 TEST(Restrict, NonContiguousSetKeepsTheTreeShape) {
   Request r = request(topo("core2.xml"), Strategy::kScatter, 3);
-  r.topology.allowed = {1, 2, 3, 6};
+  r.topology.allowed = CpuSet::of(std::vector<unsigned>{1, 2, 3, 6});
   // Package 0 keeps L2#0 (core 1) and L2#1 (cores 2,3); package 1 keeps core 6.
   EXPECT_EQ(pus_of(compute_placement(r)), (std::vector<int>{1, 6, 2}));
 }
@@ -110,18 +110,18 @@ TEST(Restrict, KeptTreesFollowTheRestrictionAsked) {
   const std::vector<std::vector<unsigned>> sets = {{}, {0, 1, 2, 3}, {8, 9}, {0, 1, 2, 3}, {}};
   for (int round = 0; round < 3; ++round) {
     for (const auto& allowed : sets) {
-      spec.allowed = allowed;
+      spec.allowed = CpuSet::of(allowed);
       spec.granularity = Granularity::kCore;
       LoadedTopology lt = load_topology(spec);
-      EXPECT_EQ(lt.tree.nodes[lt.tree.root].pus, allowed.empty() ? lt.all_pus : allowed);
+      EXPECT_EQ(lt.tree.nodes[lt.tree.root].pus, allowed.empty() ? lt.all_pus.ids() : allowed);
       spec.smt = 1;  // every kept PU a slot: the key tells smt apart
-      EXPECT_EQ(load_topology(spec).tree.slots().size(), allowed.empty() ? lt.all_pus.size() : allowed.size());
+      EXPECT_EQ(load_topology(spec).tree.slots().size(), allowed.empty() ? lt.all_pus.count() : allowed.size());
       spec.smt = 0;
     }
     // Past the memo's entries: distinct restrictions evict the kept trees.
     for (unsigned c = 0; c < 40; ++c) {
-      spec.allowed = {c};
-      EXPECT_EQ(load_topology(spec).tree.nodes[load_topology(spec).tree.root].pus, spec.allowed);
+      spec.allowed = CpuSet::of(std::vector<unsigned>{c});
+      EXPECT_EQ(load_topology(spec).tree.nodes[load_topology(spec).tree.root].pus, spec.allowed.ids());
     }
   }
 }

@@ -58,7 +58,7 @@ inline Tree tree_of(const std::string& source, const std::vector<unsigned>& allo
                     Granularity g = Granularity::kCore) {
   TopologySpec s;
   s.source = source;
-  s.allowed = allowed;
+  s.allowed = CpuSet::of(allowed);
   s.granularity = g;
   return load_topology(s).tree;
 }

@@ -39,17 +39,17 @@ void deal(const Tree& t, int node, const std::vector<int>& tasks, int share,
 }  // namespace
 
 std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
-                                               const std::vector<std::vector<unsigned>>& near) {
+                                               const std::vector<CpuSet>& near) {
   std::vector<int> order = compact_order(t, t.root);
   std::vector<char> taken(t.nodes.size(), 0);
   std::vector<size_t> position(t.nodes.size(), 0);
   for (size_t i = 0; i < order.size(); ++i) position[order[i]] = i;
   std::vector<std::vector<int>> out(near.size());
   for (size_t task = 0; task < near.size(); ++task) {
-    const std::vector<unsigned>& n = near[task];
+    const CpuSet& n = near[task];
     auto inside = [&](int slot) {
       for (unsigned pu : t.nodes[slot].pus)
-        if (!std::binary_search(n.begin(), n.end(), pu)) return false;
+        if (!n.has(pu)) return false;
       return true;
     };
     // Domains holding a near slot; a slot's distance is the levels up to one.

@@ -20,6 +20,6 @@ std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, T
 // are all in near[t] first, then the free slots closest to them in the tree
 // (fewest levels up to a domain holding one), each group in compact order.
 std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
-                                               const std::vector<std::vector<unsigned>>& near);
+                                               const std::vector<CpuSet>& near);
 
 }  // namespace slurmpin

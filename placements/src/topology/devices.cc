@@ -55,11 +55,7 @@ const std::string* find(const std::map<std::string, std::string>& env, const std
 }
 
 // How much of `cpus` lies near a device.
-size_t overlap(const std::vector<unsigned>& near, const std::vector<unsigned>& cpus) {
-  size_t n = 0;
-  for (unsigned c : cpus) n += std::binary_search(near.begin(), near.end(), c);
-  return n;
-}
+size_t overlap(const CpuSet& near, const CpuSet& cpus) { return (near & cpus).count(); }
 
 }  // namespace
 
@@ -70,7 +66,7 @@ NodeDevices node_devices(const std::vector<PciDevice>& pci) {
     std::string var = gpu_variable(d);
     if (!var.empty()) {
       Gpu g{d.busid, var, d.os_devices.empty() ? d.busid : d.os_devices.front().first, per_vendor[var]++,
-            d.around.empty() ? std::vector<unsigned>() : d.around.front()};
+            d.around.empty() ? CpuSet() : d.around.front()};
       out.gpus.push_back(g);
       continue;
     }
@@ -121,8 +117,8 @@ std::vector<std::vector<int>> gpus_per_task(const std::vector<VisibleGpu>& gpus,
   for (size_t i = 0; i < gpus.size(); ++i) order[i] = static_cast<int>(i);
   // By the first CPU near each, so that blocks of GPUs meet blocks of tasks.
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) {
-    unsigned fa = gpus[a].gpu.near.empty() ? ~0u : gpus[a].gpu.near.front();
-    unsigned fb = gpus[b].gpu.near.empty() ? ~0u : gpus[b].gpu.near.front();
+    unsigned fa = gpus[a].gpu.near.empty() ? ~0u : static_cast<unsigned>(gpus[a].gpu.near.first());
+    unsigned fb = gpus[b].gpu.near.empty() ? ~0u : static_cast<unsigned>(gpus[b].gpu.near.first());
     return fa < fb;
   });
   std::vector<std::vector<int>> out(tasks);
@@ -138,7 +134,7 @@ std::vector<std::vector<int>> gpus_per_task(const std::vector<VisibleGpu>& gpus,
   return out;
 }
 
-std::string nearest_nic(const NodeDevices& node, const std::vector<unsigned>& cpus, std::vector<int>& uses) {
+std::string nearest_nic(const NodeDevices& node, const CpuSet& cpus, std::vector<int>& uses) {
   uses.resize(node.nics.size(), 0);
   int best = -1;
   std::tuple<size_t, long, int> best_key;  // (level, -overlap, uses): smallest wins
@@ -156,14 +152,12 @@ std::string nearest_nic(const NodeDevices& node, const std::vector<unsigned>& cp
   return node.nics[best].name;
 }
 
-std::vector<std::vector<unsigned>> cpus_near_gpus(const std::vector<VisibleGpu>& visible,
-                                                  const std::vector<std::vector<int>>& task_gpus) {
-  std::vector<std::vector<unsigned>> near;
+std::vector<CpuSet> cpus_near_gpus(const std::vector<VisibleGpu>& visible,
+                                   const std::vector<std::vector<int>>& task_gpus) {
+  std::vector<CpuSet> near;
   for (const auto& gpus : task_gpus) {
-    std::vector<unsigned> n;
-    for (int g : gpus) n.insert(n.end(), visible[g].gpu.near.begin(), visible[g].gpu.near.end());
-    std::sort(n.begin(), n.end());
-    n.erase(std::unique(n.begin(), n.end()), n.end());
+    CpuSet n;
+    for (int g : gpus) n |= visible[g].gpu.near;
     near.push_back(n);
   }
   return near;
@@ -171,7 +165,7 @@ std::vector<std::vector<unsigned>> cpus_near_gpus(const std::vector<VisibleGpu>&
 
 std::vector<TaskDevices> task_devices(const NodeDevices& node, const std::vector<VisibleGpu>& visible,
                                       const std::vector<std::vector<int>>& task_gpus,
-                                      const std::vector<std::vector<unsigned>>& task_cpus) {
+                                      const std::vector<CpuSet>& task_cpus) {
   std::vector<TaskDevices> out(task_cpus.size());
   std::vector<int> nic_uses;
   for (size_t t = 0; t < task_cpus.size(); ++t) {

@@ -17,12 +17,12 @@ struct Gpu {
   std::string variable;  // what selects it: CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK
   std::string name;      // an OS device name for messages ("cuda3", "rsmi0"), or the bus id
   int index = 0;         // among the node's GPUs of its vendor, in PCI bus order
-  std::vector<unsigned> near;  // PUs of its closest CPU-side domain
+  CpuSet near;  // PUs of its closest CPU-side domain
 };
 
 struct Nic {
   std::string name;  // the OpenFabrics device ("mlx5_0"), or the network interface
-  std::vector<std::vector<unsigned>> around;  // its CPU-side ancestors' PUs, closest first
+  std::vector<CpuSet> around;  // its CPU-side ancestors' PUs, closest first
 };
 
 struct NodeDevices {
@@ -64,12 +64,12 @@ std::vector<std::vector<int>> gpus_per_task(const std::vector<VisibleGpu>& gpus,
 // holds any of them, then the most of them there; among equals, the one
 // `uses` counts least (then the first), so tasks spread over a domain's
 // NICs. "" when the node has none; the chosen NIC's count is increased.
-std::string nearest_nic(const NodeDevices& node, const std::vector<unsigned>& cpus, std::vector<int>& uses);
+std::string nearest_nic(const NodeDevices& node, const CpuSet& cpus, std::vector<int>& uses);
 
 
 // The union of the CPUs near each task's GPUs (`task_gpus`: positions in
 // `visible`, from gpus_per_task): where each task's CPUs are taken.
-std::vector<std::vector<unsigned>> cpus_near_gpus(const std::vector<VisibleGpu>& visible,
+std::vector<CpuSet> cpus_near_gpus(const std::vector<VisibleGpu>& visible,
                                                   const std::vector<std::vector<int>>& task_gpus);
 
 // What each task is told of its devices: its GPUs, by the job's names and
@@ -80,6 +80,6 @@ struct TaskDevices {
 };
 std::vector<TaskDevices> task_devices(const NodeDevices& node, const std::vector<VisibleGpu>& visible,
                                       const std::vector<std::vector<int>>& task_gpus,
-                                      const std::vector<std::vector<unsigned>>& task_cpus);
+                                      const std::vector<CpuSet>& task_cpus);
 
 }  // namespace slurmpin

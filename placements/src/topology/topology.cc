@@ -424,7 +424,7 @@ std::vector<PciDevice> pci_devices(hwloc_topology_t topo) {
       if (c->type == HWLOC_OBJ_OS_DEVICE && c->name)
         d.os_devices.push_back({c->name, c->subtype ? c->subtype : ""});
     for (hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(topo, o); a; a = a->parent)
-      if (a->cpuset) d.around.push_back(pus_of(a->cpuset));
+      if (a->cpuset) d.around.emplace_back(a->cpuset);
     out.push_back(d);
   }
   std::sort(out.begin(), out.end(), [](const PciDevice& a, const PciDevice& b) { return a.busid < b.busid; });
@@ -433,20 +433,17 @@ std::vector<PciDevice> pci_devices(hwloc_topology_t topo) {
 
 }  // namespace
 
-std::vector<unsigned> pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores) {
+CpuSet pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores) {
   TopologyPtr topo = open_topology(spec);
   hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(topo.get(), HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;
   unsigned count = static_cast<unsigned>(hwloc_get_nbobjs_by_type(topo.get(), type));
-  std::vector<unsigned> pus;
+  CpuSet pus;
   for (unsigned c : cores) {
     if (c >= count)
       throw Error("core " + std::to_string(c) + " of the allocation is not in the topology, which has " +
                   std::to_string(count) + " cores: the topology does not describe this node");
-    std::vector<unsigned> p = pus_of(hwloc_get_obj_by_type(topo.get(), type, c)->cpuset);
-    pus.insert(pus.end(), p.begin(), p.end());
+    pus |= CpuSet(hwloc_get_obj_by_type(topo.get(), type, c)->cpuset);
   }
-  std::sort(pus.begin(), pus.end());
-  pus.erase(std::unique(pus.begin(), pus.end()), pus.end());
   return pus;
 }
 
@@ -454,14 +451,16 @@ namespace {
 
 // The first k of `pus` (sorted) in each core, in hwloc's order within the
 // core: smt:k. PUs outside any core (no core level) are kept.
-std::vector<unsigned> first_pus_per_core(hwloc_topology_t topo, const std::vector<unsigned>& pus, int k) {
+CpuSet first_pus_per_core(hwloc_topology_t topo, const CpuSet& pus, int k) {
   std::map<const void*, int> used;
-  std::vector<unsigned> out;
-  for (unsigned c : pus) {
-    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, c);
+  CpuSet out;
+  int c;
+  hwloc_bitmap_foreach_begin(c, pus.get()) {
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, static_cast<unsigned>(c));
     hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : nullptr;
-    if (!core || used[core]++ < k) out.push_back(c);
+    if (!core || used[core]++ < k) out.add(static_cast<unsigned>(c));
   }
+  hwloc_bitmap_foreach_end();
   return out;
 }
 
@@ -477,17 +476,17 @@ LoadedTopology load_restricted(const TopologySpec& spec, TopologyPtr topo) {
   if (spec.devices) out.devices = pci_devices(raw);  // the whole machine's, before restriction
   Tree whole = TreeBuilder(raw, Granularity::kCore).build();
   out.fingerprint = whole.summary();
-  out.all_pus = whole.nodes[whole.root].pus;
+  out.all_pus = CpuSet::of(whole.nodes[whole.root].pus);
 
-  std::vector<unsigned> allowed = spec.allowed;
-  for (unsigned c : allowed)
-    if (!std::binary_search(out.all_pus.begin(), out.all_pus.end(), c))
-      throw Error("CPU " + std::to_string(c) + " is not in the topology, which has PUs " +
-                  format_cpulist(out.all_pus) + ": restrict to CPUs that exist");
+  CpuSet allowed = spec.allowed, missing;
+  hwloc_bitmap_andnot(missing.get(), allowed.get(), out.all_pus.get());
+  if (!missing.empty())
+    throw Error("CPU " + std::to_string(missing.first()) + " is not in the topology, which has PUs " +
+                out.all_pus.list() + ": restrict to CPUs that exist");
   if (spec.smt > 0) allowed = first_pus_per_core(raw, allowed.empty() ? out.all_pus : allowed, spec.smt);
   if (!allowed.empty()) {
-    if (hwloc_topology_restrict(raw, CpuSet::of(allowed).get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
-      throw Error("hwloc cannot restrict the topology to " + format_cpulist(allowed));
+    if (hwloc_topology_restrict(raw, allowed.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
+      throw Error("hwloc cannot restrict the topology to " + allowed.list());
   }
   out.tree = TreeBuilder(raw, spec.smt > 0 ? Granularity::kPu : spec.granularity).build();
   return out;
@@ -502,9 +501,9 @@ LoadedTopology load_restricted(const TopologySpec& spec, TopologyPtr topo) {
 // its content) plus the restriction.
 LoadedTopology load_topology(const TopologySpec& spec) {
   if (spec.given) return load_restricted(spec, copy_of(spec.given));
-  static std::map<std::tuple<SourceKey, std::vector<unsigned>, int, int>, LoadedTopology> built;
+  static std::map<std::tuple<SourceKey, std::string, int, int>, LoadedTopology> built;
   Source source = read_source(spec.source);
-  auto key = std::make_tuple(source_key(spec, source, spec.devices), spec.allowed, static_cast<int>(spec.granularity),
+  auto key = std::make_tuple(source_key(spec, source, spec.devices), spec.allowed.list(), static_cast<int>(spec.granularity),
                              spec.smt);
   auto it = built.find(key);
   if (it != built.end()) return it->second;

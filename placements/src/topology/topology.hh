@@ -10,6 +10,8 @@
 #include <string>
 #include <vector>
 
+#include "topology/cpu_set.hh"
+
 namespace slurmpin {
 
 // A synthetic topology ("pack:2 core:4 pu:2") may describe at most this many
@@ -30,7 +32,10 @@ struct Domain {
   std::vector<std::string> kinds;  // "Package", "NUMANode", "L3", "L2", "Core", ...
   int parent = -1;
   std::vector<int> children;
-  std::vector<unsigned> pus;  // OS indices of the PUs below, sorted
+  // OS indices of the PUs below, sorted: the tree's own index for the
+  // strategies, which walk, count and copy it per slot; what leaves the tree
+  // (a task's or thread's CPUs) is a CpuSet.
+  std::vector<unsigned> pus;
   int slots = 0;              // number of binding slots below (1 for a slot)
   int origin = -1;            // index in the tree this one was copied from (-1: itself)
   bool has_kind(const std::string& k) const;
@@ -76,7 +81,7 @@ struct TopologySpec {
   // instead of `source`: copied at each use, never modified or memoised
   // (the caller may change or free it between calls).
   hwloc_topology_t given = nullptr;
-  std::vector<unsigned> allowed;  // empty = every PU
+  CpuSet allowed;  // empty = every PU
   Granularity granularity = Granularity::kCore;
   // smt:k (as mpibind): only the first k allowed PUs of each core are used,
   // each a slot of its own; 0 = every PU, slots by `granularity`.
@@ -95,13 +100,13 @@ struct PciDevice {
   std::vector<std::pair<std::string, std::string>> os_devices;
   // The PUs of each CPU-side ancestor, closest first (the CPUs near it), up
   // to the machine: how far any CPU is from the device.
-  std::vector<std::vector<unsigned>> around;
+  std::vector<CpuSet> around;
 };
 
 struct LoadedTopology {
   Tree tree;                  // restricted to `allowed`
   std::string fingerprint;    // summary of the whole machine, before restriction
-  std::vector<unsigned> all_pus;
+  CpuSet all_pus;
   // With TopologySpec::devices: every PCI device of the whole machine, in
   // PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID and resource
   // managers' GPU detection number GPUs in); from the same load as the tree.
@@ -114,6 +119,6 @@ LoadedTopology load_topology(const TopologySpec& spec);
 // PUs of the cores with these logical indices (hwloc order, which is the
 // order Slurm numbers a node's cores in). Throws Error when the topology has
 // fewer cores than an index asks for: it does not describe this node.
-std::vector<unsigned> pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores);
+CpuSet pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores);
 
 }  // namespace slurmpin
