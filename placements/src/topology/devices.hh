@@ -4,13 +4,33 @@
 // which of them each task gets: the ones nearest its CPUs, whose CPUs the
 // task's share is then taken from (as mpibind does).
 #pragma once
+#include <hwloc.h>
+
 #include <map>
 #include <string>
+#include <utility>
 #include <vector>
 
-#include "topology/topology.hh"
+#include "topology/cpu_set.hh"
 
 namespace slurmpin {
+
+// A PCI device of the machine (hwloc's I/O objects), for device locality.
+struct PciDevice {
+  std::string busid;  // "0000:07:00.0"
+  unsigned vendor = 0, class_id = 0;
+  // Its OS devices: name ("cuda0", "rsmi0", "mlx5_0") and hwloc subtype
+  // ("CUDA", "RSMI", "LevelZero", "OpenFabrics"...).
+  std::vector<std::pair<std::string, std::string>> os_devices;
+  // The PUs of each CPU-side ancestor, closest first (the CPUs near it), up
+  // to the machine: how far any CPU is from the device.
+  std::vector<CpuSet> around;
+};
+
+// Every PCI device of a loaded topology (with its I/O objects), in PCI bus
+// order: the order CUDA_DEVICE_ORDER=PCI_BUS_ID and resource managers' GPU
+// detection number GPUs in.
+std::vector<PciDevice> pci_devices(hwloc_topology_t topo);
 
 struct Gpu {
   std::string busid;     // PCI address, "0000:07:00.0"

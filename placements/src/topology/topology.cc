@@ -408,31 +408,6 @@ unsigned long long synthetic_pus(const std::string& text, std::string* canonical
   return any ? pus : 0;
 }
 
-namespace {
-
-std::vector<PciDevice> pci_devices(hwloc_topology_t topo) {
-  std::vector<PciDevice> out;
-  for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_pcidev(topo, o));) {
-    PciDevice d;
-    char busid[32];
-    std::snprintf(busid, sizeof busid, "%04x:%02x:%02x.%01x", o->attr->pcidev.domain, o->attr->pcidev.bus,
-                  o->attr->pcidev.dev, o->attr->pcidev.func);
-    d.busid = busid;
-    d.vendor = o->attr->pcidev.vendor_id;
-    d.class_id = o->attr->pcidev.class_id;
-    for (hwloc_obj_t c = o->io_first_child; c; c = c->next_sibling)
-      if (c->type == HWLOC_OBJ_OS_DEVICE && c->name)
-        d.os_devices.push_back({c->name, c->subtype ? c->subtype : ""});
-    for (hwloc_obj_t a = hwloc_get_non_io_ancestor_obj(topo, o); a; a = a->parent)
-      if (a->cpuset) d.around.emplace_back(a->cpuset);
-    out.push_back(d);
-  }
-  std::sort(out.begin(), out.end(), [](const PciDevice& a, const PciDevice& b) { return a.busid < b.busid; });
-  return out;
-}
-
-}  // namespace
-
 CpuSet pus_of_cores(const TopologySpec& spec, const std::vector<unsigned>& cores) {
   TopologyPtr topo = open_topology(spec);
   hwloc_obj_type_t type = hwloc_get_nbobjs_by_type(topo.get(), HWLOC_OBJ_CORE) > 0 ? HWLOC_OBJ_CORE : HWLOC_OBJ_PU;

@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "topology/cpu_set.hh"
+#include "topology/devices.hh"
 
 namespace slurmpin {
 
@@ -91,24 +92,12 @@ struct TopologySpec {
   bool devices = false;
 };
 
-// A PCI device of the machine (hwloc's I/O objects), for device locality.
-struct PciDevice {
-  std::string busid;  // "0000:07:00.0"
-  unsigned vendor = 0, class_id = 0;
-  // Its OS devices: name ("cuda0", "rsmi0", "mlx5_0") and hwloc subtype
-  // ("CUDA", "RSMI", "LevelZero", "OpenFabrics"...).
-  std::vector<std::pair<std::string, std::string>> os_devices;
-  // The PUs of each CPU-side ancestor, closest first (the CPUs near it), up
-  // to the machine: how far any CPU is from the device.
-  std::vector<CpuSet> around;
-};
-
 struct LoadedTopology {
   Tree tree;                  // restricted to `allowed`
   std::string fingerprint;    // summary of the whole machine, before restriction
   CpuSet all_pus;
-  // With TopologySpec::devices: every PCI device of the whole machine, in
-  // PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID and resource
+  // With TopologySpec::devices: every PCI device of the whole machine
+  // (devices.hh's pci_devices), in PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID and resource
   // managers' GPU detection number GPUs in); from the same load as the tree.
   std::vector<PciDevice> devices;
 };
