@@ -494,8 +494,8 @@ int sp_get_nthreads(const sp_placement_t* p) {
 }
 
 int sp_get_task_cpus(const sp_placement_t* p, int task, char* buf, size_t len) {
-  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return -1;
-  return copy_out(p->result.tasks[task].share.list(), buf, len);
+  const TaskPlace* t = task_at(p, task);
+  return t ? copy_out(t->share.list(), buf, len) : -1;
 }
 
 int sp_get_thread_cpus(const sp_placement_t* p, int task, int thread, char* buf, size_t len) {

@@ -105,8 +105,7 @@ void resolve_threads(const Request& r, int share, int& threads) {
 // no more than the machine's.
 CpuSet checked_cpus(const CpuRanges& cpus, const CpuSet& allowed,
                     const std::function<std::string(unsigned)>& outside) {
-  CpuSet want = CpuSet::of(cpus), extra;
-  hwloc_bitmap_andnot(extra.get(), want.get(), allowed.get());
+  CpuSet want = CpuSet::of(cpus), extra = want - allowed;
   if (!extra.empty()) throw Error(outside(static_cast<unsigned>(extra.first())));
   return want;
 }
@@ -126,29 +125,28 @@ Result from_file(const Request& r, LoadedTopology& lt) {
   if (r.threads && r.threads != threads)
     throw Error(p + ": has " + plural(threads, "thread") + " per task but " +
                 plural(r.threads, "thread") + " were asked for (set the thread count to match)");
-  const std::vector<unsigned>& allowed = lt.tree.nodes[lt.tree.root].pus;
-  CpuSet allowed_set = CpuSet::of(allowed);
+  CpuSet allowed = CpuSet::of(lt.tree.nodes[lt.tree.root].pus);
   // Bounded by the machine before anything is expanded. A file names every
   // thread's CPUs itself, so threads may share them, up to the limit.
-  size_t limit = allowed.size() * kMaxOversubscription;
+  size_t limit = static_cast<size_t>(allowed.count()) * kMaxOversubscription;
   if (static_cast<size_t>(threads) * tasks > limit)
     throw Error(p + ": " + plural(static_cast<size_t>(threads) * tasks, "thread") + " in all on " +
-                plural(allowed.size(), "allowed CPU") + ": at most " + std::to_string(kMaxOversubscription) +
+                plural(allowed.count(), "allowed CPU") + ": at most " + std::to_string(kMaxOversubscription) +
                 " threads may share one CPU (use fewer threads)");
   Result out;
   out.tree = lt.tree;
   // PU -> the last slot holding it (as PUs are checked to be allowed, the
   // table is bounded by the machine's highest PU).
-  std::vector<int> slot_of_pu(allowed.back() + 1, -1);
+  std::vector<int> slot_of_pu(static_cast<size_t>(allowed.last()) + 1, -1);
   for (int s : lt.tree.slots())
     for (unsigned pu : lt.tree.nodes[s].pus) slot_of_pu[pu] = s;
   for (int t = 0; t < tasks; ++t) {
     TaskPlace tp;
     for (int i = 0; i < threads; ++i) {
       ThreadPlace th;
-      th.cpus = checked_cpus(f.tasks[t][i], allowed_set, [&](unsigned c) {
+      th.cpus = checked_cpus(f.tasks[t][i], allowed, [&](unsigned c) {
         return p + ": task " + std::to_string(t) + " thread " + std::to_string(i) + " uses CPU " + std::to_string(c) +
-               ", outside the allowed CPUs " + format_cpulist(allowed) +
+               ", outside the allowed CPUs " + allowed.list() +
                " (recompute the placement for this allocation)";
       });
       th.pu = th.cpus.first();
@@ -199,6 +197,7 @@ std::vector<Tree> task_trees(const Tree& tree, const std::vector<std::vector<int
 std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<Tree>& subs, const Request& r,
                                    const SharingMatrix& w, int threads, const Deadline& deadline) {
   std::vector<TaskPlace> out;
+  const CpuSet everywhere = CpuSet::of(tree.nodes[tree.root].pus);  // an unbound thread's CPUs
   for (size_t t = 0; t < subs.size(); ++t) {
     deadline.check();
     const Tree& sub = subs[t];
@@ -216,7 +215,7 @@ std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<Tree>& su
         th.pu = static_cast<int>(tree.nodes[th.slot].pus.front());
         th.cpus = widen(tree, th.slot, r.widen_to);
       } else {
-        th.cpus = CpuSet::of(tree.nodes[tree.root].pus);
+        th.cpus = everywhere;
       }
       tp.threads.push_back(th);
     }

@@ -3,7 +3,6 @@
 
 #include <cmath>
 #include <cstdio>
-#include <cstring>
 #include <vector>
 
 #include "error.hh"
@@ -66,16 +65,12 @@ double kept(const Placed& placement, const Placed& matrix) {
   return k;
 }
 
+// Every thread on the same CPUs: the API's CPU sets (hwloc bitmaps) compared.
 bool same_placement(const Placed& a, const Placed& b) {
   int n = sp_get_nthreads(a.p);
   if (n != sp_get_nthreads(b.p)) return false;
-  char x[4096], y[4096];
-  for (int t = 0; t < n; ++t) {
-    int lx = sp_get_thread_cpus(a.p, 0, t, x, sizeof x), ly = sp_get_thread_cpus(b.p, 0, t, y, sizeof y);
-    if (lx < 0 || ly < 0 || static_cast<size_t>(lx) >= sizeof x || static_cast<size_t>(ly) >= sizeof y)
-      throw Error("a thread's CPU list is too long to compare");
-    if (std::strcmp(x, y) != 0) return false;
-  }
+  for (int t = 0; t < n; ++t)
+    if (!hwloc_bitmap_isequal(sp_get_thread_cpuset(a.p, 0, t), sp_get_thread_cpuset(b.p, 0, t))) return false;
   return true;
 }
 

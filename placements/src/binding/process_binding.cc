@@ -62,13 +62,12 @@ CpuSet process_cpus() {
 
 void bind_process(const CpuSet& cpus) {
   if (cpus.empty()) throw Error("no CPUs to bind to");
-  unsigned last = static_cast<unsigned>(cpus.last());
-  if (cpus.last() < 0 || last > kMaxCpuId) throw Error("CPUs " + cpus.list() + " reach beyond any machine");
-  size_t bits = first_mask_cpus(last + 1);
+  int last = cpus.last();  // -1: an infinite set
+  if (last < 0 || static_cast<unsigned>(last) > kMaxCpuId)
+    throw Error("CPU " + (last < 0 ? "list " + cpus.list() : std::to_string(last)) + " is beyond any machine");
+  size_t bits = first_mask_cpus(static_cast<size_t>(last) + 1);
   KernelMask mask = kernel_mask(bits);
-  int c;
-  hwloc_bitmap_foreach_begin(c, cpus.get()) CPU_SET_S(static_cast<size_t>(c), CPU_ALLOC_SIZE(bits), mask.get());
-  hwloc_bitmap_foreach_end();
+  cpus.for_each([&](unsigned c) { CPU_SET_S(c, CPU_ALLOC_SIZE(bits), mask.get()); });
   std::string list = cpus.list();
   if (sched_setaffinity(0, CPU_ALLOC_SIZE(bits), mask.get()) != 0)
     throw Error("cannot bind to CPUs " + list + ": " + std::strerror(errno) +
@@ -90,12 +89,10 @@ void set_memory_policy(MemPolicy mem, const CpuSet& cpus) {
     return;
   }
   std::unique_ptr<bitmask, decltype(&numa_bitmask_free)> nodes(numa_allocate_nodemask(), numa_bitmask_free);
-  int c;
-  hwloc_bitmap_foreach_begin(c, cpus.get()) {
-    int node = numa_node_of_cpu(c);
+  cpus.for_each([&](unsigned c) {
+    int node = numa_node_of_cpu(static_cast<int>(c));
     if (node >= 0) numa_bitmask_setbit(nodes.get(), static_cast<unsigned>(node));
-  }
-  hwloc_bitmap_foreach_end();
+  });
   if (numa_bitmask_weight(nodes.get()) == 0)
     throw Error("memory policy interleave: no NUMA node holds CPUs " + cpus.list());
   numa_set_interleave_mask(nodes.get());

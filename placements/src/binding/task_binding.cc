@@ -13,9 +13,7 @@ namespace {
 // Every CPU, ranges written out: "0,1,2" (the OpenMP and Intel lists).
 std::string join_cpus(const CpuSet& cpus) {
   std::string out;
-  int c;
-  hwloc_bitmap_foreach_begin(c, cpus.get()) out += (out.empty() ? "" : ",") + std::to_string(c);
-  hwloc_bitmap_foreach_end();
+  cpus.for_each([&](unsigned c) { out += (out.empty() ? "" : ",") + std::to_string(c); });
   return out;
 }
 

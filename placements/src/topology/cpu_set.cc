@@ -56,6 +56,12 @@ CpuSet CpuSet::operator&(const CpuSet& o) const {
   return s;
 }
 
+CpuSet CpuSet::operator-(const CpuSet& o) const {
+  CpuSet s;
+  ok(hwloc_bitmap_andnot(s.get(), get(), o.get()));
+  return s;
+}
+
 CpuSet& CpuSet::operator|=(const CpuSet& o) {
   ok(hwloc_bitmap_or(get(), get(), o.get()));
   return *this;
@@ -69,9 +75,7 @@ CpuSet& CpuSet::add(unsigned cpu) {
 std::vector<unsigned> CpuSet::ids() const {
   std::vector<unsigned> out;
   out.reserve(count());
-  int c;
-  hwloc_bitmap_foreach_begin(c, get()) out.push_back(static_cast<unsigned>(c));
-  hwloc_bitmap_foreach_end();
+  for_each([&](unsigned c) { out.push_back(c); });
   return out;
 }
 

@@ -15,6 +15,12 @@ namespace slurmpin {
 
 struct CpuRange;
 
+// Calls f(cpu) for every CPU of a finite set, in increasing order.
+template <class F>
+void for_each_cpu(hwloc_const_bitmap_t set, F f) {
+  for (int c = hwloc_bitmap_first(set); c >= 0; c = hwloc_bitmap_next(set, c)) f(static_cast<unsigned>(c));
+}
+
 class CpuSet {
  public:
   CpuSet();  // empty
@@ -40,8 +46,13 @@ class CpuSet {
   bool operator==(const CpuSet& o) const { return hwloc_bitmap_isequal(get(), o.get()); }
   bool operator!=(const CpuSet& o) const { return !(*this == o); }
   CpuSet operator&(const CpuSet& o) const;
+  CpuSet operator-(const CpuSet& o) const;  // the CPUs of this set not in o
   CpuSet& operator|=(const CpuSet& o);
   CpuSet& add(unsigned cpu);
+  template <class F>
+  void for_each(F f) const {
+    for_each_cpu(get(), f);
+  }
   // The ids in order, for the algorithms that index them.
   std::vector<unsigned> ids() const;
   // "0-3,8" (hwloc_bitmap_list_asprintf) and "0x10f" (hwloc_bitmap_taskset_asprintf).

@@ -119,7 +119,7 @@ hwloc_topology_t load_node_topology(const std::string& path, bool io, std::strin
       hwloc_topology_load(raw) < 0)
     return why = path + ": not a topology hwloc can read", nullptr;
   CpuSet online;
-  if (!online_cpus(online) || online != CpuSet(hwloc_topology_get_topology_cpuset(raw)))
+  if (!online_cpus(online) || !hwloc_bitmap_isequal(online.get(), hwloc_topology_get_topology_cpuset(raw)))
     return why = path + ": does not describe the CPUs online now", nullptr;
   return topo.release();
 }

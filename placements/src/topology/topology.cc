@@ -167,9 +167,7 @@ bool has_numa_memory_child(hwloc_obj_t o) {
 
 std::vector<unsigned> pus_of(hwloc_const_cpuset_t set) {
   std::vector<unsigned> out;
-  unsigned i;
-  hwloc_bitmap_foreach_begin(i, set) { out.push_back(i); }
-  hwloc_bitmap_foreach_end();
+  for_each_cpu(set, [&](unsigned c) { out.push_back(c); });
   return out;
 }
 
@@ -429,13 +427,11 @@ namespace {
 CpuSet first_pus_per_core(hwloc_topology_t topo, const CpuSet& pus, int k) {
   std::map<const void*, int> used;
   CpuSet out;
-  int c;
-  hwloc_bitmap_foreach_begin(c, pus.get()) {
-    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, static_cast<unsigned>(c));
+  pus.for_each([&](unsigned c) {
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, c);
     hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : nullptr;
-    if (!core || used[core]++ < k) out.add(static_cast<unsigned>(c));
-  }
-  hwloc_bitmap_foreach_end();
+    if (!core || used[core]++ < k) out.add(c);
+  });
   return out;
 }
 
@@ -453,8 +449,7 @@ LoadedTopology load_restricted(const TopologySpec& spec, TopologyPtr topo) {
   out.fingerprint = whole.summary();
   out.all_pus = CpuSet::of(whole.nodes[whole.root].pus);
 
-  CpuSet allowed = spec.allowed, missing;
-  hwloc_bitmap_andnot(missing.get(), allowed.get(), out.all_pus.get());
+  CpuSet allowed = spec.allowed, missing = allowed - out.all_pus;
   if (!missing.empty())
     throw Error("CPU " + std::to_string(missing.first()) + " is not in the topology, which has PUs " +
                 out.all_pus.list() + ": restrict to CPUs that exist");
