@@ -26,6 +26,7 @@ void pin_config_defaults(struct pin_config *c) {
   strcpy(c->gpu, "none");
   strcpy(c->run_dir, PIN_RUN_DIR);
   c->max_file = PIN_MAX_FILE;
+  c->placement_cache = PIN_PLACEMENT_CACHE;
   c->max_time = PIN_MAX_TIME;
   strcpy(c->launchers, PIN_LAUNCHERS);
 }
@@ -201,6 +202,14 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
     snprintf(err, len, "max_time=%.64s: give seconds from 0.1 to 3600", v);
     return -1;
   }
+  if (v && KEY("placement_cache")) {
+    char *end;
+    long n = strtol(v, &end, 10);
+    if (end != v && !*end && n >= 0 && n <= PIN_PLACEMENT_CACHE_MAX) return c->placement_cache = (int)n, 0;
+    snprintf(err, len, "placement_cache=%.64s: give the number of placements to keep, from 0 (none) to %d", v,
+             PIN_PLACEMENT_CACHE_MAX);
+    return -1;
+  }
   if (v && KEY("launchers")) {
     if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-,") != strlen(v)) {
       snprintf(err, len, "launchers=%.200s: give program names separated by commas, or none", v);
@@ -214,8 +223,8 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   if (v && KEY("granularity")) return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
 #undef KEY
   snprintf(err, len,
-           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, run_dir=, max_file=, max_time=, launchers=, "
-           "mem=, granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
+           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, run_dir=, max_file=, max_time=, placement_cache=, "
+           "launchers=, mem=, granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
            arg);
   return -1;
 }

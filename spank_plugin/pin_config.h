@@ -16,7 +16,7 @@
  *   [store=DIR] [enforce[=SETTING,...]] [exclusive_only] [whole_node] [gpu=closest|none]
  *   [topology=FILE.xml] [topology_cache=PATH|none] [run_dir=DIR] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
- *   [threads_lib=PATH] [legacy_omp_env] [policy] */
+ *   [threads_lib=PATH] [legacy_omp_env] [policy] [placement_cache=N] */
 struct pin_config {
   char default_strategy[PIN_STRATEGY_MAX];
   char allowed[1024];      /* comma-separated; empty: all */
@@ -35,6 +35,10 @@ struct pin_config {
    * (seconds). max_file=SIZE[K|M|G], max_time=SECONDS. */
   unsigned long long max_file;
   double max_time;
+  /* Profile-guided placements kept in RUN_DIR/placements for the node's
+   * next steps with the same inputs (placement_cache.h): at most this many
+   * entries, the oldest removed; 0: none kept. */
+  int placement_cache;
   /* The programs whose steps are MPI launchers' daemons (launcher_step.h),
    * comma-separated; "none": no step is one. */
   char launchers[512];
@@ -118,6 +122,8 @@ int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, 
 
 #define PIN_RUN_DIR "/run/slurm-pin"
 #define PIN_MAX_FILE (16ULL << 20)
+#define PIN_PLACEMENT_CACHE 64
+#define PIN_PLACEMENT_CACHE_MAX 4096
 #define PIN_MAX_TIME 10.0
 
 /* The decision in an AdminComment: its last " | " part when that part is a

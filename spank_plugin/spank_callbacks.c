@@ -31,6 +31,7 @@
 #include "preload_list.h"
 #include "pin_components.h"
 #include "pin_config.h"
+#include "placement_cache.h"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
 #include "step_files.h"
@@ -525,6 +526,9 @@ static int describe_in_slurm_terms(void) {
 
 static int compute(spank_t sp, const char *strategy) {
   const char *profile = pin_effective_profile(&request, &policy);
+  static char placements_dir[PATH_MAX + 16];
+  if (placement_cache_dir(config.run_dir, placements_dir, sizeof placements_dir) != 0)
+    return fail("run_dir= is too long"), -1;
   uint32_t ntasks = 0;
   int rc;
   static char cpus[LIST_LEN];
@@ -546,6 +550,7 @@ static int compute(spank_t sp, const char *strategy) {
       sp_set_oversubscribe(placement, request.oversubscribe) || sp_set_phases(placement, request.phases, 0) ||
       sp_set_smt(placement, request.smt[0] ? atoi(request.smt) : 0) ||
       sp_set_budget(placement, (size_t)config.max_file, config.max_time) ||
+      sp_set_placement_cache(placement, config.placement_cache > 0 ? placements_dir : NULL) ||
       (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
@@ -750,8 +755,9 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   clock_gettime(CLOCK_MONOTONIC, &t1);
   /* What the step's launch waited for on this node (SlurmdDebug=debug;
    * bench/srun reads it). */
-  slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s)",
-              (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, strategy);
+  slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s%s)",
+              (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, strategy,
+              rc == 0 && sp_get_cached(placement) == 1 ? ", from the node's placement cache" : "");
   active = rc == -2 ? 0 : 1; /* -2: exclusive_only and a shared node */
   return 0;                  /* errors end the step in task_init, never here */
 }
@@ -830,14 +836,25 @@ static void drop_component_options(spank_t sp) {
  * its privileged hook; "" when the task needs none. */
 static char task_file[4800];
 
+/* The step's placement, kept for the node's next steps with the same
+ * inputs (placement_cache.h): root, once per step and node (the first local
+ * task), dry runs too. A failure costs only the next step's time. */
+static void keep_placement(void) {
+  char dir[PATH_MAX + 16], err[ERR_LEN];
+  if (placement_cache_dir(config.run_dir, dir, sizeof dir) == 0 &&
+      placement_cache_store(dir, placement, config.placement_cache, err, sizeof err) != 0)
+    slurm_info("slurm-pin: %s", err);
+}
+
 /* Root, in the task's process before privileges are dropped: what the
  * task's thread library reads and its environment cannot hold. */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   task_file[0] = '\0';
   int task = -1;
-  if (active <= 0 || launcher.on || failure[0] || request.dryrun || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS)
-    return 0;
+  if (active <= 0 || launcher.on || failure[0] || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS) return 0;
+  if (task == 0) keep_placement();
+  if (request.dryrun) return 0;
   const char *data = sp_get_task_data(placement, task);
   if (!data) {
     if (*sp_error(placement)) fail(sp_error(placement));

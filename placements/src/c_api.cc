@@ -14,6 +14,7 @@
 #include "topology/domain_names.hh"
 #include "engine.hh"
 #include "error.hh"
+#include "placement_cache.hh"
 #include "sharing/matrix_file.hh"
 #include "topology/node_topology.hh"
 #include "strategies/placement_file.hh"
@@ -44,6 +45,7 @@ struct sp_placement {
   std::vector<std::string> env_names;
   bool names_valid = false;
   std::string env_value, description, task_data;
+  std::string cache_name, cache_data;  // sp_get_cache_entry's, made when first asked
   std::unique_ptr<DomainNames> domains;  // of result.tree, made when first asked
 };
 
@@ -361,9 +363,36 @@ int sp_set_budget(sp_placement_t* p, size_t max_file_bytes, double max_seconds) 
   });
 }
 
+int sp_set_placement_cache(sp_placement_t* p, const char* dir) {
+  return guarded(p, [&] {
+    std::string d = dir ? dir : "";
+    require(d.empty() || d[0] == '/', "the placement cache is an absolute path (a directory only root can change)");
+    require(d.size() < 4096, "the placement cache's path is longer than 4095 characters");
+    p->request.cache_dir = d;
+  });
+}
+
+int sp_get_cached(const sp_placement_t* p) { return p && p->computed ? (p->result.from_cache ? 1 : 0) : -1; }
+
+int sp_get_cache_entry(sp_placement_t* p, const char** name, const char** data, size_t* size) {
+  if (!p || !p->computed || !name || !data || !size) return -1;
+  if (p->result.cache_key.empty()) return 0;
+  if (p->cache_name.empty()) {
+    p->cache_data = format_cached_placement(p->result);
+    if (p->cache_data.empty()) return 0;
+    p->cache_name = placement_cache_name(p->result.cache_key);
+  }
+  *name = p->cache_name.c_str();
+  *data = p->cache_data.data();
+  *size = p->cache_data.size();
+  return 1;
+}
+
 int sp_compute(sp_placement_t* p) {
   return guarded(p, [&] {
     p->computed = false;
+    p->cache_name.clear();
+    p->cache_data.clear();
     p->env_task = -1;
     p->names_valid = false;
     Request r = p->request;

@@ -8,6 +8,7 @@
 #include "topology/cpulist.hh"
 #include "topology/devices.hh"
 #include "error.hh"
+#include "placement_cache.hh"
 #include "strategies/orders.hh"
 #include "strategies/placement_file.hh"
 #include "sharing/profile.hh"
@@ -74,17 +75,17 @@ ProfileNeeds needs_of(const Request& r, int share) {
   return n;
 }
 
-// Loads the requested profile's matrix; a store profile is picked for the
-// thread count the step will run (given, or one per slot of the share).
-void load_profile(Request& r, int share) {
+// The requested profile: a file path is read and its matrix taken now; a
+// store profile is picked for the thread count the step will run (given,
+// or one per slot of the share) and returned as read, so that a placement
+// cached for its text is found before the text is parsed.
+StoredProfile fetch_profile(Request& r, int share) {
   ProfileSpec spec = parse_profile_spec(r.profile_spec);
-  ProfileNeeds needs = needs_of(r, share);
-  if (spec.is_path) return use_profile(r, read_profile(spec.path, needs), spec.path, "");
+  if (spec.is_path) return use_profile(r, read_profile(spec.path, needs_of(r, share)), spec.path, ""), StoredProfile();
   if (r.profile_store.empty())
     throw Error("profile '" + spec.app + "' names a store profile but no store is configured "
                 "(configure a profile store, or give a file path)");
-  StoredProfile found = find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version);
-  use_profile(r, parse_profile(found.text, found.path, needs), found.path, r.profile_spec);
+  return find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version);
 }
 
 void resolve_threads(const Request& r, int share, int& threads) {
@@ -313,6 +314,18 @@ void attach_devices(Result& out, const NodeDevices& devices, const std::vector<V
     out.tasks[t].gpus = got[t].gpus, out.tasks[t].gpu_names = got[t].gpu_names, out.tasks[t].nic = got[t].nic;
 }
 
+// What every result carries, however its places were found.
+void finish(Result& out, const Request& r, const LoadedTopology& lt) {
+  out.fingerprint = lt.fingerprint;
+  for (const auto& t : out.tasks) {
+    out.slot_of_thread.emplace_back();
+    for (const auto& th : t.threads) out.slot_of_thread.back().push_back(th.slot);
+  }
+  out.scored = r.has_matrix && !out.tasks.empty() &&
+               static_cast<int>(out.tasks[0].threads.size()) == r.matrix.size();
+  if (out.scored) out.score_matrix = r.matrix;  // shared, not copied
+}
+
 }  // namespace
 
 Result compute_placement(const Request& request) {
@@ -340,7 +353,20 @@ Result compute_placement(const Request& request) {
     if (share == 0)
       throw Error(plural(tasks, "task") + " but only " + plural(slots.size(), word) + " in CPUs " +
                   format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
-    if (!r.profile_spec.empty()) load_profile(r, share);
+    StoredProfile stored = r.profile_spec.empty() ? StoredProfile() : fetch_profile(r, share);
+    if (!stored.path.empty()) {
+      out.tree = tree;
+      out.cache_key = placement_cache_key(r, lt, stored.path, stored.text);
+      // The key holds every input, so an entry found passed every check below when it was computed.
+      if (!out.cache_key.empty() &&
+          read_cached_placement(r.cache_dir, out.cache_key, tasks, r.threads ? r.threads : share, out)) {
+        out.cache_key.clear();
+        out.from_cache = true;
+        finish(out, r, lt);
+        return out;
+      }
+      use_profile(r, parse_profile(stored.text, stored.path, needs_of(r, share)), stored.path, r.profile_spec);
+    }
     int threads = 0;
     resolve_threads(r, share, threads);
     if (threads > share && !r.oversubscribe)
@@ -372,14 +398,7 @@ Result compute_placement(const Request& request) {
     if (r.strategy == Strategy::kFile) task_gpus = gpus_per_task(visible, static_cast<int>(out.tasks.size()));
     attach_devices(out, devices, visible, task_gpus);
   }
-  out.fingerprint = lt.fingerprint;
-  for (const auto& t : out.tasks) {
-    out.slot_of_thread.emplace_back();
-    for (const auto& th : t.threads) out.slot_of_thread.back().push_back(th.slot);
-  }
-  out.scored = r.has_matrix && !out.tasks.empty() &&
-               static_cast<int>(out.tasks[0].threads.size()) == r.matrix.size();
-  if (out.scored) out.score_matrix = r.matrix;  // shared, not copied
+  finish(out, r, lt);
   return out;
 }
 

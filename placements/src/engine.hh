@@ -59,6 +59,9 @@ struct Request {
   // time; 0: the formats' own limits, no time limit.
   size_t max_file_bytes = 0;
   double max_seconds = 0;
+  // Where this node keeps placements it computed (placement_cache.hh):
+  // read here, written by root from Result::cache_key; empty: none.
+  std::string cache_dir;
 };
 
 struct ThreadPlace {
@@ -92,6 +95,11 @@ struct Result {
   const std::vector<LevelScore>& levels() const;
   std::string gpu_variable;     // CUDA_VISIBLE_DEVICES, ...: set when tasks got GPUs
   std::vector<std::string> notes;
+  // Read from the node's placement cache instead of computed (then not
+  // scored: the matrix was not parsed).
+  bool from_cache = false;
+  // Computed, and to be kept in the cache under this key (placement_cache.hh); "" otherwise.
+  std::string cache_key;
 
   // What levels() scores: the first task's threads against the matrix.
   SharingMatrix score_matrix;

@@ -83,6 +83,42 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
   done
 }
 
+@test "the node's next step with the same inputs takes its per-region places from the node's placement cache" {
+  (cd "$WORK" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
+  rm -rf "$CLUSTER/pin-run/placements"
+  pinned_step() {
+    run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=lpgp --pin-profile=cached \
+      --pin-phases "$@" "$WORK/bin/phases" 2
+    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  }
+  pinned_step
+  first=$(region_cpus 1)
+  [ "$first" = "0 1" ] || [ "$first" = "1 0" ]
+  # Kept by root, readable, writable by nobody else.
+  entries=("$CLUSTER"/pin-run/placements/placement-*)
+  [ "${#entries[@]}" -eq 1 ]
+  [ "$(stat -c '%U %a' "${entries[0]}")" = "root 644" ]
+  run as_user sh -c "echo forged > '$CLUSTER/pin-run/placements/placement-0000000000000000'"
+  [ "$status" -ne 0 ]
+  # Root swaps the first region's two threads in the kept entry: the next
+  # step with the same inputs follows it, so its places came from there.
+  awk '/^region [01] / { swap = $3 == "main._omp_fn.0"; n = 0 }
+       swap && /^th / { held[n++] = $0; if (n == 2) { print held[1]; print held[0] } next }
+       { print }' "${entries[0]}" >"$CLUSTER/entry"
+  cat "$CLUSTER/entry" >"${entries[0]}"
+  pinned_step
+  [ "$(region_cpus 1)" = "$(awk '{ print $2, $1 }' <<<"$first")" ]
+  # Other inputs (the whole-run placement only) are computed and kept apart.
+  pinned_step --pin-verbose
+  entries=("$CLUSTER"/pin-run/placements/placement-*)
+  [ "${#entries[@]}" -eq 1 ]  # --pin-verbose changes no input
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=gplp --pin-profile=cached --pin-phases \
+    "$WORK/bin/phases" 2
+  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  entries=("$CLUSTER"/pin-run/placements/placement-*)
+  [ "${#entries[@]}" -eq 2 ]
+}
+
 @test "a GCC program run on LLVM libomp's GOMP ABI is pinned per region too" {
   # libomp implements libgomp's ABI: a directory with libgomp.so.1 -> libomp.so.5
   # first on LD_LIBRARY_PATH runs an unmodified GCC binary on libomp.

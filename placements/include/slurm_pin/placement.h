@@ -112,7 +112,25 @@ int sp_set_restrict_to_process(sp_placement_t *p, int on);
  * budget. */
 int sp_set_budget(sp_placement_t *p, size_t max_file_bytes, double max_seconds);
 
+/* Placements this node computed before, kept in `dir` (NULL or "": none):
+ * a profile-guided placement from a store profile is read from there when
+ * an entry holds exactly its inputs (the store entry's text, the allowed
+ * part of the machine, every option), instead of being computed. The
+ * directory and its entries must be root's and writable by nobody else; the
+ * engine only reads them, the caller stores sp_get_cache_entry's entry as
+ * root. A result read from the cache carries no matrix: sp_get_level_sharing
+ * gives -1 for it. */
+int sp_set_placement_cache(sp_placement_t *p, const char *dir);
+
 int sp_compute(sp_placement_t *p);
+/* 1 when the last sp_compute read its placement from the cache, 0 when it
+ * computed it, -1 before a successful sp_compute. */
+int sp_get_cached(const sp_placement_t *p);
+/* The cache entry for the placement just computed: its file name (one path
+ * component) and content in *name, *data and *size, valid until the next
+ * sp_compute. 1 when there is one to keep, 0 when none (read from the
+ * cache, not cacheable, no cache set), -1 before a successful sp_compute. */
+int sp_get_cache_entry(sp_placement_t *p, const char **name, const char **data, size_t *size);
 
 /* Outputs, valid after a successful sp_compute. */
 int sp_get_ntasks(const sp_placement_t *p);
