@@ -213,6 +213,15 @@ TEST(PluginConfig, RunDirectoryAndCostBounds) {
   EXPECT_NE(e.find("give an absolute path"), std::string::npos);
   for (const char* bad : {"max_file=0", "max_file=2G", "max_file=12X", "max_file=-1", "max_time=0", "max_time=x"})
     EXPECT_EQ(parse(c, {bad}, &e), -1) << bad;
+  // The node's placement cache: 64 entries unless said, 0 for none.
+  EXPECT_EQ(c.placement_cache, 64);
+  ASSERT_EQ(parse(c, {"placement_cache=0"}), 0);
+  EXPECT_EQ(c.placement_cache, 0);
+  ASSERT_EQ(parse(c, {"placement_cache=4096"}), 0);
+  EXPECT_EQ(c.placement_cache, 4096);
+  for (const char* bad : {"placement_cache=-1", "placement_cache=4097", "placement_cache=x", "placement_cache="})
+    EXPECT_EQ(parse(c, {bad}, &e), -1) << bad;
+  EXPECT_NE(e.find("from 0 (none) to 4096"), std::string::npos) << e;
 }
 
 TEST(PluginConfig, EnforceHoldsEverySettingOrTheNamedOnes) {
