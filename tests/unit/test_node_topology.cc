@@ -25,20 +25,16 @@ struct TopologyFree {
 };
 using Topology = std::unique_ptr<hwloc_topology, TopologyFree>;
 
-class NodeTopology : public ::testing::Test {
+class NodeTopology : public slurmpin::test::RootDirTest {
  protected:
+  NodeTopology() : RootDirTest("node-topology") {}
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "ownership checks need root";
-    char dir_template[] = "/tmp/slurm-pin-node-topology.XXXXXX";
-    ASSERT_NE(mkdtemp(dir_template), nullptr);
-    dir = dir_template;
+    RootDirTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     path = dir + "/cache/topology.xml";  // the last directory is made by save
   }
-  void TearDown() override {
-    if (!dir.empty()) std::system(("rm -rf " + dir).c_str());
-  }
   Topology load(bool io, std::string& why) { return Topology(load_node_topology(path, io, why)); }
-  std::string dir, path;
+  std::string path;
 };
 
 std::vector<unsigned> online() {

@@ -9,12 +9,14 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <sstream>
 #include <string>
 #include <vector>
 
 #include "placement_cache.h"
 #include "slurm_pin/slurm_pin.h"
+#include "test_support.hh"
 
 namespace {
 
@@ -35,20 +37,15 @@ std::string dense_profile(int threads, int regions, int shift) {
   return o.str();
 }
 
-class PlacementCache : public ::testing::Test {
+class PlacementCache : public slurmpin::test::RootDirTest {
  protected:
+  PlacementCache() : RootDirTest("cache") {}
   void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "the cache is root's";
-    char t[] = "/tmp/slurm-pin-cache.XXXXXX";
-    ASSERT_NE(mkdtemp(t), nullptr);
-    dir = t;
-    ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
+    RootDirTest::SetUp();
+    if (IsSkipped() || HasFatalFailure()) return;
     cache = dir + "/run/placements";
     ASSERT_EQ(std::system(("mkdir -p " + dir + "/store/app " + dir + "/run").c_str()), 0);
     write_profile(1, dense_profile(4, 3, 0));
-  }
-  void TearDown() override {
-    if (!dir.empty()) std::system(("rm -rf " + dir).c_str());
   }
   void write_profile(int version, const std::string& text) {
     std::ofstream(dir + "/store/app/t4.v" + std::to_string(version) + ".profile") << text;
@@ -96,7 +93,7 @@ class PlacementCache : public ::testing::Test {
     for (std::string l; std::getline(in, l);) out.push_back(l);
     return out;
   }
-  std::string dir, cache;
+  std::string cache;
 };
 
 TEST_F(PlacementCache, TheNextStepWithTheSameInputsReadsItsPlacesBack) {

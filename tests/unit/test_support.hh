@@ -1,7 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Helpers shared by the unit tests: fixtures, random matrices, topologies.
 #pragma once
+#include <gtest/gtest.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstdlib>
 #include <functional>
+#include <memory>
 #include <random>
 #include <string>
 #include <vector>
@@ -18,6 +24,46 @@ inline std::string fixture(const std::string& name) {
 }
 
 inline std::string topo(const std::string& name) { return fixture("topologies/" + name); }
+
+// A new directory only root may write (/tmp/slurm-pin-NAME.XXXXXX, 0755),
+// removed with it: where the tests of root-side files keep them. Tests that
+// need one skip unless they run as root (ownership is what they check).
+class RootDir {
+ public:
+  explicit RootDir(const std::string& name) {
+    std::string t = "/tmp/slurm-pin-" + name + ".XXXXXX";
+    if (mkdtemp(t.data()) && chmod(t.c_str(), 0755) == 0) path_ = t;
+  }
+  ~RootDir() {
+    if (!path_.empty()) std::system(("rm -rf '" + path_ + "'").c_str());
+  }
+  RootDir(const RootDir&) = delete;
+  RootDir& operator=(const RootDir&) = delete;
+  // "" when it could not be made.
+  const std::string& path() const { return path_; }
+
+ private:
+  std::string path_;
+};
+
+// A fixture whose tests get a RootDir of their own in `dir`; skipped unless
+// run as root. Fixtures deriving from it call its SetUp first and return
+// when IsSkipped().
+class RootDirTest : public ::testing::Test {
+ protected:
+  explicit RootDirTest(const char* name) : name_(name) {}
+  void SetUp() override {
+    if (geteuid() != 0) GTEST_SKIP() << "ownership checks need root";
+    root_ = std::make_unique<RootDir>(name_);
+    dir = root_->path();
+    ASSERT_FALSE(dir.empty());
+  }
+  std::string dir;
+
+ private:
+  const char* name_;
+  std::unique_ptr<RootDir> root_;
+};
 
 // The message of the Error `f` throws; "" when it throws none.
 inline std::string error_of(const std::function<void()>& f) {

@@ -9,24 +9,17 @@
 
 #include <cstdlib>
 #include <fstream>
+#include <memory>
 #include <string>
 
+#include "test_support.hh"
 #include "trusted_dir.h"
 
 namespace {
 
-class TrustedDir : public ::testing::Test {
+class TrustedDir : public slurmpin::test::RootDirTest {
  protected:
-  void SetUp() override {
-    if (geteuid() != 0) GTEST_SKIP() << "ownership checks need root";
-    char t[] = "/tmp/slurm-pin-trusted.XXXXXX";
-    ASSERT_NE(mkdtemp(t), nullptr);
-    dir = t;
-    ASSERT_EQ(chmod(dir.c_str(), 0755), 0);
-  }
-  void TearDown() override {
-    if (!dir.empty()) std::system(("rm -rf " + dir).c_str());
-  }
+  TrustedDir() : RootDirTest("trusted") {}
   // The descriptor of path, or -1 with the message in `err`.
   int open_dir(const std::string& path, int create = 0) {
     char e[512] = "";
@@ -34,7 +27,7 @@ class TrustedDir : public ::testing::Test {
     err = e;
     return fd;
   }
-  std::string dir, err;
+  std::string err;
 };
 
 }  // namespace
