@@ -204,12 +204,15 @@ bool read_cached_placement(const std::string& dir, const std::string& key, int t
   std::unique_ptr<char, decltype(&std::free)> text(
       trusted_file_read(d.fd, placement_cache_name(key).c_str(), kMaxCacheEntryBytes, &size, err, sizeof err),
       &std::free);
-  if (!text) return false;
+  return text && parse_cached_placement(std::string(text.get(), size), key, tasks, threads, out);
+}
+
+bool parse_cached_placement(const std::string& text, const std::string& key, int tasks, int threads, Result& out) {
   std::string head = std::string(kMagic) + " " + std::to_string(kFormat) + "\n" + key + "placement\n";
-  if (size < head.size() || std::memcmp(text.get(), head.data(), head.size()) != 0) return false;
+  if (text.compare(0, head.size(), head) != 0) return false;
   Result got;
-  got.tree = out.tree;
-  if (!EntryReader(text.get() + head.size(), text.get() + size, out.tree, tasks, threads).read(got)) return false;
+  if (!EntryReader(text.data() + head.size(), text.data() + text.size(), out.tree, tasks, threads).read(got))
+    return false;
   out.tasks = std::move(got.tasks);
   out.regions = std::move(got.regions);
   out.notes = std::move(got.notes);
