@@ -83,6 +83,16 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
   done
 }
 
+# Swaps the two threads of region main._omp_fn.0 in a placement cache entry
+# (root's edit, in place); prints their CPUs as they are now.
+swap_first_region() {
+  awk '/^region [01] / { swap = $3 == "main._omp_fn.0"; n = 0 }
+       swap && /^th / { held[n++] = $0; if (n == 2) { print held[1]; print held[0] } next }
+       { print }' "$1" >"$CLUSTER/entry"
+  cat "$CLUSTER/entry" >"$1"
+  awk '/^region [01] / { on = $3 == "main._omp_fn.0" } on && /^th / { printf "%s%s", sep, $4; sep = " " }' "$1"
+}
+
 @test "the node's next step with the same inputs takes its per-region places from the node's placement cache" {
   (cd "$WORK" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
   rm -rf "$CLUSTER/pin-run/placements"
@@ -102,10 +112,7 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
   [ "$status" -ne 0 ]
   # Root swaps the first region's two threads in the kept entry: the next
   # step with the same inputs follows it, so its places came from there.
-  awk '/^region [01] / { swap = $3 == "main._omp_fn.0"; n = 0 }
-       swap && /^th / { held[n++] = $0; if (n == 2) { print held[1]; print held[0] } next }
-       { print }' "${entries[0]}" >"$CLUSTER/entry"
-  cat "$CLUSTER/entry" >"${entries[0]}"
+  swap_first_region "${entries[0]}" >/dev/null
   pinned_step
   [ "$(region_cpus 1)" = "$(awk '{ print $2, $1 }' <<<"$first")" ]
   # Other inputs (the whole-run placement only) are computed and kept apart.
@@ -117,6 +124,24 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
   [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
   entries=("$CLUSTER"/pin-run/placements/placement-*)
   [ "${#entries[@]}" -eq 2 ]
+}
+
+@test "a dry run of a step (an admin warming a node) fills the placement cache the real step reads" {
+  [ -d "$STORE/cached" ] ||
+    (cd "$WORK" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
+  rm -rf "$CLUSTER/pin-run/placements"
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=lpgp --pin-profile=cached --pin-phases \
+    --pin-dryrun true
+  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  entries=("$CLUSTER"/pin-run/placements/placement-*)
+  [ "${#entries[@]}" -eq 1 ]
+  want=$(swap_first_region "${entries[0]}")
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=lpgp --pin-profile=cached --pin-phases \
+    "$WORK/bin/phases" 2
+  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  [ "$(region_cpus 1)" = "$want" ]
+  entries=("$CLUSTER"/pin-run/placements/placement-*)
+  [ "${#entries[@]}" -eq 1 ]
 }
 
 @test "a GCC program run on LLVM libomp's GOMP ABI is pinned per region too" {
