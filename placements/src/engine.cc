@@ -355,11 +355,11 @@ Result compute_placement(const Request& request) {
                   format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
     StoredProfile stored = r.profile_spec.empty() ? StoredProfile() : fetch_profile(r, share);
     if (!stored.path.empty()) {
-      out.tree = tree;
       out.cache_key = placement_cache_key(r, lt, stored.path, stored.text);
       // The key holds every input, so an entry found passed every check below when it was computed.
       if (!out.cache_key.empty() &&
-          read_cached_placement(r.cache_dir, out.cache_key, tasks, r.threads ? r.threads : share, out)) {
+          read_cached_placement(r.cache_dir, out.cache_key, tree, tasks, stored.threads, out)) {
+        out.tree = tree;
         out.cache_key.clear();
         out.from_cache = true;
         finish(out, r, lt);

@@ -1,9 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "placement_cache.hh"
 
-#include <unistd.h>
-
-#include <cerrno>
 #include <cstdint>
 #include <cstdio>
 #include <cstdlib>
@@ -13,6 +10,7 @@
 
 #include "error.hh"
 #include "input/printable.hh"
+#include "input/user_file.hh"
 #include "topology/cpulist.hh"
 #include "trusted_dir.h"
 
@@ -164,13 +162,6 @@ class EntryReader {
   CpuSet allowed_;
 };
 
-struct Fd {
-  int fd;
-  ~Fd() {
-    if (fd >= 0) close(fd);
-  }
-};
-
 }  // namespace
 
 std::string placement_cache_key(const Request& r, const LoadedTopology& lt, const std::string& profile_path,
@@ -194,9 +185,10 @@ std::string placement_cache_key(const Request& r, const LoadedTopology& lt, cons
 
 std::string placement_cache_name(const std::string& key) { return "placement-" + hex(text_hash(key)); }
 
-bool read_cached_placement(const std::string& dir, const std::string& key, int tasks, int threads, Result& out) {
+bool read_cached_placement(const std::string& dir, const std::string& key, const Tree& tree, int tasks, int threads,
+                           Result& out) {
   char err[512];
-  Fd d{trusted_dir_open(dir.c_str(), 0, err, sizeof err)};
+  Fd d(trusted_dir_open(dir.c_str(), 0, err, sizeof err));
   if (d.fd < 0) return false;
   size_t size = 0;
   // An entry is its key and one line per thread and region: a few times
@@ -204,14 +196,15 @@ bool read_cached_placement(const std::string& dir, const std::string& key, int t
   std::unique_ptr<char, decltype(&std::free)> text(
       trusted_file_read(d.fd, placement_cache_name(key).c_str(), kMaxCacheEntryBytes, &size, err, sizeof err),
       &std::free);
-  return text && parse_cached_placement(std::string(text.get(), size), key, tasks, threads, out);
+  return text && parse_cached_placement(std::string(text.get(), size), key, tree, tasks, threads, out);
 }
 
-bool parse_cached_placement(const std::string& text, const std::string& key, int tasks, int threads, Result& out) {
+bool parse_cached_placement(const std::string& text, const std::string& key, const Tree& tree, int tasks, int threads,
+                            Result& out) {
   std::string head = std::string(kMagic) + " " + std::to_string(kFormat) + "\n" + key + "placement\n";
   if (text.compare(0, head.size(), head) != 0) return false;
   Result got;
-  if (!EntryReader(text.data() + head.size(), text.data() + text.size(), out.tree, tasks, threads).read(got))
+  if (!EntryReader(text.data() + head.size(), text.data() + text.size(), tree, tasks, threads).read(got))
     return false;
   out.tasks = std::move(got.tasks);
   out.regions = std::move(got.regions);

@@ -32,13 +32,16 @@ std::string placement_cache_key(const Request& r, const LoadedTopology& lt, cons
 std::string placement_cache_name(const std::string& key);
 
 // Fills out's tasks, regions and notes from the entry for `key`, checked
-// against the tree and the step's task and thread counts. False when there
-// is none, or it cannot be trusted or used: the caller computes instead.
-bool read_cached_placement(const std::string& dir, const std::string& key, int tasks, int threads, Result& out);
+// against the allowed `tree` and the step's task and thread counts. False
+// when there is none, or it cannot be trusted or used: the caller computes
+// instead.
+bool read_cached_placement(const std::string& dir, const std::string& key, const Tree& tree, int tasks, int threads,
+                           Result& out);
 
 // The same for an entry's text as read: false unless it holds exactly `key`
-// and places every thread of `tasks` x `threads` inside out.tree.
-bool parse_cached_placement(const std::string& text, const std::string& key, int tasks, int threads, Result& out);
+// and places every thread of `tasks` x `threads` inside `tree`.
+bool parse_cached_placement(const std::string& text, const std::string& key, const Tree& tree, int tasks, int threads,
+                            Result& out);
 
 // The entry for a computed result (Result::cache_key set); "" when it
 // cannot be kept (larger than kMaxCacheEntryBytes, a name that would not

@@ -19,8 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }();
   const std::string key = "fuzz\n", head = "slurm-pin-placement-cache 1\n" + key + "placement\n";
   Result r;
-  r.tree = machine.tree;
-  if (!parse_cached_placement(head + input_text(data, size), key, 2, 2, r)) return 0;
+  if (!parse_cached_placement(head + input_text(data, size), key, machine.tree, 2, 2, r)) return 0;
   const CpuSet all = CpuSet::of(machine.tree.nodes[machine.tree.root].pus);
   std::vector<const std::vector<TaskPlace>*> lists{&r.tasks};
   for (const RegionPlace& rp : r.regions) lists.push_back(&rp.tasks);
@@ -31,9 +30,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   r.cache_key = key;
   std::string again = format_cached_placement(r);
   Result q;
-  q.tree = machine.tree;
   q.cache_key = key;
-  if (!again.empty() && (!parse_cached_placement(again, key, 2, 2, q) || format_cached_placement(q) != again))
+  if (again.empty()) return 0;
+  if (!parse_cached_placement(again, key, machine.tree, 2, 2, q) || format_cached_placement(q) != again)
     __builtin_trap();
   return 0;
 }

@@ -7,7 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include <cstdlib>
+#include <filesystem>
 #include <fstream>
 #include <memory>
 #include <sstream>
@@ -44,7 +44,8 @@ class PlacementCache : public slurmpin::test::RootDirTest {
     RootDirTest::SetUp();
     if (IsSkipped() || HasFatalFailure()) return;
     cache = dir + "/run/placements";
-    ASSERT_EQ(std::system(("mkdir -p " + dir + "/store/app " + dir + "/run").c_str()), 0);
+    ASSERT_TRUE(std::filesystem::create_directories(dir + "/store/app"));
+    ASSERT_TRUE(std::filesystem::create_directories(dir + "/run"));
     write_profile(1, dense_profile(4, 3, 0));
   }
   void write_profile(int version, const std::string& text) {
@@ -85,12 +86,11 @@ class PlacementCache : public slurmpin::test::RootDirTest {
     char err[512] = "";
     EXPECT_EQ(placement_cache_store(cache.c_str(), p, entries, err, sizeof err), 0) << err;
   }
+  // The cache's entries, by name; none when it was never made.
   std::vector<std::string> entries() {
     std::vector<std::string> out;
-    std::string list = dir + "/list";
-    std::system(("ls " + cache + " > " + list + " 2>/dev/null").c_str());
-    std::ifstream in(list);
-    for (std::string l; std::getline(in, l);) out.push_back(l);
+    std::error_code none;
+    for (const auto& e : std::filesystem::directory_iterator(cache, none)) out.push_back(e.path().filename());
     return out;
   }
   std::string cache;
@@ -187,7 +187,7 @@ TEST_F(PlacementCache, KeepsAtMostTheEntriesTheSiteAllows) {
   EXPECT_EQ(sp_get_cached(p), 1);
   // Nothing kept with 0 (placement_cache=0).
   sp_finalize(p);
-  std::system(("rm -rf " + cache).c_str());
+  std::filesystem::remove_all(cache);
   p = step(cpus[1]);
   keep(p, 0);
   EXPECT_EQ(entries().size(), 0u);
