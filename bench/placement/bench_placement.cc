@@ -156,7 +156,7 @@ Tree load(const char* synthetic, Granularity g = Granularity::kCore) {
   TopologySpec spec;
   spec.source = synthetic;
   spec.granularity = g;
-  return load_topology(spec).tree;
+  return load_topology(spec)->tree;
 }
 
 // Per slot, its ancestors from the slot up (the slot first).

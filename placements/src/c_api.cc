@@ -735,7 +735,7 @@ int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len)
 namespace {
 
 // The handle's topology as set, before any placement (whole machine, no restriction).
-LoadedTopology handle_topology(const sp_placement_t* p) {
+std::shared_ptr<const LoadedTopology> handle_topology(const sp_placement_t* p) {
   TopologySpec spec;
   spec.source = p->request.topology.source;
   spec.cache = p->request.topology.cache;
@@ -747,13 +747,13 @@ LoadedTopology handle_topology(const sp_placement_t* p) {
 
 int sp_topology_pus(sp_placement_t* p, char* buf, size_t len) {
   int rc = -1;
-  guarded(p, [&] { rc = copy_out(handle_topology(p).all_pus.list(), buf, len); });
+  guarded(p, [&] { rc = copy_out(handle_topology(p)->all_pus.list(), buf, len); });
   return rc;
 }
 
 int sp_topology_fingerprint(sp_placement_t* p, char* buf, size_t len) {
   int rc = -1;
-  guarded(p, [&] { rc = copy_out(handle_topology(p).fingerprint, buf, len); });
+  guarded(p, [&] { rc = copy_out(handle_topology(p)->fingerprint, buf, len); });
   return rc;
 }
 

@@ -111,7 +111,7 @@ CpuSet checked_cpus(const CpuRanges& cpus, const CpuSet& allowed,
   return want;
 }
 
-Result from_file(const Request& r, LoadedTopology& lt) {
+Result from_file(const Request& r, const LoadedTopology& lt) {
   // Ids are bounded by this machine while the file is parsed.
   PlacementFile f = read_placement_file(r.placement_path, lt.all_pus.empty() ? kMaxCpuId : static_cast<unsigned>(lt.all_pus.last()),
                                         r.max_file_bytes ? r.max_file_bytes : kMaxPlacementFileBytes);
@@ -333,7 +333,8 @@ Result compute_placement(const Request& request) {
   Deadline deadline(r.max_seconds);
   if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
   r.topology.devices = r.gpu_closest;  // one load: the tree and the devices
-  LoadedTopology lt = load_topology(r.topology);
+  std::shared_ptr<const LoadedTopology> loaded = load_topology(r.topology);
+  const LoadedTopology& lt = *loaded;
   NodeDevices devices;
   std::vector<VisibleGpu> visible;
   std::vector<std::vector<int>> task_gpus;

@@ -15,7 +15,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     spec.source = "pack:2 core:2 pu:2";
     spec.allowed = CpuSet::of(std::vector<unsigned>{0, 1, 4, 5, 6, 7});
     spec.granularity = Granularity::kPu;
-    return load_topology(spec);
+    return *load_topology(spec);
   }();
   const std::string key = "fuzz\n", head = "slurm-pin-placement-cache 1\n" + key + "placement\n";
   Result r;

@@ -33,7 +33,7 @@ NodeDevices devices_of(const std::string& xml) {
   TopologySpec spec;
   spec.source = xml;
   spec.devices = true;
-  return node_devices(load_topology(spec).devices);
+  return node_devices(load_topology(spec)->devices);
 }
 
 Result gpu_place(const std::string& xml, int tasks, std::map<std::string, std::string> env = {},

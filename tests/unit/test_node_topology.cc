@@ -57,7 +57,7 @@ TEST_F(NodeTopology, SavedWholeAndReadBackAsThisMachine) {
   ASSERT_TRUE(t) << why;
   TopologySpec spec;
   spec.cache = path;
-  EXPECT_EQ(load_topology(spec).all_pus.ids(), online());
+  EXPECT_EQ(load_topology(spec)->all_pus.ids(), online());
   // Saving again replaces it in one step.
   save_node_topology(path);
   EXPECT_TRUE(load(true, why)) << why;
@@ -97,7 +97,7 @@ TEST_F(NodeTopology, RefusedWhenItDescribesOtherCpusOrNothingReadable) {
   // Without a usable cache, "this" is discovered: the same CPUs.
   TopologySpec spec;
   spec.cache = path;
-  EXPECT_EQ(load_topology(spec).all_pus.ids(), online());
+  EXPECT_EQ(load_topology(spec)->all_pus.ids(), online());
 }
 
 TEST_F(NodeTopology, NeverUsedWhenHwlocVariablesChooseTheTopology) {

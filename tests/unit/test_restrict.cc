@@ -112,16 +112,16 @@ TEST(Restrict, KeptTreesFollowTheRestrictionAsked) {
     for (const auto& allowed : sets) {
       spec.allowed = CpuSet::of(allowed);
       spec.granularity = Granularity::kCore;
-      LoadedTopology lt = load_topology(spec);
-      EXPECT_EQ(lt.tree.nodes[lt.tree.root].pus, allowed.empty() ? lt.all_pus.ids() : allowed);
+      std::shared_ptr<const LoadedTopology> lt = load_topology(spec);
+      EXPECT_EQ(lt->tree.nodes[lt->tree.root].pus, allowed.empty() ? lt->all_pus.ids() : allowed);
       spec.smt = 1;  // every kept PU a slot: the key tells smt apart
-      EXPECT_EQ(load_topology(spec).tree.slots().size(), allowed.empty() ? lt.all_pus.count() : allowed.size());
+      EXPECT_EQ(load_topology(spec)->tree.slots().size(), allowed.empty() ? lt->all_pus.count() : allowed.size());
       spec.smt = 0;
     }
     // Past the memo's entries: distinct restrictions evict the kept trees.
     for (unsigned c = 0; c < 40; ++c) {
       spec.allowed = CpuSet::of(std::vector<unsigned>{c});
-      EXPECT_EQ(load_topology(spec).tree.nodes[load_topology(spec).tree.root].pus, spec.allowed.ids());
+      EXPECT_EQ(load_topology(spec)->tree.nodes[load_topology(spec)->tree.root].pus, spec.allowed.ids());
     }
   }
 }

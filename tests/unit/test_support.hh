@@ -106,7 +106,7 @@ inline Tree tree_of(const std::string& source, const std::vector<unsigned>& allo
   s.source = source;
   s.allowed = CpuSet::of(allowed);
   s.granularity = g;
-  return load_topology(s).tree;
+  return load_topology(s)->tree;
 }
 
 // First PU of every thread of task 0.

@@ -465,19 +465,19 @@ LoadedTopology load_restricted(const TopologySpec& spec, TopologyPtr topo) {
 }  // namespace
 
 // slurmstepd places every task and, with per-region pinning, every region
-// of every task on the same restricted machine: copy the tree built once
+// of every task on the same restricted machine: share the tree built once
 // instead of restricting a fresh hwloc topology and walking it each time
 // (4 ms a call on 1024 cores). Keyed like the loaded topologies (an XML by
 // its content) plus the restriction.
-LoadedTopology load_topology(const TopologySpec& spec) {
-  if (spec.given) return load_restricted(spec, copy_of(spec.given));
-  static std::map<std::tuple<SourceKey, std::string, int, int>, LoadedTopology> built;
+std::shared_ptr<const LoadedTopology> load_topology(const TopologySpec& spec) {
+  if (spec.given) return std::make_shared<const LoadedTopology>(load_restricted(spec, copy_of(spec.given)));
+  static std::map<std::tuple<SourceKey, std::string, int, int>, std::shared_ptr<const LoadedTopology>> built;
   Source source = read_source(spec.source);
   auto key = std::make_tuple(source_key(spec, source, spec.devices), spec.allowed.list(), static_cast<int>(spec.granularity),
                              spec.smt);
   auto it = built.find(key);
   if (it != built.end()) return it->second;
-  LoadedTopology fresh = load_restricted(spec, open_source(spec, source, spec.devices));
+  auto fresh = std::make_shared<const LoadedTopology>(load_restricted(spec, open_source(spec, source, spec.devices)));
   make_room(built);
   return built.emplace(key, std::move(fresh)).first->second;
 }

@@ -7,6 +7,7 @@
 #include <hwloc.h>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -102,7 +103,9 @@ struct LoadedTopology {
   std::vector<PciDevice> devices;
 };
 
-LoadedTopology load_topology(const TopologySpec& spec);
+// Shared and never modified: slurmstepd asks for the same machine for every
+// task and region, and a copy of the tree is hundreds of allocations.
+std::shared_ptr<const LoadedTopology> load_topology(const TopologySpec& spec);
 
 
 // PUs of the cores with these logical indices (hwloc order, which is the
