@@ -285,3 +285,40 @@ one_core_xml() {
   [ "$status" -eq 0 ]
   [[ "$stderr" == *"libslurmpin.so.0"* ]]
 }
+
+# hwloc's plugins in the stepd of a step running `sleep`, one name per line.
+stepd_hwloc_plugins() {
+  as_user srun -n1 -c2 --pin-strategy=compact sleep 3 &
+  local pid="" i
+  for i in $(seq 50); do
+    pid=$(pgrep -f 'slurmstepd: \[[0-9]+\.0\]' | head -1) && [ -n "$pid" ] && grep -q libslurmpin "/proc/$pid/maps" && break
+    sleep 0.1
+  done
+  grep -o 'hwloc/hwloc_[a-z_]*\.so' "/proc/$pid/maps" | sort -u
+  wait
+}
+
+@test "hwloc's optional plugins off in slurmd's environment (Launch cost): none in slurmstepd, same topology cache and binding" {
+  # What docs/spank.md suggests for /etc/default/slurmd; others (Debian 13's
+  # hwloc_levelzero, for Intel GPUs) stay.
+  off="hwloc_opencl hwloc_gl hwloc_xml_libxml hwloc_pci"
+  cache=$CLUSTER/node-topology.xml
+  cp "$cache" "$CLUSTER/with-plugins.xml"
+  run --separate-stderr as_user srun -n2 --pin-strategy=compact --pin-verbose true
+  [ "$status" -eq 0 ]
+  with=$stderr
+  # Without the variable, those the system installs are loaded.
+  loaded=$(stepd_hwloc_plugins)
+  for p in $off; do
+    [ ! -e "$(dirname "$(ldconfig -p | grep -m1 -o '/.*libhwloc.so.15')")/hwloc/$p.so" ] || grep -q "/$p.so" <<<"$loaded"
+  done
+  HWLOC_PLUGINS_BLACKLIST=$(tr ' ' , <<<"$off") "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
+  loaded=$(stepd_hwloc_plugins)
+  run --separate-stderr as_user srun -n2 --pin-strategy=compact --pin-verbose true
+  cp "$cache" "$CLUSTER/without-plugins.xml"
+  "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
+  for p in $off; do ! grep -q "/$p.so" <<<"$loaded" || { echo "$loaded"; false; }; done
+  [ "$status" -eq 0 ]
+  [ "$stderr" = "$with" ]
+  cmp "$CLUSTER/with-plugins.xml" "$CLUSTER/without-plugins.xml"
+}
