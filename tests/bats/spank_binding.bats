@@ -286,15 +286,18 @@ one_core_xml() {
   [[ "$stderr" == *"libslurmpin.so.0"* ]]
 }
 
-# hwloc's plugins in the stepd of a step running `sleep`, one name per line.
+# hwloc's plugins mapped in the slurmstepd of a step running `sleep`, one
+# per line; fails when no such slurmstepd with the engine loaded was found.
 stepd_hwloc_plugins() {
   as_user srun -n1 -c2 --pin-strategy=compact sleep 3 &
   local pid="" i
   for i in $(seq 50); do
     pid=$(pgrep -f 'slurmstepd: \[[0-9]+\.0\]' | head -1) && [ -n "$pid" ] && grep -q libslurmpin "/proc/$pid/maps" && break
+    pid=""
     sleep 0.1
   done
-  grep -o 'hwloc/hwloc_[a-z_]*\.so' "/proc/$pid/maps" | sort -u
+  [ -n "$pid" ] || { wait; echo "no slurmstepd of the step with the engine loaded" >&2; return 1; }
+  grep -o 'hwloc/hwloc_[a-z_]*\.so' "/proc/$pid/maps" | sort -u || true
   wait
 }
 
