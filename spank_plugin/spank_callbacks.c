@@ -524,9 +524,12 @@ static int describe_in_slurm_terms(void) {
   return cpu_bind_list ? 0 : (fail("cannot describe the binding in SLURM_CPU_BIND: out of memory"), -1);
 }
 
+/* The node's placement cache (placement_cache.h), found when the step is
+ * placed; the first task's privileged hook writes into it. */
+static char placements_dir[PATH_MAX + 16];
+
 static int compute(spank_t sp, const char *strategy) {
   const char *profile = pin_effective_profile(&request, &policy);
-  static char placements_dir[PATH_MAX + 16];
   if (placement_cache_dir(config.run_dir, placements_dir, sizeof placements_dir) != 0)
     return fail("run_dir= is too long"), -1;
   uint32_t ntasks = 0;
@@ -840,9 +843,8 @@ static char task_file[4800];
  * inputs (placement_cache.h): root, once per step and node (the first local
  * task), dry runs too. A failure costs only the next step's time. */
 static void keep_placement(void) {
-  char dir[PATH_MAX + 16], err[ERR_LEN];
-  if (placement_cache_dir(config.run_dir, dir, sizeof dir) == 0 &&
-      placement_cache_store(dir, placement, config.placement_cache, err, sizeof err) != 0)
+  char err[ERR_LEN];
+  if (placements_dir[0] && placement_cache_store(placements_dir, placement, config.placement_cache, err, sizeof err) != 0)
     slurm_info("slurm-pin: %s", err);
 }
 

@@ -196,10 +196,10 @@ bool read_cached_placement(const std::string& dir, const std::string& key, const
   std::unique_ptr<char, decltype(&std::free)> text(
       trusted_file_read(d.fd, placement_cache_name(key).c_str(), kMaxCacheEntryBytes, &size, err, sizeof err),
       &std::free);
-  return text && parse_cached_placement(std::string(text.get(), size), key, tree, tasks, threads, out);
+  return text && parse_cached_placement(std::string_view(text.get(), size), key, tree, tasks, threads, out);
 }
 
-bool parse_cached_placement(const std::string& text, const std::string& key, const Tree& tree, int tasks, int threads,
+bool parse_cached_placement(std::string_view text, const std::string& key, const Tree& tree, int tasks, int threads,
                             Result& out) {
   std::string head = std::string(kMagic) + " " + std::to_string(kFormat) + "\n" + key + "placement\n";
   if (text.compare(0, head.size(), head) != 0) return false;
@@ -229,7 +229,8 @@ std::string format_cached_placement(const Result& r) {
     for (const TaskPlace& t : rp.tasks) format_task(o, t);
   }
   o << "end\n";
-  return o.str().size() <= kMaxCacheEntryBytes ? o.str() : "";
+  std::string entry = o.str();
+  return entry.size() <= kMaxCacheEntryBytes ? entry : "";
 }
 
 }  // namespace slurmpin

@@ -11,6 +11,7 @@
 // Result::cache_key's entry (the SPANK plugin, from its privileged hook).
 #pragma once
 #include <string>
+#include <string_view>
 
 #include "engine.hh"
 
@@ -40,7 +41,7 @@ bool read_cached_placement(const std::string& dir, const std::string& key, const
 
 // The same for an entry's text as read: false unless it holds exactly `key`
 // and places every thread of `tasks` x `threads` inside `tree`.
-bool parse_cached_placement(const std::string& text, const std::string& key, const Tree& tree, int tasks, int threads,
+bool parse_cached_placement(std::string_view text, const std::string& key, const Tree& tree, int tasks, int threads,
                             Result& out);
 
 // The entry for a computed result (Result::cache_key set); "" when it

@@ -93,15 +93,24 @@ swap_first_region() {
   awk '/^region [01] / { on = $3 == "main._omp_fn.0" } on && /^th / { printf "%s%s", sep, $4; sep = " " }' "$1"
 }
 
+# The store profile "cached" of bin/phases, made once for the tests below.
+cached_profile() {
+  [ -d "$STORE/cached" ] ||
+    (cd "$WORK" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
+}
+
+# A step of two threads placed by STRATEGY from "cached" per region, then
+# the rest of the srun command line; fails with srun's errors.
+cached_step() {  # STRATEGY SRUN_ARGS...
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy="$1" --pin-profile=cached --pin-phases \
+    "${@:2}"
+  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+}
+
 @test "the node's next step with the same inputs takes its per-region places from the node's placement cache" {
-  (cd "$WORK" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
+  cached_profile
   rm -rf "$CLUSTER/pin-run/placements"
-  pinned_step() {
-    run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=lpgp --pin-profile=cached \
-      --pin-phases "$@" "$WORK/bin/phases" 2
-    [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
-  }
-  pinned_step
+  cached_step lpgp "$WORK/bin/phases" 2
   first=$(region_cpus 1)
   [ "$first" = "0 1" ] || [ "$first" = "1 0" ]
   # Kept by root, readable, writable by nobody else.
@@ -113,32 +122,25 @@ swap_first_region() {
   # Root swaps the first region's two threads in the kept entry: the next
   # step with the same inputs follows it, so its places came from there.
   swap_first_region "${entries[0]}" >/dev/null
-  pinned_step
+  cached_step lpgp "$WORK/bin/phases" 2
   [ "$(region_cpus 1)" = "$(awk '{ print $2, $1 }' <<<"$first")" ]
   # Other inputs (the whole-run placement only) are computed and kept apart.
-  pinned_step --pin-verbose
+  cached_step lpgp --pin-verbose "$WORK/bin/phases" 2
   entries=("$CLUSTER"/pin-run/placements/placement-*)
   [ "${#entries[@]}" -eq 1 ]  # --pin-verbose changes no input
-  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=gplp --pin-profile=cached --pin-phases \
-    "$WORK/bin/phases" 2
-  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  cached_step gplp "$WORK/bin/phases" 2
   entries=("$CLUSTER"/pin-run/placements/placement-*)
   [ "${#entries[@]}" -eq 2 ]
 }
 
 @test "a dry run of a step (an admin warming a node) fills the placement cache the real step reads" {
-  [ -d "$STORE/cached" ] ||
-    (cd "$WORK" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
+  cached_profile
   rm -rf "$CLUSTER/pin-run/placements"
-  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=lpgp --pin-profile=cached --pin-phases \
-    --pin-dryrun true
-  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  cached_step lpgp --pin-dryrun true
   entries=("$CLUSTER"/pin-run/placements/placement-*)
   [ "${#entries[@]}" -eq 1 ]
   want=$(swap_first_region "${entries[0]}")
-  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=lpgp --pin-profile=cached --pin-phases \
-    "$WORK/bin/phases" 2
-  [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
+  cached_step lpgp "$WORK/bin/phases" 2
   [ "$(region_cpus 1)" = "$want" ]
   entries=("$CLUSTER"/pin-run/placements/placement-*)
   [ "${#entries[@]}" -eq 1 ]

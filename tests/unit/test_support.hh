@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <cstdlib>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <random>
@@ -35,7 +36,8 @@ class RootDir {
     if (mkdtemp(t.data()) && chmod(t.c_str(), 0755) == 0) path_ = t;
   }
   ~RootDir() {
-    if (!path_.empty()) std::system(("rm -rf '" + path_ + "'").c_str());
+    std::error_code ignored;
+    if (!path_.empty()) std::filesystem::remove_all(path_, ignored);
   }
   RootDir(const RootDir&) = delete;
   RootDir& operator=(const RootDir&) = delete;
