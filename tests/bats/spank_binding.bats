@@ -287,12 +287,15 @@ one_core_xml() {
 }
 
 # hwloc's plugins mapped in the slurmstepd of a step running `sleep`, one
-# per line; fails when no such slurmstepd with the engine loaded was found.
+# per line; fails when no slurmstepd of that job's step with the engine
+# loaded was found in 30 s (the job may wait for the last one's CPUs).
 stepd_hwloc_plugins() {
-  as_user srun -n1 -c2 --pin-strategy=compact sleep 3 &
-  local pid="" i
-  for i in $(seq 50); do
-    pid=$(pgrep -f 'slurmstepd: \[[0-9]+\.0\]' | head -1) && [ -n "$pid" ] && grep -q libslurmpin "/proc/$pid/maps" && break
+  as_user srun -J hwloc-plugins -n1 -c2 --pin-strategy=compact sleep 3 &
+  local pid="" job i
+  for i in $(seq 300); do
+    job=$(squeue -h -n hwloc-plugins -o %i | head -1)
+    [ -n "$job" ] && pid=$(pgrep -f "slurmstepd: \[$job\.0\]" | head -1) && [ -n "$pid" ] &&
+      grep -q libslurmpin "/proc/$pid/maps" && break
     pid=""
     sleep 0.1
   done
