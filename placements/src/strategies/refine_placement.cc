@@ -114,7 +114,7 @@ class SwapSearch {
  public:
   SwapSearch(const Tree& t, const SharingMatrix& w, std::vector<int>& slot_of, bool keep_pairs)
       : t_(t), w_(w), slot_of_(slot_of), keep_pairs_(keep_pairs), chain_(t.nodes.size()),
-        occupant_(t.nodes.size(), -1), conn_(t, w, slot_of) {
+        occupant_(t.nodes.size(), -1), conn_(t, w, slot_of), mark_(t.nodes.size(), 0) {
     for (int s : t.slots()) {
       for (int n = s; n != t.root && n >= 0; n = t.nodes[n].parent) chain_[s].push_back(n);
       std::reverse(chain_[s].begin(), chain_[s].end());
@@ -260,18 +260,34 @@ class SwapSearch {
   // directly instead of a sort of a's row.
   void strongest(const std::vector<int>& among, const std::vector<int>& cols, int s, int a, int b,
                  size_t tries = kDomainsTried) {
-    double pull[kDomainsTried];
-    size_t kept = 0;
+    // s's own domains marked once: most of `among` is tested against them.
+    ++stamp_;
+    for (int d : chain_[s]) mark_[d] = stamp_;
     const double *ra = conn_.row(a), *rb = b >= 0 ? conn_.row(b) : nullptr;
-    for (size_t k = 0; k < among.size(); ++k) {
-      double v = rb ? ra[cols[k]] + rb[cols[k]] : ra[cols[k]];
-      if (v <= 0 || (kept == tries && v <= pull[kept - 1]) || inside(among[k], s)) continue;
+    if (rb) keep_strongest(among, cols, tries, [&](int c) { return ra[c] + rb[c]; });
+    else keep_strongest(among, cols, tries, [&](int c) { return ra[c]; });
+  }
+
+  // The top `tries` of `among` by pull(column), unmarked, in locals (the
+  // loop reads nothing it writes), then into domains_.
+  template <class Pull>
+  void keep_strongest(const std::vector<int>& among, const std::vector<int>& cols, size_t tries, Pull pull_of) {
+    double pull[kDomainsTried];
+    int which[kDomainsTried];
+    size_t kept = 0;
+    double floor = 0;  // what a domain must beat: 0, then the weakest kept once full
+    const int *dom = among.data(), *col = cols.data();
+    const unsigned* mark = mark_.data();
+    const unsigned stamp = stamp_;
+    for (size_t k = 0, m = among.size(); k < m; ++k) {
+      double v = pull_of(col[k]);
+      if (v <= floor || mark[dom[k]] == stamp) continue;
       size_t at = kept < tries ? kept++ : kept - 1;
-      if (domains_.size() < kept) domains_.resize(kept);
-      while (at > 0 && pull[at - 1] < v) pull[at] = pull[at - 1], domains_[at] = domains_[at - 1], --at;
-      pull[at] = v, domains_[at] = among[k];
+      while (at > 0 && pull[at - 1] < v) pull[at] = pull[at - 1], which[at] = which[at - 1], --at;
+      pull[at] = v, which[at] = dom[k];
+      if (kept == tries) floor = pull[kept - 1];
     }
-    domains_.resize(kept);
+    domains_.assign(which, which + kept);
   }
 
   // Best improving swap of a with a thread next to one of its `tried`
@@ -407,6 +423,8 @@ class SwapSearch {
   // Their columns in the table, read for every thread and pass.
   std::vector<int> bottom_cols_, pair_parent_cols_;
   std::vector<int> pair_pass_;  // per pair domain: the pass that searched its exchanges
+  std::vector<unsigned> mark_;  // per node: stamp_ when it holds the slot strongest() searches from
+  unsigned stamp_ = 0;
   int pass_ = 0;
   size_t visits_ = 0;
 };
