@@ -194,6 +194,9 @@ void SharingMatrix::heaviest(int i, size_t k, std::vector<size_t>& out) const {
 
 double SharingMatrix::remainder(int i, int j) const {
   Row r = row(i);
+  // A full row (every other item, columns in order: dense profiles) holds
+  // j at j, or j - 1 past the diagonal.
+  if (r.size + 1 == static_cast<size_t>(n_) && i != j) return r.w[j < i ? j : j - 1];
   const int* it = std::lower_bound(r.to, r.to + r.size, j);
   return it != r.to + r.size && *it == j ? r.w[it - r.to] : 0.0;
 }
