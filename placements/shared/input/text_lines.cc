@@ -42,8 +42,6 @@ std::vector<TextLine> split_text_lines(const std::string& text, const std::strin
   return out;
 }
 
-bool is_field_separator(char c) { return c == ' ' || c == '\t' || c == ',' || c == '\r'; }
-
 std::vector<std::string> split_fields(const std::string& text) {
   std::vector<std::string> out;
   std::string cur;
