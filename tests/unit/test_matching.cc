@@ -84,6 +84,26 @@ TEST(Matching, CertificateAddsTheEdgesTheOptimumNeeds) {
   EXPECT_GT(repaired, 10);
 }
 
+TEST(Matching, BlocksOverNoiseStayExactWhenOneBlockRunsAgain) {
+  // Blocks of four sharing much, noise between every pair: the candidate
+  // graph falls into blocks, a failing pair sends its blocks (not the
+  // whole) to another run, and the result is still the optimum.
+  std::mt19937_64 rng(5);
+  int again = 0;
+  for (int trial = 0; trial < 60; ++trial) {
+    int n = 8 + trial % 5;
+    DenseMatrix d(n);
+    for (int i = 0; i < n; ++i)
+      for (int j = i + 1; j < n; ++j) d.set(i, j, static_cast<double>(rng() % 100) + (i / 4 == j / 4 ? 1000 + rng() % 200 : 0));
+    SharingMatrix w = d.affinity();
+    Pairing p = max_weight_pairing(w, 1 + trial % 2);
+    expect_valid(p, n);
+    again += p.rounds > 1;
+    EXPECT_DOUBLE_EQ(pairing_weight(w, p), brute_force_pairing(w)) << "trial " << trial;
+  }
+  EXPECT_GT(again, 5);
+}
+
 TEST(Matching, FewCandidatesOnADenseMatrixStayExact) {
   // One candidate per item on a dense random matrix: nearly every pair
   // fails the first check; each later run takes the heaviest of them only,

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
+#include <numeric>
 
 namespace slurmpin {
 
@@ -64,57 +65,93 @@ void sort_unique(std::vector<IntEdge>& edges) {
               edges.end());
 }
 
+// The blossom algorithm's result for every item: the matching and its
+// dual (y per item, z per blossom, the blossoms holding each item).
 struct Solution {
-  std::vector<int> mate;           // -1 when unmatched
-  std::vector<IntEdge> violated;   // edges whose dual constraint fails
+  explicit Solution(int n) : mate(n, -1), y(n, 0), blossoms_of(n) {}
+  std::vector<int> mate;  // -1 when unmatched
+  std::vector<Weight> y, z;
+  std::vector<std::vector<int>> blossoms_of;
+  std::vector<IntEdge> violated;  // pairs whose dual constraint fails
 };
 
-// Runs the blossom algorithm on the `used` edges, then checks the dual
-// constraint y_u + y_v + sum_{B containing u,v} z_B >= 4 w(u,v) of every
-// pair of w. The edges of the graph meet it (the dual is feasible there);
-// when no other fails, the dual is feasible for the whole graph (and the
-// complete graph: missing pairs weigh 0) and the matching is optimal there
-// too (LP duality). O(E) beyond the matching itself.
-Solution solve(const SharingMatrix& w, const IntWeights& iw, const std::vector<IntEdge>& used) {
-  int n = w.size();
+// Runs the blossom algorithm on `items` (ascending) and the `used` edges
+// between them, and writes their matching and dual into s. Items of other
+// components keep theirs: the dual of disjoint graphs is the union of
+// their duals.
+void run_matching(const std::vector<int>& items, const std::vector<IntEdge>& used, Solution& s) {
+  int k = static_cast<int>(items.size());
+  std::vector<int> local(s.mate.size(), -1);
+  for (int i = 0; i < k; ++i) local[items[i]] = i;
   Graph g;
-  g.reserveNode(n);
+  g.reserveNode(k);
   g.reserveEdge(static_cast<int>(used.size()));
-  std::vector<Graph::Node> node(n);
-  for (int i = 0; i < n; ++i) node[i] = g.addNode();
+  std::vector<Graph::Node> node(k);
+  for (int i = 0; i < k; ++i) node[i] = g.addNode();
   // Edges first, then their map: a map made before grows with every edge.
-  for (const IntEdge& e : used) g.addEdge(node[e.u], node[e.v]);
+  for (const IntEdge& e : used) g.addEdge(node[local[e.u]], node[local[e.v]]);
   Graph::EdgeMap<Weight> weight(g);
-  for (size_t k = 0; k < used.size(); ++k) weight[g.edgeFromId(static_cast<int>(k))] = used[k].w;
+  for (size_t e = 0; e < used.size(); ++e) weight[g.edgeFromId(static_cast<int>(e))] = used[e].w;
   Matcher m(g, weight);
   m.run();
-
-  Solution s;
-  s.mate.assign(n, -1);
-  std::vector<Weight> y(n);
-  for (int i = 0; i < n; ++i) {
+  for (int i = 0; i < k; ++i) {
     Graph::Node other = m.mate(node[i]);
-    if (other != lemon::INVALID) s.mate[i] = g.id(other);
-    y[i] = m.nodeValue(node[i]);
+    s.mate[items[i]] = other != lemon::INVALID ? items[g.id(other)] : -1;
+    s.y[items[i]] = m.nodeValue(node[i]);
+    s.blossoms_of[items[i]].clear();
   }
-  std::vector<std::vector<int>> blossoms_of(n);  // blossoms holding each item
-  for (int b = 0; b < m.blossomNum(); ++b)
-    for (Matcher::BlossomIt it(m, b); it != lemon::INVALID; ++it) blossoms_of[g.id(it)].push_back(b);
-  for (int u = 0; u < n; ++u) {
+  int first = static_cast<int>(s.z.size());
+  for (int b = 0; b < m.blossomNum(); ++b) {
+    s.z.push_back(m.blossomValue(b));
+    for (Matcher::BlossomIt it(m, b); it != lemon::INVALID; ++it) s.blossoms_of[items[g.id(it)]].push_back(first + b);
+  }
+}
+
+// Checks the dual constraint y_u + y_v + sum_{B containing u,v} z_B >=
+// 4 w(u,v) of every pair of w into s.violated. The edges run meet it (the
+// dual is feasible there); when no other fails, the dual is feasible for
+// the whole graph (and the complete graph: missing pairs weigh 0) and the
+// matching is optimal there too (LP duality). O(E).
+void check_dual(const SharingMatrix& w, const IntWeights& iw, Solution& s) {
+  s.violated.clear();
+  for (int u = 0; u < w.size(); ++u) {
     SharingMatrix::Row r = w.row(u);
     // Each pair once, from its lower end: the row's columns above u.
     for (size_t e = static_cast<size_t>(std::upper_bound(r.to, r.to + r.size, u) - r.to); e < r.size; ++e) {
       int v = r.to[e];
       Weight x = iw(r.w[e]);
-      Weight slack = y[u] + y[v] - Matcher::dualScale * x;
+      Weight slack = s.y[u] + s.y[v] - Matcher::dualScale * x;
       if (slack >= 0 || x <= 0) continue;
-      for (int b : blossoms_of[u])
-        if (std::find(blossoms_of[v].begin(), blossoms_of[v].end(), b) != blossoms_of[v].end())
-          slack += m.blossomValue(b);
+      for (int b : s.blossoms_of[u])
+        if (std::find(s.blossoms_of[v].begin(), s.blossoms_of[v].end(), b) != s.blossoms_of[v].end())
+          slack += s.z[b];
       if (slack < 0) s.violated.push_back({u, v, x});
     }
   }
-  return s;
+}
+
+int find_root(std::vector<int>& parent, int x) {
+  while (parent[x] != x) x = parent[x] = parent[parent[x]];
+  return x;
+}
+
+// The items of the components (under `edges`) that hold an end of a
+// failing pair, ascending, and the edges between them: only those need
+// another run, the others' matching and dual stand.
+std::vector<int> components_touched(int n, const std::vector<IntEdge>& edges, const std::vector<IntEdge>& failing,
+                                    std::vector<IntEdge>& inside) {
+  std::vector<int> parent(n);
+  std::iota(parent.begin(), parent.end(), 0);
+  for (const IntEdge& e : edges) parent[find_root(parent, e.u)] = find_root(parent, e.v);
+  std::vector<char> touched(n, 0);
+  for (const IntEdge& e : failing) touched[find_root(parent, e.u)] = 1;
+  std::vector<int> items;
+  for (int i = 0; i < n; ++i)
+    if (touched[find_root(parent, i)]) items.push_back(i);
+  inside.clear();
+  for (const IntEdge& e : edges)
+    if (touched[find_root(parent, e.u)]) inside.push_back(e);
+  return items;
 }
 
 }  // namespace
@@ -123,10 +160,13 @@ Pairing max_weight_pairing(const SharingMatrix& w, int candidates) {
   int n = w.size();
   Pairing p;
   IntWeights iw(w);
-  std::vector<IntEdge> edges = candidate_edges(w, iw, candidates);
-  Solution s;
+  std::vector<IntEdge> edges = candidate_edges(w, iw, candidates), inside;
+  Solution s(n);
+  std::vector<int> all(n);
+  std::iota(all.begin(), all.end(), 0);
+  run_matching(all, edges, s);
   for (;;) {
-    s = solve(w, iw, edges);
+    check_dual(w, iw, s);
     ++p.rounds;
     if (s.violated.empty()) break;
     // The heaviest of them, as many as the first run had per item: on a
@@ -140,6 +180,10 @@ Pairing max_weight_pairing(const SharingMatrix& w, int candidates) {
     }
     edges.insert(edges.end(), s.violated.begin(), s.violated.end());
     sort_unique(edges);
+    // A failing pair inside a block of a dense profile touches one block's
+    // component of the candidate graph: run that again, not the whole.
+    std::vector<int> items = components_touched(n, edges, s.violated, inside);
+    run_matching(items, inside, s);
   }
 
   // Items left unmatched share nothing with each other (else the matching
