@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <memory>
 #include <set>
 
 #include "topology/cpulist.hh"
@@ -179,29 +180,49 @@ Result from_file(const Request& r, const LoadedTopology& lt) {
   return out;
 }
 
+// Whether `keep` holds every slot of `tree` and the tree is numbered as
+// restricted_to() numbers a copy (depth-first, no domain without slots):
+// the restriction would then rebuild it node for node.
+bool keeps_whole(const Tree& tree, const std::vector<int>& keep) {
+  std::vector<int> all = tree.slots();
+  if (keep.size() != all.size() || !std::is_permutation(keep.begin(), keep.end(), all.begin())) return false;
+  int next = 0;
+  std::vector<int> stack{tree.root};
+  while (!stack.empty()) {
+    int n = stack.back();
+    stack.pop_back();
+    if (n != next++ || tree.nodes[n].origin >= 0) return false;
+    const auto& c = tree.nodes[n].children;
+    stack.insert(stack.end(), c.rbegin(), c.rend());
+  }
+  return next == static_cast<int>(tree.nodes.size());
+}
+
 // Each task's share as a tree of its own (oversubscribed when threads
 // outnumber its slots): built once, used by the whole-run placement and
-// every region's.
-std::vector<Tree> task_trees(const Tree& tree, const std::vector<std::vector<int>>& shares, int threads,
-                             const Deadline& deadline) {
-  std::vector<Tree> out;
+// every region's. A share of the whole tree is the tree itself, not a copy
+// (a step of one task on the whole node, the usual OpenMP step).
+std::vector<std::shared_ptr<const Tree>> task_trees(const Tree& tree, const std::vector<std::vector<int>>& shares,
+                                                    int threads, const Deadline& deadline) {
+  std::vector<std::shared_ptr<const Tree>> out;
   int share = static_cast<int>(shares[0].size());
   for (const auto& s : shares) {
     deadline.check();
-    out.push_back(tree.restricted_to(s));
-    if (threads > share) out.back() = out.back().oversubscribed((threads + share - 1) / share);
+    if (threads > share) out.push_back(std::make_shared<const Tree>(tree.restricted_to(s).oversubscribed((threads + share - 1) / share)));
+    else if (keeps_whole(tree, s)) out.push_back(std::shared_ptr<const Tree>(std::shared_ptr<const Tree>(), &tree));
+    else out.push_back(std::make_shared<const Tree>(tree.restricted_to(s)));
   }
   return out;
 }
 
 // Every task's threads inside its share, by the request's strategy and `w`.
-std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<Tree>& subs, const Request& r,
+std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::shared_ptr<const Tree>>& subs, const Request& r,
                                    const SharingMatrix& w, int threads, const Deadline& deadline) {
   std::vector<TaskPlace> out;
   const CpuSet everywhere = CpuSet::of(tree.nodes[tree.root].pus);  // an unbound thread's CPUs
   for (size_t t = 0; t < subs.size(); ++t) {
     deadline.check();
-    const Tree& sub = subs[t];
+    const Tree& sub = *subs[t];
     uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
     std::vector<int> slot_of;
     if (r.strategy == Strategy::kNone) slot_of.assign(threads, -1);
@@ -233,7 +254,7 @@ double moved(const std::vector<TaskPlace>& a, const std::vector<TaskPlace>& b) {
   return all ? static_cast<double>(changed) / static_cast<double>(all) : 0;
 }
 
-void add_regions(const Tree& tree, const std::vector<Tree>& subs, const Request& r, int threads,
+void add_regions(const Tree& tree, const std::vector<std::shared_ptr<const Tree>>& subs, const Request& r, int threads,
                  Result& out, const Deadline& deadline) {
   if (!r.phases) return;
   if (!strategy_info(r.strategy).needs_matrix)
@@ -387,7 +408,7 @@ Result compute_placement(const Request& request) {
     auto shares = visible.empty() ? split_tasks(tree, tasks, share, r.task_layout)
                                   : split_tasks_near(tree, share, cpus_near_gpus(visible, task_gpus));
     deadline.check();
-    std::vector<Tree> subs = task_trees(tree, shares, threads, deadline);
+    auto subs = task_trees(tree, shares, threads, deadline);
     out.tasks = place_tasks(tree, subs, r, r.matrix, threads, deadline);
     add_regions(tree, subs, r, threads, out, deadline);
     if (r.has_matrix && r.matrix.all_zero())
