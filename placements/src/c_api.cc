@@ -542,7 +542,7 @@ int sp_get_thread_domain(sp_placement_t* p, int task, int thread, char* buf, siz
   if (!th) return -1;
   int rc = -1;
   guarded(p, [&] {
-    if (!p->domains) p->domains.reset(new DomainNames(p->result.tree));
+    if (!p->domains) p->domains.reset(new DomainNames(p->result.tree()));
     rc = copy_out(th->slot < 0 ? std::string() : p->domains->path(th->slot), buf, len);
   });
   return rc;
@@ -550,7 +550,7 @@ int sp_get_thread_domain(sp_placement_t* p, int task, int thread, char* buf, siz
 
 int sp_get_allowed_cpus(const sp_placement_t* p, char* buf, size_t len) {
   if (!p || !p->computed) return -1;
-  const Tree& t = p->result.tree;
+  const Tree& t = p->result.tree();
   return copy_out(format_cpulist(t.nodes[t.root].pus), buf, len);
 }
 
@@ -640,11 +640,11 @@ int sp_get_level_sharing(const sp_placement_t* p, int level, double* kept, doubl
 int sp_get_kept_sharing(const sp_placement_t* p, const sp_placement_t* q, double* kept) {
   if (!p || !q || !p->computed || !q->computed || !q->result.scored) return -1;
   const Result &a = p->result, &b = q->result;
-  if (a.fingerprint != b.fingerprint || a.tree.summary() != b.tree.summary() ||
+  if (a.fingerprint != b.fingerprint || a.tree().summary() != b.tree().summary() ||
       a.slot_of_thread.size() != b.slot_of_thread.size() ||
       (!a.slot_of_thread.empty() && a.slot_of_thread[0].size() != b.slot_of_thread[0].size()))
     return -1;
-  if (kept) *kept = quality(score_levels(a.tree, a.slot_of_thread, &b.score_matrix));
+  if (kept) *kept = quality(score_levels(a.tree(), a.slot_of_thread, &b.score_matrix));
   return 0;
 }
 

@@ -112,7 +112,13 @@ CpuSet checked_cpus(const CpuRanges& cpus, const CpuSet& allowed,
   return want;
 }
 
-Result from_file(const Request& r, const LoadedTopology& lt) {
+// The loaded topology's tree, sharing its ownership.
+std::shared_ptr<const Tree> shared_tree(const std::shared_ptr<const LoadedTopology>& loaded) {
+  return std::shared_ptr<const Tree>(loaded, &loaded->tree);
+}
+
+Result from_file(const Request& r, const std::shared_ptr<const LoadedTopology>& loaded) {
+  const LoadedTopology& lt = *loaded;
   // Ids are bounded by this machine while the file is parsed.
   PlacementFile f = read_placement_file(r.placement_path, lt.all_pus.empty() ? kMaxCpuId : static_cast<unsigned>(lt.all_pus.last()),
                                         r.max_file_bytes ? r.max_file_bytes : kMaxPlacementFileBytes);
@@ -136,7 +142,7 @@ Result from_file(const Request& r, const LoadedTopology& lt) {
                 plural(allowed.count(), "allowed CPU") + ": at most " + std::to_string(kMaxOversubscription) +
                 " threads may share one CPU (use fewer threads)");
   Result out;
-  out.tree = lt.tree;
+  out.allowed = shared_tree(loaded);
   // PU -> the last slot holding it (as PUs are checked to be allowed, the
   // table is bounded by the machine's highest PU).
   std::vector<int> slot_of_pu(static_cast<size_t>(allowed.last()) + 1, -1);
@@ -365,7 +371,7 @@ Result compute_placement(const Request& request) {
   }
   Result out;
   if (r.strategy == Strategy::kFile) {
-    out = from_file(r, lt);
+    out = from_file(r, loaded);
   } else {
     const Tree& tree = lt.tree;
     std::vector<int> slots = tree.slots();
@@ -381,7 +387,7 @@ Result compute_placement(const Request& request) {
       // The key holds every input, so an entry found passed every check below when it was computed.
       if (!out.cache_key.empty() &&
           read_cached_placement(r.cache_dir, out.cache_key, tree, tasks, stored.threads, out)) {
-        out.tree = tree;
+        out.allowed = shared_tree(loaded);
         out.cache_key.clear();
         out.from_cache = true;
         finish(out, r, lt);
@@ -403,7 +409,7 @@ Result compute_placement(const Request& request) {
       out.notes.push_back(plural(slots.size() % tasks, word) + " left unused: " +
                           plural(slots.size(), word) + " do not split evenly among " +
                           plural(tasks, "task"));
-    out.tree = tree;
+    out.allowed = shared_tree(loaded);
     task_gpus = gpus_per_task(visible, tasks);
     auto shares = visible.empty() ? split_tasks(tree, tasks, share, r.task_layout)
                                   : split_tasks_near(tree, share, cpus_near_gpus(visible, task_gpus));
@@ -426,7 +432,7 @@ Result compute_placement(const Request& request) {
 
 const std::vector<LevelScore>& Result::levels() const {
   if (!levels_done_) {
-    levels_ = score_levels(tree, slot_of_thread, scored ? &score_matrix : nullptr);
+    levels_ = score_levels(tree(), slot_of_thread, scored ? &score_matrix : nullptr);
     levels_done_ = true;
   }
   return levels_;

@@ -5,6 +5,7 @@
 #include <chrono>
 #include <cstdint>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -85,7 +86,10 @@ struct RegionPlace {
 };
 
 struct Result {
-  Tree tree;                    // the allowed part of the machine
+  // The allowed part of the machine: the loaded topology's own tree, shared
+  // (a copy per placement is hundreds of allocations).
+  std::shared_ptr<const Tree> allowed;
+  const Tree& tree() const { return *allowed; }
   std::string fingerprint;      // the whole machine (Tree::summary)
   std::vector<TaskPlace> tasks;
   std::vector<RegionPlace> regions;
