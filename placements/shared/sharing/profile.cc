@@ -8,6 +8,7 @@
 #include <cmath>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "error.hh"
 #include "sharing/matrix_file.hh"
@@ -67,7 +68,7 @@ class ProfileParser {
       if (c >= p_.threads) throw Error(path_ + ": thread_creators names thread " + std::to_string(c) + ", not a thread");
     per_region(p_.region_shares.size(), "region_shares");
     per_region(p_.region_sources.size(), "region_sources");
-    return p_;
+    return std::move(p_);  // parsed once: its matrices are handed over, not copied
   }
 
  private:
