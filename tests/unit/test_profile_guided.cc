@@ -379,6 +379,26 @@ TEST(SharingMatrix, HeaviestEntriesFirstTiesByLowerColumn) {
   EXPECT_TRUE(top.empty());
 }
 
+TEST(SharingMatrix, HeaviestMatchesASortOfTheRow) {
+  // Against a stable sort by weight: long dense rows with many ties (small
+  // integer weights), where many are asked and rows are skipped by block.
+  std::mt19937_64 rng(3);
+  for (int n : {20, 100, 300}) {
+    SharingMatrix w = random_affinity(n, rng, 12, 0);
+    for (size_t k : {1u, 4u, 8u, 16u, 40u}) {
+      for (int i = 0; i < n; i += 7) {
+        SharingMatrix::Row r = w.row(i);
+        std::vector<size_t> expect(r.size), top;
+        std::iota(expect.begin(), expect.end(), 0);
+        std::stable_sort(expect.begin(), expect.end(), [&](size_t a, size_t b) { return r.w[a] > r.w[b]; });
+        expect.resize(std::min(k, r.size));
+        w.heaviest(i, k, top);
+        EXPECT_EQ(top, expect) << n << " " << k << " " << i;
+      }
+    }
+  }
+}
+
 TEST(SharingMatrix, StrongestKeepsEachRowsHeaviestFromBothEndsOnce) {
   // Against the definition: pair (i, j) stays when j is among i's k
   // heaviest or i among j's, with its remainder, stored in both rows once.
