@@ -190,8 +190,11 @@ Result from_file(const Request& r, const std::shared_ptr<const LoadedTopology>& 
 // restricted_to() numbers a copy (depth-first, no domain without slots):
 // the restriction would then rebuild it node for node.
 bool keeps_whole(const Tree& tree, const std::vector<int>& keep) {
-  std::vector<int> all = tree.slots();
-  if (keep.size() != all.size() || !std::is_permutation(keep.begin(), keep.end(), all.begin())) return false;
+  if (static_cast<int>(keep.size()) != tree.nodes[tree.root].slots) return false;
+  std::vector<int> all = tree.slots(), mine = keep;
+  std::sort(all.begin(), all.end());
+  std::sort(mine.begin(), mine.end());
+  if (mine != all) return false;
   int next = 0;
   std::vector<int> stack{tree.root};
   while (!stack.empty()) {
@@ -215,6 +218,7 @@ std::vector<std::shared_ptr<const Tree>> task_trees(const Tree& tree, const std:
   for (const auto& s : shares) {
     deadline.check();
     if (threads > share) out.push_back(std::make_shared<const Tree>(tree.restricted_to(s).oversubscribed((threads + share - 1) / share)));
+    // Not owned: `tree` outlives the placement these trees serve.
     else if (keeps_whole(tree, s)) out.push_back(std::shared_ptr<const Tree>(std::shared_ptr<const Tree>(), &tree));
     else out.push_back(std::make_shared<const Tree>(tree.restricted_to(s)));
   }
