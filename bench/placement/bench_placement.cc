@@ -12,6 +12,7 @@
 // shipped here), every matrix is also written as EagerMap's CSV, EagerMap is
 // run on the equivalent tree, and its own timer and mapping are read back,
 // so both columns come from the same matrices in the same run.
+#include <dirent.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -29,6 +30,7 @@
 #include <string>
 #include <vector>
 
+#include "sharing/profile.hh"
 #include "sharing/sharing_matrix.hh"
 #include "strategies/orders.hh"
 #include "slurm_pin/slurm_pin.h"
@@ -46,6 +48,7 @@ struct Options {
   int max_threads = 16384;
   int runs = 5;
   bool dense_only = false;  // --dense: the dense C API section alone
+  std::string profiles;     // --profiles DIR: the profiler's profiles to place (bench/placement/run makes them)
 };
 
 // A regular machine: hwloc synthetic text and EagerMap's arities (root first).
@@ -642,6 +645,89 @@ void dense(const Options& o) {
   rmdir(dir);
 }
 
+// The profiles in `dir`, in name order.
+std::vector<std::string> profile_files(const std::string& dir) {
+  std::vector<std::string> out;
+  if (DIR* d = opendir(dir.c_str())) {
+    while (dirent* e = readdir(d)) {
+      std::string name = e->d_name;
+      if (name.size() > 8 && name.compare(name.size() - 8, 8, ".profile") == 0) out.push_back(dir + "/" + name);
+    }
+    closedir(d);
+  }
+  std::sort(out.begin(), out.end());
+  return out;
+}
+
+// Profiles the profiler made of the project's workloads (bench/placement/run
+// builds them for the compiler backend and profiles them at 16, 64 and 256
+// threads): the whole-run matrix through the C API as slurmstepd loads it
+// (sp_load_profile), on the 4-level machine of as many cores, beside
+// EagerMap on the same matrix.
+void profiled(const Options& o) {
+  std::vector<std::string> files = profile_files(o.profiles);
+  if (files.empty()) return;
+  std::printf("\nprofiles made by the profiler (compiler backend) from the project's workloads, the\n"
+              "whole-run matrix placed through the C API on the 4-level machine of as many cores:\n"
+              "median ms of sp_load_profile (load) and of sp_compute (compute), and of both with\n"
+              "the topology from its XML (whole); pairs: the share of pairs above the floor%s\n",
+              o.eagermap.empty() ? "" : "; t/E, w/E: compute, whole / EagerMap's algorithm time; h/E: hop cost / EagerMap's");
+  std::printf("%-20s %6s %5s %8s %8s", "profile", "thr", "pairs", "load", "eager");
+  for (Strategy s : kGuided)
+    std::printf(" | %-5s %7s %7s%s", strategy_info(s).name, "compute", "whole", o.eagermap.empty() ? "" : "  t/E  w/E   h/E");
+  std::printf("\n");
+  char dir[] = "/tmp/bench-profiled.XXXXXX";
+  if (!mkdtemp(dir)) return;
+  for (const std::string& file : files) {
+    SharingMatrix w = read_profile(file).affinity("simple", "", file);
+    int n = w.size();
+    const Machine* mc = nullptr;
+    for (const Machine& m : kFourLevel)
+      if (m.threads == n) mc = &m;
+    if (!mc || n > o.max_threads) continue;
+    std::string xml = write_xml(mc->synthetic, std::string(dir) + "/t.xml");
+    Tree t = load(mc->synthetic);
+    std::vector<int> order = compact_order(t, t.root), slot_of_pu(t.nodes[t.root].pus.back() + 1, -1);
+    for (int slot : t.slots()) slot_of_pu[t.nodes[slot].pus.front()] = slot;
+    sp_placement_t* loader = sp_init();
+    double load_ms = timed_ms([&] { check(loader, sp_load_profile(loader, file.c_str(), "simple", nullptr), "profile"); }, o.runs);
+    sp_finalize(loader);
+    Outside e = run_eagermap(o, w, mc->arities);
+    double ehop = 0;
+    if (e.ran) {
+      std::vector<int> slot(n);
+      for (int i = 0; i < n; ++i) slot[i] = order[e.pu[i]];
+      ehop = hop_cost(t, slot, w);
+    }
+    std::string name = file.substr(file.rfind('/') + 1);
+    double share = static_cast<double>(w.pairs()) / (static_cast<double>(n) * (n - 1) / 2);
+    std::printf("%-20s %6d %5.2f %8.2f %8s", name.substr(0, name.size() - 8).c_str(), n, share, load_ms,
+                e.ran ? std::to_string(e.ms).substr(0, 8).c_str() : "-");
+    for (Strategy s : kGuided) {
+      const char* strategy = strategy_info(s).name;
+      sp_placement_t* p = handle(mc->synthetic, strategy, n, "");
+      check(p, sp_load_profile(p, file.c_str(), "simple", nullptr), "profile");
+      double compute = timed_ms([&] { check(p, sp_compute(p), strategy); }, o.runs);
+      std::vector<int> slot(n);
+      for (int i = 0; i < n; ++i) slot[i] = slot_of_pu[sp_get_thread_pu(p, 0, i)];
+      double hop = hop_cost(t, slot, w);
+      sp_finalize(p);
+      double whole = timed_ms([&] {
+        sp_placement_t* q = handle(xml, strategy, n, "");
+        check(q, sp_load_profile(q, file.c_str(), "simple", nullptr), "profile");
+        check(q, sp_compute(q), strategy);
+        sp_finalize(q);
+      }, o.runs);
+      std::printf(" | %-5s %7.2f %7.2f", "", compute, whole);
+      if (e.ran) std::printf("  %4.2f %4.2f %5.3f", compute / e.ms, whole / e.ms, ehop > 0 ? hop / ehop : 1.0);
+    }
+    std::printf("\n");
+    std::fflush(stdout);
+    std::remove(xml.c_str());
+  }
+  rmdir(dir);
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -652,21 +738,24 @@ int main(int argc, char** argv) {
     else if (a == "--max" && i + 1 < argc) o.max_threads = std::atoi(argv[++i]);
     else if (a == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--dense") o.dense_only = true;
+    else if (a == "--profiles" && i + 1 < argc) o.profiles = argv[++i];
     else if (a == "--fresh" && i + 4 < argc) {  // one whole_path_ms, for fresh_ms
       std::string matrix = argv[i + 4];
       std::printf("%.4f\n", whole_path_ms(argv[i + 1], argv[i + 2], std::atoi(argv[i + 3]), matrix == "-" ? "" : matrix));
       return 0;
     }
     else {
-      std::fprintf(stderr, "usage: bench_placement [--eagermap PATH] [--max THREADS] [--runs K] [--dense]\n");
+      std::fprintf(stderr, "usage: bench_placement [--eagermap PATH] [--max THREADS] [--runs K] [--dense] [--profiles DIR]\n");
       return 2;
     }
   }
   if (o.dense_only) {
     dense(o);
+    profiled(o);
     return 0;
   }
   dense(o);
+  profiled(o);
   scaling(o, "4-level trees (pack:P l3:1 l2:L core:2)", kFourLevel, std::size(kFourLevel));
   scaling(o, "5-level trees (group:G pack:P l3:1 l2:L core:2)", kFiveLevel, std::size(kFiveLevel));
   optimality(o);

@@ -64,15 +64,23 @@ class Deadline {
   std::chrono::steady_clock::time_point end_;
 };
 
+// What any read of the request's profile needs: region matrices are
+// parsed only when placed (most of a profile of many regions), and the
+// caller's size limit.
+ProfileNeeds file_needs(const Request& r) {
+  ProfileNeeds n;
+  n.regions = r.phases || !r.profile_region.empty();
+  if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
+  return n;
+}
+
 // What a profile must hold for this step, so that one it cannot use costs
 // nothing more than its first lines.
 ProfileNeeds needs_of(const Request& r, int share) {
-  ProfileNeeds n;
-  n.regions = r.phases || !r.profile_region.empty();
+  ProfileNeeds n = file_needs(r);
   n.max_threads = share * (r.oversubscribe ? kMaxOversubscription : 1);
   n.too_many_threads = "each task has " + std::to_string(share) + " CPUs" +
                        (r.oversubscribe ? "" : ": allow oversubscription, or") + " profile with fewer threads";
-  if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
   return n;
 }
 
@@ -312,7 +320,7 @@ void set_gpu(Request& r, const std::string& mode) {
 }
 
 void use_profile_file(Request& r, const std::string& path, const std::string& name) {
-  use_profile(r, read_profile(path), path, name);
+  use_profile(r, read_profile(path, file_needs(r)), path, name);
 }
 
 void use_profile(Request& r, const Profile& profile, const std::string& path, const std::string& name) {

@@ -296,3 +296,23 @@ TEST(CApi, AProfileTheStepCannotRunIsRefusedAtItsThreadsLine) {
       << sp_error(p);
   sp_finalize(p);
 }
+
+TEST(CApi, AProfilesRegionsAreParsedOnlyWhenPlaced) {
+  // A region's matrix is most of a profile of many regions: loaded for the
+  // whole run it is not read (so not even a broken one stops the load);
+  // with phases it is, and its fault is named.
+  std::string path = ::testing::TempDir() + "/regions.profile";
+  {
+    std::ofstream f(path);
+    f << "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 10\n10 0\nregion r1\nmatrix simple\n0 x\nx 0\n";
+  }
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
+  ASSERT_EQ(sp_set_strategy(p, "lpgp"), 0);
+  EXPECT_EQ(sp_load_profile(p, path.c_str(), "simple", nullptr), 0) << sp_error(p);
+  EXPECT_EQ(sp_compute(p), 0) << sp_error(p);
+  ASSERT_EQ(sp_set_phases(p, 1, 0), 0);
+  EXPECT_EQ(sp_load_profile(p, path.c_str(), "simple", nullptr), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("'x' is not a number"), std::string::npos) << sp_error(p);
+  sp_finalize(p);
+}
