@@ -108,6 +108,11 @@ as_user() {
   (cd "$WORK" && runuser -u "$TEST_USER" -- env "SLURM_CONF=$SLURM_CONF" PATH="$PATH" "$@")
 }
 
+# $stderr without srun's own lines about waiting for the allocation: a
+# step started just after another ended (or after slurmd restarted) may
+# queue for a moment, which is Slurm's scheduling, not what a test checks.
+srun_said() { grep -Ev '^srun: job [0-9]+ (queued and waiting for resources|has been allocated resources)$' <<<"$stderr" || true; }
+
 # How many jobs slurmctld knows of (finished ones stay for MinJobAge).
 job_count() { scontrol -o show jobs 2>/dev/null | grep -c '^JobId=' || true; }
 

@@ -312,7 +312,7 @@ stepd_hwloc_plugins() {
   cp "$cache" "$CLUSTER/with-plugins.xml"
   run --separate-stderr as_user srun -n2 --pin-strategy=compact --pin-verbose true
   [ "$status" -eq 0 ]
-  with=$stderr
+  with=$(srun_said)
   # Without the variable, those the system installs are loaded.
   loaded=$(stepd_hwloc_plugins)
   for p in $off; do
@@ -325,6 +325,6 @@ stepd_hwloc_plugins() {
   "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
   for p in $off; do ! grep -q "/$p.so" <<<"$loaded" || { echo "$loaded"; false; }; done
   [ "$status" -eq 0 ]
-  [ "$stderr" = "$with" ]
+  [ "$(srun_said)" = "$with" ]
   cmp "$CLUSTER/with-plugins.xml" "$CLUSTER/without-plugins.xml"
 }
