@@ -265,6 +265,27 @@ Outside run_eagermap(const Options& o, const SharingMatrix& w, const char* ariti
   return out;
 }
 
+// EagerMap's mapping scored on `t`: it numbers PUs in compact order (`order`).
+double eagermap_hop(const Tree& t, const std::vector<int>& order, const Outside& e, const SharingMatrix& w) {
+  std::vector<int> slot(w.size());
+  for (int i = 0; i < w.size(); ++i) slot[i] = order[e.pu[i]];
+  return hop_cost(t, slot, w);
+}
+
+// Each PU's slot in `t`, for placements read back through the C API.
+std::vector<int> slots_by_pu(const Tree& t) {
+  std::vector<int> slot_of_pu(t.nodes[t.root].pus.back() + 1, -1);
+  for (int slot : t.slots()) slot_of_pu[t.nodes[slot].pus.front()] = slot;
+  return slot_of_pu;
+}
+
+// The hop cost of task 0's threads as the C API placed them.
+double api_hop(const Tree& t, const std::vector<int>& slot_of_pu, sp_placement_t* p, const SharingMatrix& w) {
+  std::vector<int> slot(w.size());
+  for (int i = 0; i < w.size(); ++i) slot[i] = slot_of_pu[sp_get_thread_pu(p, 0, i)];
+  return hop_cost(t, slot, w);
+}
+
 // ---- sections -------------------------------------------------------------
 
 void scaling(const Options& o, const char* title, const Machine* machines, size_t count) {
@@ -288,9 +309,7 @@ void scaling(const Options& o, const char* title, const Machine* machines, size_
       double ehop = 0;
       if (!o.eagermap.empty()) {
         if (e.ran) {
-          std::vector<int> slot(w.size());
-          for (int i = 0; i < w.size(); ++i) slot[i] = order[e.pu[i]];
-          ehop = hop_cost(t, slot, w);
+          ehop = eagermap_hop(t, order, e, w);
           std::printf(" %10.3f %12.0f", e.ms, ehop);
         } else {
           std::printf(" %10s %12s", "failed", "-");
@@ -396,11 +415,7 @@ void optimality(const Options& o) {
       for (Strategy s : kGuided)
         ratio[strategy_info(s).name].push_back(opt / hop_cost(t, place_profile_guided(t, w, s, 1), w));
       Outside e = run_eagermap(o, w, m.arities);
-      if (e.ran) {
-        std::vector<int> slot(16);
-        for (int i = 0; i < 16; ++i) slot[i] = order[e.pu[i]];
-        ratio["EagerMap"].push_back(opt / hop_cost(t, slot, w));
-      }
+      if (e.ran) ratio["EagerMap"].push_back(opt / eagermap_hop(t, order, e, w));
     }
     std::printf("%-10s", kind);
     for (const char* name : {"lpgp", "gplp", "gp", "EagerMap"}) {
@@ -608,28 +623,20 @@ void dense(const Options& o) {
     write_dense(d, n, matrix);
     SharingMatrix w = SharingMatrix::from_dense(d.data(), n);
     Tree t = load(mc.synthetic);
-    std::vector<int> order = compact_order(t, t.root), slot_of_pu(t.nodes[t.root].pus.back() + 1, -1);
-    for (int slot : t.slots()) slot_of_pu[t.nodes[slot].pus.front()] = slot;
+    std::vector<int> order = compact_order(t, t.root), slot_of_pu = slots_by_pu(t);
     double topo_syn = fresh_ms(mc.synthetic, "compact", n, "", o.runs), topo_xml = fresh_ms(xml, "compact", n, "", o.runs);
     sp_placement_t* loader = sp_init();
     double load_ms = timed_ms([&] { check(loader, sp_load_matrix(loader, matrix.c_str()), "load"); }, o.runs);
     sp_finalize(loader);
     Outside e = run_eagermap(o, w, mc.arities);
-    double ehop = 0;
-    if (e.ran) {
-      std::vector<int> slot(n);
-      for (int i = 0; i < n; ++i) slot[i] = order[e.pu[i]];
-      ehop = hop_cost(t, slot, w);
-    }
+    double ehop = e.ran ? eagermap_hop(t, order, e, w) : 0;
     std::printf("%-6d %8.2f %8.2f %8.2f %8s", n, topo_syn, topo_xml, load_ms,
                 e.ran ? std::to_string(e.ms).substr(0, 8).c_str() : "-");
     for (Strategy s : kGuided) {
       const char* name = strategy_info(s).name;
       sp_placement_t* p = handle(mc.synthetic, name, n, matrix);
       double compute = timed_ms([&] { check(p, sp_compute(p), name); }, o.runs);
-      std::vector<int> slot(n);
-      for (int i = 0; i < n; ++i) slot[i] = slot_of_pu[sp_get_thread_pu(p, 0, i)];
-      double hop = hop_cost(t, slot, w);
+      double hop = api_hop(t, slot_of_pu, p, w);
       sp_finalize(p);
       double whole = timed_ms([&] { whole_path_ms(xml, name, n, matrix); }, o.runs);
       double fresh = fresh_ms(xml, name, n, matrix, o.runs);
@@ -687,18 +694,12 @@ void profiled(const Options& o) {
     if (!mc || n > o.max_threads) continue;
     std::string xml = write_xml(mc->synthetic, std::string(dir) + "/t.xml");
     Tree t = load(mc->synthetic);
-    std::vector<int> order = compact_order(t, t.root), slot_of_pu(t.nodes[t.root].pus.back() + 1, -1);
-    for (int slot : t.slots()) slot_of_pu[t.nodes[slot].pus.front()] = slot;
+    std::vector<int> order = compact_order(t, t.root), slot_of_pu = slots_by_pu(t);
     sp_placement_t* loader = sp_init();
     double load_ms = timed_ms([&] { check(loader, sp_load_profile(loader, file.c_str(), "simple", nullptr), "profile"); }, o.runs);
     sp_finalize(loader);
     Outside e = run_eagermap(o, w, mc->arities);
-    double ehop = 0;
-    if (e.ran) {
-      std::vector<int> slot(n);
-      for (int i = 0; i < n; ++i) slot[i] = order[e.pu[i]];
-      ehop = hop_cost(t, slot, w);
-    }
+    double ehop = e.ran ? eagermap_hop(t, order, e, w) : 0;
     std::string name = file.substr(file.rfind('/') + 1);
     double share = static_cast<double>(w.pairs()) / (static_cast<double>(n) * (n - 1) / 2);
     std::printf("%-20s %6d %5.2f %8.2f %8s", name.substr(0, name.size() - 8).c_str(), n, share, load_ms,
@@ -708,9 +709,7 @@ void profiled(const Options& o) {
       sp_placement_t* p = handle(mc->synthetic, strategy, n, "");
       check(p, sp_load_profile(p, file.c_str(), "simple", nullptr), "profile");
       double compute = timed_ms([&] { check(p, sp_compute(p), strategy); }, o.runs);
-      std::vector<int> slot(n);
-      for (int i = 0; i < n; ++i) slot[i] = slot_of_pu[sp_get_thread_pu(p, 0, i)];
-      double hop = hop_cost(t, slot, w);
+      double hop = api_hop(t, slot_of_pu, p, w);
       sp_finalize(p);
       double whole = timed_ms([&] {
         sp_placement_t* q = handle(xml, strategy, n, "");
