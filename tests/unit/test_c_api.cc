@@ -9,6 +9,25 @@
 #include "slurm_pin/slurm_pin.h"
 #include "test_support.hh"
 
+namespace {
+
+// `text` in a file of the test's temporary directory; its path.
+std::string temp_file(const std::string& name, const std::string& text) {
+  std::string path = ::testing::TempDir() + "/" + name;
+  std::ofstream(path) << text;
+  return path;
+}
+
+// A handle placing with lpgp on two cores.
+sp_placement_t* lpgp_on_two_cores() {
+  sp_placement_t* p = sp_init();
+  EXPECT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
+  EXPECT_EQ(sp_set_strategy(p, "lpgp"), 0);
+  return p;
+}
+
+}  // namespace
+
 TEST(CApi, ComputesAndReportsAPlacement) {
   sp_placement_t* p = sp_init();
   ASSERT_NE(p, nullptr);
@@ -258,21 +277,15 @@ TEST(CApi, ABudgetBoundsFilesAndTimeAndMessagesArePrintable) {
   ASSERT_EQ(sp_set_budget(p, 1024, 1), 0);
   EXPECT_EQ(sp_set_budget(p, 0, -1), -1);
   // A file past the budget is refused by its size before it is read.
-  std::string path = ::testing::TempDir() + "/budget.placement";
-  {
-    std::ofstream f(path);
-    f << "slurm-pin-placement 1\ntask 0: 0\n";
-    for (int i = 0; i < 200; ++i) f << "# padding line to pass the budget\n";
-  }
+  std::string padding;
+  for (int i = 0; i < 200; ++i) padding += "# padding line to pass the budget\n";
+  std::string path = temp_file("budget.placement", "slurm-pin-placement 1\ntask 0: 0\n" + padding);
   ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
   ASSERT_EQ(sp_set_strategy(p, ("file:" + path).c_str()), 0);
   EXPECT_EQ(sp_compute(p), -1);
   EXPECT_NE(std::string(sp_error(p)).find("larger than 1 KiB"), std::string::npos) << sp_error(p);
   // Messages quoting a file's text never carry its control bytes.
-  {
-    std::ofstream f(path);
-    f << "slurm-pin-placement 1\n\x1b[2Jtask 0: 0\n";
-  }
+  temp_file("budget.placement", "slurm-pin-placement 1\n\x1b[2Jtask 0: 0\n");
   ASSERT_EQ(sp_set_budget(p, 0, 0), 0);
   EXPECT_EQ(sp_compute(p), -1);
   std::string why = sp_error(p);
@@ -282,14 +295,8 @@ TEST(CApi, ABudgetBoundsFilesAndTimeAndMessagesArePrintable) {
 }
 
 TEST(CApi, AProfileTheStepCannotRunIsRefusedAtItsThreadsLine) {
-  std::string path = ::testing::TempDir() + "/big.profile";
-  {
-    std::ofstream f(path);
-    f << "slurm-pin-profile 1\nthreads 4096\nmatrix simple\nthis is never read\n";
-  }
-  sp_placement_t* p = sp_init();
-  ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
-  ASSERT_EQ(sp_set_strategy(p, "lpgp"), 0);
+  std::string path = temp_file("big.profile", "slurm-pin-profile 1\nthreads 4096\nmatrix simple\nthis is never read\n");
+  sp_placement_t* p = lpgp_on_two_cores();
   ASSERT_EQ(sp_set_profile(p, path.c_str(), "", "simple", nullptr), 0);
   EXPECT_EQ(sp_compute(p), -1);
   EXPECT_NE(std::string(sp_error(p)).find("a profile of 4096 threads, but at most 2 can run here"), std::string::npos)
@@ -301,14 +308,10 @@ TEST(CApi, AProfilesRegionsAreParsedOnlyWhenPlaced) {
   // A region's matrix is most of a profile of many regions: loaded for the
   // whole run it is not read (so not even a broken one stops the load);
   // with phases it is, and its fault is named.
-  std::string path = ::testing::TempDir() + "/regions.profile";
-  {
-    std::ofstream f(path);
-    f << "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 10\n10 0\nregion r1\nmatrix simple\n0 x\nx 0\n";
-  }
-  sp_placement_t* p = sp_init();
-  ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
-  ASSERT_EQ(sp_set_strategy(p, "lpgp"), 0);
+  std::string path = temp_file("regions.profile",
+                               "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 10\n10 0\n"
+                               "region r1\nmatrix simple\n0 x\nx 0\n");
+  sp_placement_t* p = lpgp_on_two_cores();
   EXPECT_EQ(sp_load_profile(p, path.c_str(), "simple", nullptr), 0) << sp_error(p);
   EXPECT_EQ(sp_compute(p), 0) << sp_error(p);
   ASSERT_EQ(sp_set_phases(p, 1, 0), 0);
