@@ -7,8 +7,9 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdint>
-#include <limits>
 #include <numeric>
+
+#include "sharing/potentials.hh"
 
 namespace slurmpin {
 
@@ -37,78 +38,35 @@ class IntWeights {
   }
   // Whole numbers in range are taken as they are (no rounding call per pair).
   Weight operator()(double x) const { return scale_ == 1.0 ? static_cast<Weight>(x) : std::llround(x * scale_); }
+  double unscaled(Weight x) const { return static_cast<double>(x) / scale_; }
 
  private:
   double scale_ = 1.0;
 };
 
-// Calls f(v) for every item v != u whose pair with u is not stored (at the
-// floor, 0 in the remainder). O(n) for a row that is not full.
-template <class F>
-void for_each_missing(const SharingMatrix& w, int u, F f) {
-  SharingMatrix::Row r = w.row(u);
-  if (r.size + 1 >= static_cast<size_t>(w.size())) return;
-  for (int v = 0, e = 0; v < w.size(); ++v) {
-    if (static_cast<size_t>(e) < r.size && r.to[e] == v) ++e;
-    else if (v != u) f(v);
-  }
-}
-
-// The weights the blossom algorithm sees: w(u,v) - a_u - a_v. Every perfect
-// pairing loses the same sum of a, so the optimum is the same; a is set so
-// that no pair goes below zero, so a maximum matching still pairs what is
-// left at no loss. What it changes is which pairs look heavy: in a profile
-// where some threads share more with everybody (CG: every thread reads the
-// vector, the main thread reads more), their pairs top every item's list,
-// and the candidates miss what each item shares with one other beyond
-// that: certified run after run. a_u follows w(u,v) ~ c + a_u + a_v fitted
-// on the row means, lowered alike until the lightest pair is at zero.
-// Dense matrices of an even count only: with one item single the loss
-// would depend on which, and the pairs at the floor (not stored, so not
-// seen by the candidates or the certificate unless walked) are few.
+// The weights the blossom algorithm sees: w(u,v) - a_u - a_v
+// (sharing/potentials.hh). Every item is in one pair, so every pairing loses
+// the same sum of a and the optimum is the same; no pair is below zero, so
+// a maximum matching still pairs what is left at no loss. With an odd count
+// one item stays single and the loss would depend on which: none there.
+// Pairs at the floor are not stored, so neither candidates nor the
+// certificate would see one that weighs something here: walked too.
 class ReducedWeights {
  public:
-  ReducedWeights(const SharingMatrix& w, const IntWeights& iw) : w_(w), iw_(iw), a_(w.size(), 0) {
-    const int n = w.size();
-    const size_t all_pairs = static_cast<size_t>(n) * static_cast<size_t>(n - 1) / 2;
-    if (n % 2 || n < 4 || w.pairs() + static_cast<size_t>(n) < all_pairs) return;
+  ReducedWeights(const SharingMatrix& w, const IntWeights& iw)
+      : w_(w), iw_(iw), a_(w.size() % 2 ? std::vector<Weight>() : sharing_potentials<Weight>(w, iw)) {
+    if (a_.empty()) {
+      a_.assign(w.size(), 0);
+      return;
+    }
     on_ = true;
-    // A row's mean is c + a_u (n - 2) / (n - 1) + (sum of a) / (n - 1).
-    std::vector<double> fit(n);
-    double all = 0, noise = 0;
-    for (int u = 0; u < n; ++u) {
-      SharingMatrix::Row r = w.row(u);
-      double sum = 0, squares = 0;
-      for (size_t e = 0; e < r.size; ++e) {
-        double x = static_cast<double>(iw_(r.w[e]));
-        sum += x, squares += x * x;
-      }
-      double mean = sum / (n - 1);
-      fit[u] = mean * (n - 1) / (n - 2), all += fit[u] / n;
-      noise += std::max(0.0, squares / (n - 1) - mean * mean) / (n - 2) / n;
-    }
-    // The means carry what each pair shares alone too: on a matrix without
-    // such a structure the fit is that noise, and candidates chosen on it
-    // are worse than on w itself. So each fitted value keeps the share of
-    // its spread the noise does not explain (shrinkage, as empirical Bayes
-    // estimates do): all of it on CG's profiles, nothing on a random matrix.
-    double spread = 0;
-    for (int u = 0; u < n; ++u) spread += (fit[u] - all) * (fit[u] - all) / n;
-    double keep = spread > noise ? 1 - noise / spread : 0;
-    for (int u = 0; u < n; ++u) a_[u] = std::llround(keep * (fit[u] - all));
-    Weight over = std::numeric_limits<Weight>::min();
-    for (int u = 0; u < n; ++u) {
-      SharingMatrix::Row r = w.row(u);
-      for (size_t e = 0; e < r.size; ++e) over = std::max(over, a_[u] + a_[r.to[e]] - iw_(r.w[e]));
-      for_each_missing(w, u, [&](int v) { over = std::max(over, a_[u] + a_[v]); });
-    }
-    // a_u + a_v <= w(u,v) for every pair, odd `over` rounded up.
-    Weight down = over >= 0 ? (over + 1) / 2 : over / 2;
-    for (int u = 0; u < n; ++u) a_[u] -= down;
+    for (Weight x : a_) less_.push_back(iw.unscaled(x));
   }
+  // The potentials in w's units, for ranking a row; null when there are none.
+  const std::vector<double>* less() const { return on_ ? &less_ : nullptr; }
   Weight operator()(int u, int v, double x) const { return iw_(x) - a_[u] - a_[v]; }
-  // Pairs at the floor that weigh something here: the certificate must see
-  // them too. Calls f(v, weight) for u's such pairs with v > u.
+  // Calls f(v, weight) for u's pairs at the floor, v > u, that weigh more
+  // than zero here.
   template <class F>
   void missing_above(int u, F f) const {
     if (!on_) return;
@@ -121,27 +79,22 @@ class ReducedWeights {
   const SharingMatrix& w_;
   const IntWeights& iw_;
   std::vector<Weight> a_;
+  std::vector<double> less_;
   bool on_ = false;
 };
 
 // The heaviest few edges of every item (reduced weights): the optimum
 // almost always lies here. Each pair with its lower end first.
 std::vector<IntEdge> candidate_edges(const SharingMatrix& w, const ReducedWeights& rw, int per_item) {
-  const size_t k = static_cast<size_t>(per_item);
-  std::vector<IntEdge> chosen, best(k);
+  std::vector<IntEdge> chosen;
+  std::vector<size_t> order;
   for (int u = 0; u < w.size(); ++u) {
+    w.heaviest(u, static_cast<size_t>(per_item), order, rw.less());
     SharingMatrix::Row r = w.row(u);
-    size_t count = 0;
-    // In column order: an equal weight never displaces one kept, the lower
-    // column stays.
-    for (size_t e = 0; e < r.size && k; ++e) {
+    for (size_t e : order) {
       Weight x = rw(u, r.to[e], r.w[e]);
-      if (x <= 0 || (count == k && x <= best[k - 1].w)) continue;
-      size_t at = count < k ? count++ : k - 1;
-      while (at > 0 && best[at - 1].w < x) best[at] = best[at - 1], --at;
-      best[at] = {std::min(u, r.to[e]), std::max(u, r.to[e]), x};
+      if (x > 0) chosen.push_back({std::min(u, r.to[e]), std::max(u, r.to[e]), x});
     }
-    chosen.insert(chosen.end(), best.begin(), best.begin() + static_cast<std::ptrdiff_t>(count));
   }
   return chosen;
 }

@@ -179,8 +179,18 @@ SharingMatrix SharingMatrix::from_rows(const std::vector<std::vector<double>>& r
   return from_square(static_cast<int>(rows.size()), [&](int i, int j) { return row[i][j]; });
 }
 
-void SharingMatrix::heaviest(int i, size_t k, std::vector<size_t>& out) const {
+void SharingMatrix::heaviest(int i, size_t k, std::vector<size_t>& out, const std::vector<double>* less) const {
   Row r = row(i);
+  if (less && !less->empty()) {
+    // Ranked on w(i,j) - a_j (a_i is the same for the whole row).
+    const double* a = less->data();
+    return keep_heaviest(r, k, out, [&](size_t e) { return r.w[e] - a[r.to[e]]; });
+  }
+  keep_heaviest(r, k, out, [&](size_t e) { return r.w[e]; });
+}
+
+template <class Value>
+void SharingMatrix::keep_heaviest(const Row& r, size_t k, std::vector<size_t>& out, Value value) {
   const size_t want = std::min(k, r.size);
   out.resize(want);
   if (want == 0) return;
@@ -204,13 +214,13 @@ void SharingMatrix::heaviest(int i, size_t k, std::vector<size_t>& out) const {
     size_t block = r.size / want;
     least = std::numeric_limits<double>::infinity();
     for (size_t b = 0; b < want; ++b) {
-      double m = r.w[b * block];
-      for (size_t e = b * block + 1; e < (b + 1) * block; ++e) m = std::max(m, r.w[e]);
+      double m = value(b * block);
+      for (size_t e = b * block + 1; e < (b + 1) * block; ++e) m = std::max(m, value(e));
       least = std::min(least, m);
     }
   }
   for (size_t e = 0; e < r.size; ++e) {
-    double x = r.w[e];
+    double x = value(e);
     if (x < least) continue;
     if (count == want) {
       if (x <= kw[want - 1]) continue;
@@ -321,7 +331,7 @@ SharingMatrix SharingMatrix::subset(const std::vector<int>& items) const {
   return from_pairs(static_cast<int>(items.size()), pairs, floor_);
 }
 
-SharingMatrix SharingMatrix::strongest(size_t k) const {
+SharingMatrix SharingMatrix::strongest(size_t k, const std::vector<double>& less) const {
   if (k == 0) return SharingMatrix(n_);
   // Each row's choice (k at most; -1 past the row's end), as columns and
   // their weights.
@@ -329,9 +339,12 @@ SharingMatrix SharingMatrix::strongest(size_t k) const {
   std::vector<double> w(to.size(), 0);
   std::vector<size_t> order;
   for (int i = 0; i < n_; ++i) {
-    heaviest(i, k, order);
+    heaviest(i, k, order, &less);
     Row r = row(i);
-    for (size_t c = 0; c < order.size(); ++c) to[i * k + c] = r.to[order[c]], w[i * k + c] = r.w[order[c]];
+    for (size_t c = 0; c < order.size(); ++c) {
+      int j = r.to[order[c]];
+      to[i * k + c] = j, w[i * k + c] = r.w[order[c]] - (less.empty() ? 0 : less[i] + less[j]);
+    }
   }
   auto chose = [&](int x, int y) { return std::find(&to[x * k], &to[x * k] + k, y) != &to[x * k] + k; };
   // A pair chosen from both ends is taken from its lower one.

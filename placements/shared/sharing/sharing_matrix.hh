@@ -54,7 +54,9 @@ class SharingMatrix {
   // The positions in row i of its k heaviest entries, heaviest first (ties:
   // lower column first), into `out`. One pass over the row with a k-entry
   // insertion list: a dense row costs one comparison per entry.
-  void heaviest(int i, size_t k, std::vector<size_t>& out) const;
+  // With `less` (potentials a, sharing/potentials.hh), ranked on
+  // w(i,j) - a_i - a_j.
+  void heaviest(int i, size_t k, std::vector<size_t>& out, const std::vector<double>* less = nullptr) const;
   // w(i,j) including the floor; O(log degree).
   double operator()(int i, int j) const;
   double remainder(int i, int j) const;
@@ -73,13 +75,16 @@ class SharingMatrix {
   SharingMatrix subset(const std::vector<int>& items) const;
   // Each item's k heaviest pairs (heaviest()) and the pairs that chose it,
   // as remainders, floor 0: the strong structure of a dense matrix, each
-  // row O(k) on average. O(E + n k^2).
-  SharingMatrix strongest(size_t k) const;
+  // row O(k) on average. O(E + n k^2). With potentials `less`, ranked and
+  // weighed w(i,j) - a_i - a_j.
+  SharingMatrix strongest(size_t k, const std::vector<double>& less = {}) const;
   // Every pair as (i < j, remainder), in row order.
   std::vector<Edge> edges() const;
 
  private:
   static SharingMatrix from_pairs(int n, const std::vector<Edge>& pairs, double floor);
+  template <class Value>
+  static void keep_heaviest(const Row& r, size_t k, std::vector<size_t>& out, Value value);
   template <class At>
   static SharingMatrix from_square(int n, At at);
   template <class Visit>

@@ -12,6 +12,7 @@
 #include <utility>
 
 #include "error.hh"
+#include "sharing/potentials.hh"
 
 namespace slurmpin {
 
@@ -32,10 +33,13 @@ constexpr double kCloseToBound = 0.95;
 constexpr size_t kMetisDegree = 16;
 
 // Each item's kMetisDegree heaviest edges, and the edges that choose it:
-// symmetric, as METIS wants. w itself when it is that sparse already.
+// symmetric, as METIS wants. w itself when it is that sparse already. On a
+// dense profile ranked and weighed less what each end shares with
+// everybody (sharing/potentials.hh): else the few threads that share most
+// with all are everybody's edges, and METIS cuts a star.
 SharingMatrix strongest_edges(const SharingMatrix& w) {
   if (2 * w.pairs() <= kMetisDegree * static_cast<size_t>(w.size())) return SharingMatrix();
-  return w.strongest(kMetisDegree);
+  return w.strongest(kMetisDegree, sharing_potentials<double>(w, [](double x) { return x; }));
 }
 
 // METIS wants integer edge weights whose sum fits idx_t: scale to <= 2^30 in
