@@ -68,7 +68,7 @@ std::vector<T> sharing_potentials(const SharingMatrix& w, Scale scale) {
   // the noise does not explain (shrinkage, as empirical Bayes estimates do).
   double spread = 0;
   for (int u = 0; u < n; ++u) spread += (fit[u] - all) * (fit[u] - all) / n;
-  if (spread < kAdditiveSpread * noise) return {};
+  if (spread <= 0 || spread < kAdditiveSpread * noise) return {};
   double keep = 1 - noise / spread;
   std::vector<T> a(n);
   for (int u = 0; u < n; ++u) a[u] = scale(keep * (fit[u] - all));
