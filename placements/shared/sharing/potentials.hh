@@ -13,6 +13,7 @@
 // do not move; the potentials are lowered alike until no pair is below zero.
 #pragma once
 #include <algorithm>
+#include <cmath>
 #include <limits>
 #include <vector>
 
@@ -68,7 +69,8 @@ std::vector<T> sharing_potentials(const SharingMatrix& w, Scale scale) {
   // the noise does not explain (shrinkage, as empirical Bayes estimates do).
   double spread = 0;
   for (int u = 0; u < n; ++u) spread += (fit[u] - all) * (fit[u] - all) / n;
-  if (spread <= 0 || spread < kAdditiveSpread * noise) return {};
+  // (Values near the double range square to infinity: no potentials.)
+  if (!std::isfinite(spread) || !std::isfinite(noise) || spread <= 0 || spread < kAdditiveSpread * noise) return {};
   double keep = 1 - noise / spread;
   std::vector<T> a(n);
   for (int u = 0; u < n; ++u) a[u] = scale(keep * (fit[u] - all));
