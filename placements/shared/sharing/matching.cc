@@ -55,21 +55,18 @@ class ReducedWeights {
  public:
   ReducedWeights(const SharingMatrix& w, const IntWeights& iw)
       : w_(w), iw_(iw), a_(w.size() % 2 ? std::vector<Weight>() : sharing_potentials<Weight>(w, iw)) {
-    if (a_.empty()) {
-      a_.assign(w.size(), 0);
-      return;
-    }
-    on_ = true;
-    for (Weight x : a_) less_.push_back(iw.unscaled(x));
+    if (a_.empty()) a_.assign(w.size(), 0);
+    else
+      for (Weight x : a_) less_.push_back(iw.unscaled(x));
   }
   // The potentials in w's units, for ranking a row; null when there are none.
-  const std::vector<double>* less() const { return on_ ? &less_ : nullptr; }
+  const std::vector<double>* less() const { return less_.empty() ? nullptr : &less_; }
   Weight operator()(int u, int v, double x) const { return iw_(x) - a_[u] - a_[v]; }
   // Calls f(v, weight) for u's pairs at the floor, v > u, that weigh more
   // than zero here.
   template <class F>
   void missing_above(int u, F f) const {
-    if (!on_) return;
+    if (less_.empty()) return;
     for_each_missing(w_, u, [&](int v) {
       if (v > u && -a_[u] - a_[v] > 0) f(v, -a_[u] - a_[v]);
     });
@@ -79,8 +76,7 @@ class ReducedWeights {
   const SharingMatrix& w_;
   const IntWeights& iw_;
   std::vector<Weight> a_;
-  std::vector<double> less_;
-  bool on_ = false;
+  std::vector<double> less_;  // empty: no potentials
 };
 
 // The heaviest few edges of every item (reduced weights): the optimum
