@@ -312,7 +312,8 @@ stepd_hwloc_plugins() {
   cp "$cache" "$CLUSTER/with-plugins.xml"
   run --separate-stderr as_user srun -n2 --pin-strategy=compact --pin-verbose true
   [ "$status" -eq 0 ]
-  with=$(srun_said)
+  # Each task's line, in task order: the two tasks write to srun at once.
+  with=$(srun_said | sort)
   # Without the variable, those the system installs are loaded.
   loaded=$(stepd_hwloc_plugins)
   for p in $off; do
@@ -325,6 +326,6 @@ stepd_hwloc_plugins() {
   "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
   for p in $off; do ! grep -q "/$p.so" <<<"$loaded" || { echo "$loaded"; false; }; done
   [ "$status" -eq 0 ]
-  [ "$(srun_said)" = "$with" ]
+  [ "$(srun_said | sort)" = "$with" ] || { printf 'with the plugins:\n%s\nwithout:\n%s\n' "$with" "$(srun_said)"; false; }
   cmp "$CLUSTER/with-plugins.xml" "$CLUSTER/without-plugins.xml"
 }
