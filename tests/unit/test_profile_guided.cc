@@ -188,6 +188,50 @@ TEST(Partition, GridKeepsTheOptimum) {
   EXPECT_EQ(kept_weight(w, part), 40);
 }
 
+// Dense sets of more than 64 items go through the greedy groups' graph
+// (coarse_cut): pairs and single threads mixed, parts of uneven sizes, and
+// still every part gets exactly its target.
+TEST(Partition, DenseSetsOfManyItemsMeetTheTargets) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 12; ++trial) {
+    int k = 2 + trial % 6, n = 65 + static_cast<int>(rng() % 200);
+    SharingMatrix w = random_affinity(n, rng, 100, 0.2);
+    std::vector<int> weight(n, 1);
+    for (int i = 0; i < n; ++i) weight[i] = rng() % 3 ? 2 : 1;  // mostly pairs
+    int total = std::accumulate(weight.begin(), weight.end(), 0);
+    std::vector<int> cap(k);
+    for (int& c : cap) c = 2 * (1 + static_cast<int>(rng() % 40));
+    int room = std::accumulate(cap.begin(), cap.end(), 0);
+    if (room < total) cap[0] += total - room + (total - room) % 2;
+    std::vector<int> target = proportional_targets(total, cap, 2);
+    std::vector<int> part = partition_items(w, weight, target, 1);
+    std::vector<int> load(k, 0);
+    for (int i = 0; i < n; ++i) load[part[i]] += weight[i];
+    EXPECT_EQ(load, target) << "trial " << trial;
+  }
+}
+
+// 128 items in shuffled blocks of 8 sharing 1000 over noise 1-100 on every
+// pair, into four parts of 32: the greedy groups' graph keeps every block
+// whole, as METIS did.
+TEST(Partition, DenseBlocksStayWholeThroughTheGroupsGraph) {
+  const int n = 128;
+  std::mt19937_64 rng(5);
+  std::vector<int> perm(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  DenseMatrix d(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      double v = static_cast<double>(1 + rng() % 100) + (i / 8 == j / 8 ? 1000 : 0);
+      d.set(perm[i], perm[j], v), d.set(perm[j], perm[i], v);
+    }
+  SharingMatrix w = d.affinity();
+  std::vector<int> part = partition_items(w, std::vector<int>(n, 1), {32, 32, 32, 32}, 1);
+  for (int b = 0; b < n / 8; ++b)
+    for (int k = 1; k < 8; ++k) EXPECT_EQ(part[perm[8 * b + k]], part[perm[8 * b]]) << "block " << b;
+}
+
 TEST(Partition, ProportionalTargets) {
   EXPECT_EQ(proportional_targets(8, {8, 8}, 1), (std::vector<int>{4, 4}));
   EXPECT_EQ(proportional_targets(6, {4, 4, 4}, 2), (std::vector<int>{2, 2, 2}));

@@ -23,6 +23,11 @@ constexpr int kKernighanLinMax = 16;
 // second, Kernighan-Lin passes improve it (O(n^3) per pass beyond).
 constexpr int kGrownMax = 64;
 constexpr int kGrownKernighanLinMax = 32;
+// Dense sets above kGrownMax items (at least this share of their pairs
+// above the floor: real profiles) are cut through a coarse graph of greedy
+// groups, about kGroupsPerPart to a part (coarse_cut).
+constexpr double kDenseShare = 0.5;
+constexpr int kGroupsPerPart = 4;
 // The greedy cut is kept when it keeps at least this share of keep_bound():
 // METIS could then keep at most 1/0.95 - 1 = 5% more.
 constexpr double kCloseToBound = 0.95;
@@ -371,6 +376,62 @@ std::vector<int> grown_cut(const SharingMatrix& w, const std::vector<int>& weigh
   return part;
 }
 
+bool dense(const SharingMatrix& w) {
+  double all = static_cast<double>(w.size()) * (w.size() - 1) / 2;
+  return static_cast<double>(w.pairs()) >= kDenseShare * all;
+}
+
+// Each part's target split into up to kGroupsPerPart near-equal groups.
+std::vector<int> group_targets(const std::vector<int>& target) {
+  std::vector<int> groups;
+  for (int t : target) {
+    int q = std::max(1, std::min(kGroupsPerPart, t / 2));
+    for (int i = 0; i < q; ++i) groups.push_back(t / q + (i < t % q ? 1 : 0));
+  }
+  return groups;
+}
+
+// A dense set of many items cut as a multilevel partitioner would, with
+// EagerMap's greedy grouping as the coarsening: items grown into small
+// groups (grown_start), the groups' graph cut by partition_items (at most
+// kGroupsPerPart x parts items: the small-set paths), then every item
+// repaired and refined in its part. On dense profiles METIS's bisections
+// cost O(E) per coarsening level and several initial cuts at each of its
+// log k levels (1-2 ms of a 256-thread placement); the groups' graph is a
+// sixteenth of the pairs. Empty when the groups would not shrink the set.
+std::vector<int> coarse_cut(const SharingMatrix& w, const std::vector<int>& weight, const std::vector<int>& target,
+                            uint64_t seed) {
+  int n = w.size();
+  std::vector<int> fine = group_targets(target);
+  if (2 * fine.size() > static_cast<size_t>(n)) return {};
+  std::vector<int> group_of = grown_start(w, weight, fine);
+  std::vector<std::vector<int>> groups(fine.size());
+  for (int i = 0; i < n; ++i) groups[group_of[i]].push_back(i);
+  groups.erase(std::remove_if(groups.begin(), groups.end(), [](const std::vector<int>& g) { return g.empty(); }),
+               groups.end());
+  std::vector<int> group_weight;
+  for (const auto& g : groups) {
+    int sum = 0;
+    for (int i : g) sum += weight[i];
+    group_weight.push_back(sum);
+  }
+  // Group sizes need not add up to the targets: the repair below moves
+  // items, not groups.
+  std::vector<int> group_part;
+  try {
+    group_part = partition_items(w.between(groups), group_weight, target, seed);
+  } catch (const Error&) {
+    group_part = metis_partition(w.between(groups), group_weight, target, seed);
+  }
+  std::vector<int> part(n);
+  for (size_t g = 0; g < groups.size(); ++g)
+    for (int i : groups[g]) part[i] = group_part[g];
+  Refiner r(w, weight, static_cast<int>(target.size()), part);
+  r.repair(target);
+  r.refine();
+  return part;
+}
+
 // Parts numbered among the live ones, as the caller numbers them.
 std::vector<int> relabel(std::vector<int> part, const std::vector<int>& live) {
   for (int& p : part) p = live[p];
@@ -394,6 +455,10 @@ std::vector<int> partition_items(const SharingMatrix& w, const std::vector<int>&
     Refiner r(w, weight, parts, part);
     r.repair(live_target);
     return relabel(std::move(part), live);
+  }
+  if (n > kGrownMax && parts > 1 && dense(w)) {
+    std::vector<int> part = coarse_cut(w, weight, live_target, seed);
+    if (!part.empty()) return relabel(std::move(part), live);
   }
   if (n > kKernighanLinMax && n <= kGrownMax) {
     std::vector<int> part = grown_cut(w, weight, live_target);
