@@ -160,8 +160,8 @@ TEST(Partition, WithinOnePercentOfTheExhaustiveOptimum) {
   }
 }
 
-// 32 items in blocks of 8 sharing 1000, noise 1-100 between every pair: the
-// greedy cut keeps what the bound allows (no METIS): every block whole.
+// 32 items in blocks of 8 sharing 1000, noise 1-100 between every pair: a
+// dense set, cut greedily (no METIS): every block whole.
 TEST(Partition, DenseBlocksStayWhole) {
   std::mt19937_64 rng(7);
   DenseMatrix d(32);
