@@ -65,11 +65,12 @@ class Deadline {
 };
 
 // What any read of the request's profile needs: region matrices are
-// parsed only when placed (most of a profile of many regions), and the
-// caller's size limit.
+// parsed only when placed (most of a profile of many regions), only the
+// model placed (the other is as large), and the caller's size limit.
 ProfileNeeds file_needs(const Request& r) {
   ProfileNeeds n;
   n.regions = r.phases || !r.profile_region.empty();
+  n.model = r.profile_model;
   if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
   return n;
 }

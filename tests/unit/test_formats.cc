@@ -89,6 +89,24 @@ TEST(Profile, RoundTripsEveryField) {
             std::string::npos);
 }
 
+// A load for one model parses only that model's matrices (the other's
+// lines are passed over): a broken rw matrix stops an rw load, naming its
+// line, and not a simple one; a matrix given twice is found either way.
+TEST(Profile, ModelAskedForIsTheOneParsed) {
+  std::string text = "slurm-pin-profile 1\nthreads 2\nmatrix rw\n0 x\n1 0\nmatrix simple\n0 5\n5 0\n";
+  std::string path = write_temp(text);
+  ProfileNeeds simple, rw;
+  simple.model = "simple", rw.model = "rw";
+  EXPECT_EQ(read_profile(path, simple).affinity("simple", "", path)(0, 1), 10);  // a(0,1) + a(1,0)
+  EXPECT_NE(error_of([&] { read_profile(path, rw); }).find(":4: 'x' is not a number"), std::string::npos);
+  EXPECT_NE(error_of([&] { read_profile(path, simple).affinity("rw", "", path); }).find("no 'rw' matrix"),
+            std::string::npos);
+  std::string twice = write_temp(text + "matrix rw\n0 1\n1 0\n");
+  EXPECT_NE(error_of([&] { read_profile(twice, simple); }).find(":9: matrix rw given twice"), std::string::npos);
+  std::string no_simple = write_temp("slurm-pin-profile 1\nthreads 2\nmatrix rw\n0 1\n1 0\n");
+  EXPECT_NE(error_of([&] { read_profile(no_simple, rw); }).find("no 'matrix simple' section"), std::string::npos);
+}
+
 TEST(Profile, RegionNamesAreBoundedWhateverTheFileHolds) {
   std::string text = "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\naliases";
   for (size_t i = 1; i < kMaxRegionNames; ++i) text += " a" + std::to_string(i);

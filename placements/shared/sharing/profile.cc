@@ -59,7 +59,7 @@ class ProfileParser {
       else key(f, l, at);
     }
     if (p_.threads == 0) throw Error(path_ + ": no 'threads N' line (every profile states its thread count)");
-    if (!p_.matrices.count("simple") && !p_.edges.count("simple"))
+    if (!matrices_seen_.count("\nsimple"))
       throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix)");
     per_thread(p_.thread_working_set_lines.size(), "thread_working_set_lines");
     per_thread(p_.thread_creators.size(), "thread_creators");
@@ -107,9 +107,11 @@ class ProfileParser {
     if (p_.threads == 0) throw Error(at + "'threads N' must come before the first matrix");
     auto& rows = region_.empty() ? p_.matrices : p_.regions.back().matrices;
     auto& edges = region_.empty() ? p_.edges : p_.regions.back().edges;
-    if (rows.count(f[1]) || edges.count(f[1]))
+    // Region names hold no newline: one key per region (or the whole run) and model.
+    if (!matrices_seen_.insert(region_ + '\n' + f[1]).second)
       throw Error(at + "matrix " + f[1] + " given twice" + (region_.empty() ? "" : " in region " + region_));
-    if (!region_.empty() && !needs_.regions) return skip_matrix(f[0] == "edges");
+    if ((!region_.empty() && !needs_.regions) || (!needs_.model.empty() && f[1] != needs_.model))
+      return skip_matrix(f[0] == "edges");
     if (f[0] == "edges") edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
     else rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
   }
@@ -206,6 +208,7 @@ class ProfileParser {
   Profile p_;
   std::string region_;
   std::set<std::string> seen_;
+  std::set<std::string> matrices_seen_;  // region + '\n' + model, parsed or passed over
   std::set<std::string> region_names_;  // a set: checking stays linear in the file
 };
 

@@ -68,6 +68,7 @@ constexpr size_t kMaxProfileBytes = 64u << 20;
 // cannot run is refused at the 'threads' line, before any matrix is read.
 struct ProfileNeeds {
   bool regions = true;           // parse every region's matrices
+  std::string model;             // parse only this model's matrices; empty: every model's
   int max_threads = 1 << 16;     // refuse profiles of more threads
   size_t max_bytes = kMaxProfileBytes;
   std::string too_many_threads;  // the fix to name when max_threads is exceeded
