@@ -36,6 +36,22 @@ SharingMatrix designed(std::vector<int>& perm) {
   return w.affinity();
 }
 
+// n threads in blocks of 8 sharing 1000, noise 1-100 on every other pair
+// (a real profile's shape); block b is threads perm[8b..8b+7], ids shuffled.
+SharingMatrix shuffled_dense_blocks(int n, uint64_t seed, std::vector<int>& perm) {
+  std::mt19937_64 rng(seed);
+  perm.resize(n);
+  std::iota(perm.begin(), perm.end(), 0);
+  std::shuffle(perm.begin(), perm.end(), rng);
+  DenseMatrix d(n);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j) {
+      double v = static_cast<double>(1 + rng() % 100) + (i / 8 == j / 8 ? 1000 : 0);
+      d.set(perm[i], perm[j], v), d.set(perm[j], perm[i], v);
+    }
+  return d.affinity();
+}
+
 Result run(const std::string& topology, Strategy s, const SharingMatrix& w) {
   Request r = request(topology, s, w.size());
   r.matrix = w;
@@ -216,17 +232,8 @@ TEST(Partition, DenseSetsOfManyItemsMeetTheTargets) {
 // whole, as METIS did.
 TEST(Partition, DenseBlocksStayWholeThroughTheGroupsGraph) {
   const int n = 128;
-  std::mt19937_64 rng(5);
-  std::vector<int> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::shuffle(perm.begin(), perm.end(), rng);
-  DenseMatrix d(n);
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) {
-      double v = static_cast<double>(1 + rng() % 100) + (i / 8 == j / 8 ? 1000 : 0);
-      d.set(perm[i], perm[j], v), d.set(perm[j], perm[i], v);
-    }
-  SharingMatrix w = d.affinity();
+  std::vector<int> perm;
+  SharingMatrix w = shuffled_dense_blocks(n, 5, perm);
   std::vector<int> part = partition_items(w, std::vector<int>(n, 1), {32, 32, 32, 32}, 1);
   for (int b = 0; b < n / 8; ++b)
     for (int k = 1; k < 8; ++k) EXPECT_EQ(part[perm[8 * b + k]], part[perm[8 * b]]) << "block " << b;
@@ -536,17 +543,8 @@ TEST(ProfileGuided, DenseMatricesKeepEveryPlantedBlockAt256Threads) {
   // every block must end inside one package (4 L2s) and every L2 hold two
   // threads of one block, whatever the noise.
   const int n = 256;
-  std::mt19937_64 rng(3);
-  std::vector<int> perm(n);
-  std::iota(perm.begin(), perm.end(), 0);
-  std::shuffle(perm.begin(), perm.end(), rng);
-  DenseMatrix d(n);
-  for (int i = 0; i < n; ++i)
-    for (int j = i + 1; j < n; ++j) {
-      double v = static_cast<double>(1 + rng() % 100) + (i / 8 == j / 8 ? 1000 : 0);
-      d.set(perm[i], perm[j], v), d.set(perm[j], perm[i], v);
-    }
-  SharingMatrix w = d.affinity();
+  std::vector<int> perm;
+  SharingMatrix w = shuffled_dense_blocks(n, 3, perm);
   Tree t = tree_of("pack:8 l3:1 l2:16 core:2 pu:1");
   for (Strategy s : {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp}) {
     std::vector<int> slot = place_profile_guided(t, w, s, 42);
