@@ -9,6 +9,7 @@
 #include "topology/cpulist.hh"
 #include "topology/devices.hh"
 #include "error.hh"
+#include "parallel.hh"
 #include "placement_cache.hh"
 #include "strategies/orders.hh"
 #include "strategies/placement_file.hh"
@@ -279,10 +280,19 @@ void add_regions(const Tree& tree, const std::vector<std::shared_ptr<const Tree>
   if (!strategy_info(r.strategy).needs_matrix)
     throw Error(std::string("per-region placement needs a profile-guided strategy, not ") +
                 strategy_info(r.strategy).name + " (use lp-compact, lp-scatter, gp, lpgp or gplp)");
-  for (const auto& region : r.region_matrices) {
+  // Every region placed first, on the CPUs this thread may use (each an
+  // independent placement: the step's idle CPUs place a profile of many
+  // regions), then merged in profile order as one at a time would.
+  const auto& regions = r.region_matrices;
+  std::vector<std::vector<TaskPlace>> placed(regions.size());
+  for_each_index(regions.size(), placing_threads(regions.size()), [&](size_t i) {
+    placed[i] = place_tasks(tree, subs, r, regions[i].second, threads, deadline);
+  });
+  for (size_t i = 0; i < regions.size(); ++i) {
+    const auto& region = regions[i];
     RegionPlace rp;
     rp.name = region.first;
-    rp.tasks = place_tasks(tree, subs, r, region.second, threads, deadline);
+    rp.tasks = std::move(placed[i]);
     if (!out.regions.empty() && moved(out.regions.back().tasks, rp.tasks) <= r.phase_merge) {
       rp.tasks = out.regions.back().tasks;
       rp.merged = true;

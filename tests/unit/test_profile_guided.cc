@@ -2,6 +2,7 @@
 // Profile-guided strategies recover designed sharing structures, and the
 // partitioner is balanced and close to the exhaustive optimum.
 #include <gtest/gtest.h>
+#include <sched.h>
 
 #include <algorithm>
 #include <numeric>
@@ -307,6 +308,53 @@ TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
   EXPECT_EQ(l2(res.regions[2], 0), l2(res.regions[2], 2));
   r.strategy = Strategy::kCompact;
   EXPECT_THROW(compute_placement(r), Error);  // phases need a profile-guided strategy
+}
+
+// Regions are placed in parallel on the CPUs the caller may use
+// (engine.cc): the result is the one a single CPU computes, region by
+// region, METIS's cuts (libc's rand()) included. Sparse 4 x 4 x 4 stencils,
+// shuffled per region, so that METIS cuts them and every region differs; 2
+// tasks of 64 threads, so that each region places 2 shares.
+TEST(Phases, RegionsPlacedInParallelAsOneByOne) {
+  const int n = 64;
+  auto stencil = [&](uint64_t seed) {
+    std::mt19937_64 rng(seed);
+    std::vector<int> perm(n);
+    std::iota(perm.begin(), perm.end(), 0);
+    std::shuffle(perm.begin(), perm.end(), rng);
+    std::vector<Edge> e;
+    for (int i = 0; i < n; ++i)
+      for (int d : {1, 4, 16})
+        if (i % (4 * d) + d < 4 * d) e.push_back({perm[i], perm[i + d], static_cast<double>(1 + rng() % 100)});
+    return SharingMatrix::from_edges(n, e);
+  };
+  for (Strategy s : {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp}) {
+    Request r = request("pack:2 numa:2 l3:2 core:16 pu:1", s, n);
+    r.tasks = 2;
+    r.matrix = stencil(99);
+    r.has_matrix = true;
+    r.phases = true;
+    for (int k = 0; k < 12; ++k) r.region_matrices.emplace_back("r" + std::to_string(k), stencil(100 + k));
+    cpu_set_t all, one;
+    ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
+    CPU_ZERO(&one);
+    for (int c = 0; c < CPU_SETSIZE; ++c)
+      if (CPU_ISSET(c, &all)) {
+        CPU_SET(c, &one);
+        break;
+      }
+    ASSERT_EQ(sched_setaffinity(0, sizeof one, &one), 0);
+    Result alone = compute_placement(r);
+    ASSERT_EQ(sched_setaffinity(0, sizeof all, &all), 0);
+    Result together = compute_placement(r);
+    ASSERT_EQ(alone.regions.size(), 12u);
+    ASSERT_EQ(together.regions.size(), 12u);
+    for (size_t g = 0; g < alone.regions.size(); ++g)
+      for (size_t t = 0; t < 2; ++t)
+        for (size_t i = 0; i < static_cast<size_t>(n); ++i)
+          EXPECT_EQ(alone.regions[g].tasks[t].threads[i].cpus, together.regions[g].tasks[t].threads[i].cpus)
+              << strategy_info(s).name << " region " << g << " task " << t << " thread " << i;
+  }
 }
 
 namespace {

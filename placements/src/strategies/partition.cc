@@ -7,6 +7,7 @@
 #include <cmath>
 #include <functional>
 #include <map>
+#include <mutex>
 #include <tuple>
 #include <numeric>
 #include <utility>
@@ -89,8 +90,16 @@ std::vector<int> metis_partition(const SharingMatrix& all, const std::vector<int
   // coarsens each half fully, and kept as much sharing on the bench's
   // dense, stencil and block matrices in half the time.
   auto fn = METIS_PartGraphRecursive;
-  int rc = fn(&n, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(), &nparts,
-              tpwgts.data(), nullptr, options, &cut, out.data());
+  int rc;
+  {
+    // METIS draws from libc's rand(), seeded from options at each call: one
+    // call at a time, so that regions placed in parallel (engine.cc) get the
+    // same cuts as placed one by one.
+    static std::mutex one_at_a_time;
+    std::lock_guard<std::mutex> hold(one_at_a_time);
+    rc = fn(&n, &ncon, xadj.data(), adjncy.data(), vwgt.data(), nullptr, adjwgt.data(), &nparts,
+            tpwgts.data(), nullptr, options, &cut, out.data());
+  }
   if (rc != METIS_OK) {
     // METIS declines degenerate graphs; the repair below then builds the parts.
     return part;
