@@ -344,10 +344,15 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
     if (profile.regions.empty())
       throw Error(path + ": the profile has no parallel regions, so there are no phases to place "
                   "(drop the phases option, or profile a program with OpenMP regions)");
-    for (const auto& region : profile.regions) {
-      r.region_matrices.emplace_back(region.name, profile.affinity(r.profile_model, region.name, path));
+    // Each region's rows into its matrix (a dense region is n^2 entries to
+    // sort into pairs): on the CPUs the regions are then placed on.
+    const auto& regions = profile.regions;
+    r.region_matrices.resize(regions.size());
+    for_each_index(regions.size(), placing_threads(regions.size()), [&](size_t i) {
+      r.region_matrices[i] = {regions[i].name, profile.affinity(r.profile_model, regions[i], path)};
+    });
+    for (const auto& region : regions)
       if (!region.aliases.empty()) r.region_aliases[region.name] = region.aliases;
-    }
   }
 }
 

@@ -254,22 +254,30 @@ const ProfileRegion& Profile::find_region(const std::string& pattern, const std:
               some_names(found) + "): give one name, a longer prefix or a narrower pattern");
 }
 
-SharingMatrix Profile::affinity(const std::string& model, const std::string& region,
-                           const std::string& path) const {
-  const std::map<std::string, Rows>* m = &matrices;
-  const std::map<std::string, EdgeList>* e = &edges;
-  std::string name = region;
-  if (!region.empty()) {
-    const ProfileRegion& r = find_region(region, path);
-    m = &r.matrices, e = &r.edges, name = r.name;
-  }
-  auto sparse = e->find(model);
-  if (sparse != e->end()) return SharingMatrix::from_edges(threads, sparse->second);
-  auto it = m->find(model);
-  if (it == m->end())
+namespace {
+
+// `model`'s matrix among a section's (`name`: its region, empty for the whole run).
+SharingMatrix section_matrix(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
+                             int threads, const std::string& model, const std::string& name, const std::string& path) {
+  auto sparse = e.find(model);
+  if (sparse != e.end()) return SharingMatrix::from_edges(threads, sparse->second);
+  auto it = m.find(model);
+  if (it == m.end())
     throw Error(path + ": no '" + model + "' matrix" + (name.empty() ? "" : " in region " + name) +
                 " (use the simple model, or re-profile with the read/write model)");
   return SharingMatrix::from_rows(it->second);
+}
+
+}  // namespace
+
+SharingMatrix Profile::affinity(const std::string& model, const std::string& region,
+                           const std::string& path) const {
+  if (region.empty()) return section_matrix(matrices, edges, threads, model, "", path);
+  return affinity(model, find_region(region, path), path);
+}
+
+SharingMatrix Profile::affinity(const std::string& model, const ProfileRegion& region, const std::string& path) const {
+  return section_matrix(region.matrices, region.edges, threads, model, region.name, path);
 }
 
 Profile read_profile(const std::string& path, const ProfileNeeds& needs) {

@@ -53,6 +53,9 @@ struct Profile {
   // `region` (as find_region) when not empty. Throws Error naming what is missing.
   SharingMatrix affinity(const std::string& model, const std::string& region,
                     const std::string& path) const;
+  // The same for one of `regions`, taken as it is (no search by name: a
+  // caller placing every region would search them all for each).
+  SharingMatrix affinity(const std::string& model, const ProfileRegion& region, const std::string& path) const;
 };
 
 // Region names (regions and their aliases) in one profile: what the
