@@ -428,7 +428,12 @@ class Refiner {
   std::vector<double> row_;    // swap_search: the current item's row, spread out
 };
 
-bool dense(const SharingMatrix& w);
+// Real profiles: every pair shares something (at least kDenseShare of the
+// pairs above the floor).
+bool dense(const SharingMatrix& w) {
+  double all = static_cast<double>(w.size()) * (w.size() - 1) / 2;
+  return static_cast<double>(w.pairs()) >= kDenseShare * all;
+}
 
 // The greedy cut, refined. A sparse set's is kept when it keeps nearly
 // what any cut could (kCloseToBound); else empty, and METIS cuts. METIS
@@ -454,11 +459,6 @@ std::vector<int> grown_cut(const SharingMatrix& w, const std::vector<int>& weigh
   int most = *std::max_element(target.begin(), target.end()) / lightest;
   if (kept_weight(w, part) < kCloseToBound * keep_bound(w, most)) return {};
   return part;
-}
-
-bool dense(const SharingMatrix& w) {
-  double all = static_cast<double>(w.size()) * (w.size() - 1) / 2;
-  return static_cast<double>(w.pairs()) >= kDenseShare * all;
 }
 
 // Each part's target split into up to kGroupsPerPart near-equal groups.
