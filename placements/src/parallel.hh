@@ -2,7 +2,10 @@
 // Independent pieces of one placement (a step's regions) computed on the
 // CPUs the caller may run on. slurmstepd places a step before any of its
 // tasks starts, on CPUs the step owns and that sit idle until then; a
-// profile of 100 regions is 100 placements of the whole node.
+// profile of 100 regions is 100 placements of the whole node. Memory stays
+// bounded by the input: each thread works on a piece of its own (a
+// region's matrix, already held), and a placement's working set is of the
+// order of its matrix.
 #pragma once
 #include <sched.h>
 
