@@ -199,3 +199,31 @@ TEST(Matching, PairsAtTheFloorAreCertifiedToo) {
     ASSERT_DOUBLE_EQ(pairing_weight(w, p), brute_force_pairing(w)) << "trial " << trial;
   }
 }
+
+namespace {
+
+// shared_with_everybody with about `share` of its pairs set to the floor
+// (what the two share is the least any pair shares): MG's profiles hold a
+// quarter of their pairs there.
+SharingMatrix with_floor_pairs(int n, std::mt19937_64& rng, double share) {
+  DenseMatrix d = shared_with_everybody(n, rng, 20000, 0);
+  for (int i = 0; i < n; ++i)
+    for (int j = i + 1; j < n; ++j)
+      if (static_cast<double>(rng() % 1000) < share * 1000) d.set(i, j, 50000);
+  return d.affinity();
+}
+
+}  // namespace
+
+TEST(Matching, DenseMatricesWithManyPairsAtTheFloorStayExact) {
+  // Potentials on a dense matrix whatever its pairs at the floor (their walk
+  // is O(n^2) = O(E) there): the optimum is the brute force's.
+  std::mt19937_64 rng(23);
+  for (int trial = 0; trial < 400; ++trial) {
+    int n = 6 + 2 * (trial % 4);
+    SharingMatrix w = with_floor_pairs(n, rng, 0.1 + 0.1 * (trial % 4));
+    Pairing p = max_weight_pairing(w, 1 + trial % 2);
+    expect_valid(p, n);
+    ASSERT_DOUBLE_EQ(pairing_weight(w, p), brute_force_pairing(w)) << "trial " << trial;
+  }
+}
