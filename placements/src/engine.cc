@@ -285,7 +285,7 @@ void add_regions(const Tree& tree, const std::vector<std::shared_ptr<const Tree>
   // regions), then merged in profile order as one at a time would.
   const auto& regions = r.region_matrices;
   std::vector<std::vector<TaskPlace>> placed(regions.size());
-  for_each_index(regions.size(), placing_threads(regions.size()), [&](size_t i) {
+  for_each_index(regions.size(), placing_threads(regions.size(), tree.nodes[tree.root].pus.size()), [&](size_t i) {
     placed[i] = place_tasks(tree, subs, r, regions[i].second, threads, deadline);
   });
   for (size_t i = 0; i < regions.size(); ++i) {
@@ -348,7 +348,8 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
     // sort into pairs): on the CPUs the regions are then placed on.
     const auto& regions = profile.regions;
     r.region_matrices.resize(regions.size());
-    for_each_index(regions.size(), placing_threads(regions.size()), [&](size_t i) {
+    size_t owned = r.topology.allowed.empty() ? regions.size() : r.topology.allowed.count();
+    for_each_index(regions.size(), placing_threads(regions.size(), owned), [&](size_t i) {
       r.region_matrices[i] = {regions[i].name, profile.affinity(r.profile_model, regions[i], path)};
     });
     for (const auto& region : regions)

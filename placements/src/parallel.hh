@@ -23,15 +23,17 @@ namespace slurmpin {
 // profile and writing the result are the larger part.
 constexpr int kMaxPlacingThreads = 32;
 
-// Threads for `pieces` pieces of work: the CPUs the calling thread may run
-// on (its affinity: in slurmstepd the step's CPUs), at most one per piece
-// and kMaxPlacingThreads; 1 when the affinity cannot be read (more CPUs
-// than a cpu_set_t holds).
-inline int placing_threads(size_t pieces) {
+// Threads for `pieces` pieces of work: no more than the CPUs the calling
+// thread may run on (its affinity: in slurmstepd under task/cgroup, the
+// step's), nor than `owned` (the CPUs the request places on: the step's
+// on its node, so a step never computes on more CPUs than it was given,
+// whatever slurmstepd's affinity), one per piece, kMaxPlacingThreads; 1
+// when the affinity cannot be read (more CPUs than a cpu_set_t holds).
+inline int placing_threads(size_t pieces, size_t owned) {
   cpu_set_t set;
   int cpus = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
-  size_t most = std::min<size_t>(static_cast<size_t>(std::max(cpus, 1)), kMaxPlacingThreads);
-  return static_cast<int>(std::max<size_t>(1, std::min(most, pieces)));
+  size_t most = std::min<size_t>({static_cast<size_t>(std::max(cpus, 1)), owned, kMaxPlacingThreads, pieces});
+  return static_cast<int>(std::max<size_t>(1, most));
 }
 
 // Runs f(0) .. f(n - 1) on up to `threads` threads (the caller's among

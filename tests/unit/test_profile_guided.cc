@@ -9,6 +9,7 @@
 #include <random>
 
 #include "engine.hh"
+#include "parallel.hh"
 #include "error.hh"
 #include "strategies/partition.hh"
 #include "strategies/profile_guided.hh"
@@ -355,6 +356,19 @@ TEST(Phases, RegionsPlacedInParallelAsOneByOne) {
           EXPECT_EQ(alone.regions[g].tasks[t].threads[i].cpus, together.regions[g].tasks[t].threads[i].cpus)
               << strategy_info(s).name << " region " << g << " task " << t << " thread " << i;
   }
+}
+
+// A request's regions are placed on no more threads than the CPUs it
+// places on (a step's), than the caller may run on, than regions, than 32.
+TEST(Phases, PlacingThreadsNeverExceedTheStepsCpus) {
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  int cpus = CPU_COUNT(&mine);
+  EXPECT_EQ(placing_threads(100, 1), 1);
+  EXPECT_EQ(placing_threads(1, 64), 1);
+  EXPECT_EQ(placing_threads(0, 64), 1);
+  EXPECT_EQ(placing_threads(100, 100), std::min({cpus, 100, kMaxPlacingThreads}));
+  EXPECT_EQ(placing_threads(3, 100), std::min(cpus, 3));
 }
 
 namespace {
