@@ -229,40 +229,82 @@ void write_csv(const SharingMatrix& w, const std::string& path) {
   std::fclose(f);
 }
 
-Outside run_eagermap(const Options& o, const SharingMatrix& w, const char* arities) {
-  Outside out;
-  if (o.eagermap.empty()) return out;
-  char dir[] = "/tmp/bench-placement.XXXXXX";
-  if (!mkdtemp(dir)) return out;
-  std::string csv = std::string(dir) + "/m.csv";
-  write_csv(w, csv);
-  std::vector<double> times;
-  for (int r = 0; r < std::max(3, o.runs); ++r) {
-    std::string cmd = "'" + o.eagermap + "' " + csv + " " + arities + " 2>&1";
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) break;
-    char buf[1 << 16];
-    std::string text;
-    size_t got;
-    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, got);
-    if (pclose(p) != 0) break;
-    const char* t = std::strstr(text.c_str(), "Execution time of the algorithm: ");
-    const char* m = std::strstr(text.c_str(), "Mapping: ");
-    if (!t || !m) break;
-    times.push_back(std::atof(t + std::strlen("Execution time of the algorithm: ")));
-    out.pu.clear();
-    for (const char* s = m + std::strlen("Mapping: "); *s && *s != '\n';) {
-      out.pu.push_back(static_cast<int>(std::strtol(s, const_cast<char**>(&s), 10)));
-      if (*s == ',') ++s;
-    }
+// One run of EagerMap on `csv`: its own timer (ms) and mapping; false when
+// it failed or printed neither.
+bool eagermap_once(const Options& o, const std::string& csv, const char* arities, double& ms, std::vector<int>& pu) {
+  std::string cmd = "'" + o.eagermap + "' " + csv + " " + arities + " 2>&1";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return false;
+  char buf[1 << 16];
+  std::string text;
+  size_t got;
+  while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, got);
+  if (pclose(p) != 0) return false;
+  const char* t = std::strstr(text.c_str(), "Execution time of the algorithm: ");
+  const char* m = std::strstr(text.c_str(), "Mapping: ");
+  if (!t || !m) return false;
+  ms = std::atof(t + std::strlen("Execution time of the algorithm: "));
+  pu.clear();
+  for (const char* c = m + std::strlen("Mapping: "); *c && *c != '\n';) {
+    pu.push_back(static_cast<int>(std::strtol(c, const_cast<char**>(&c), 10)));
+    if (*c == ',') ++c;
   }
-  std::remove(csv.c_str());
-  rmdir(dir);
-  if (times.empty() || static_cast<int>(out.pu.size()) != w.size()) return out;
-  std::sort(times.begin(), times.end());
-  out.ms = times[times.size() / 2];
+  return true;
+}
+
+double median_of(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+// Median ms of `calls` calls of f.
+double median_of_calls(const std::function<void()>& f, int calls) {
+  std::vector<double> ms;
+  for (int c = 0; c < calls; ++c) {
+    auto a = std::chrono::steady_clock::now();
+    f();
+    ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - a).count());
+  }
+  return median_of(ms);
+}
+
+// EagerMap on w's CSV, and each of `ours` (may be empty), timed in turns:
+// `rounds` rounds (at least 3), each one EagerMap run then every one of
+// `ours` a few times (their median), so that both columns see the same
+// moments of this VM, whose speed drifts within seconds. Medians over the
+// rounds into `ours_ms`.
+Outside eagermap_in_turns(const Options& o, const SharingMatrix& w, const char* arities,
+                          const std::vector<std::function<void()>>& ours, std::vector<double>& ours_ms) {
+  Outside out;
+  std::vector<std::vector<double>> mine(ours.size());
+  std::vector<double> times;
+  char dir[] = "/tmp/bench-placement.XXXXXX";
+  std::string csv;
+  if (!o.eagermap.empty() && mkdtemp(dir)) write_csv(w, csv = std::string(dir) + "/m.csv");
+  bool failed = false;
+  for (int r = 0; r < std::max(3, o.runs); ++r) {
+    double ms;
+    if (!csv.empty() && !failed) {
+      if (eagermap_once(o, csv, arities, ms, out.pu)) times.push_back(ms);
+      else failed = true;
+    }
+    for (size_t k = 0; k < ours.size(); ++k) mine[k].push_back(median_of_calls(ours[k], 5));
+  }
+  if (!csv.empty()) {
+    std::remove(csv.c_str());
+    rmdir(dir);
+  }
+  ours_ms.clear();
+  for (const auto& m : mine) ours_ms.push_back(median_of(m));
+  if (failed || times.empty() || static_cast<int>(out.pu.size()) != w.size()) return Outside();
+  out.ms = median_of(times);
   out.ran = true;
   return out;
+}
+
+Outside run_eagermap(const Options& o, const SharingMatrix& w, const char* arities) {
+  std::vector<double> none;
+  return o.eagermap.empty() ? Outside() : eagermap_in_turns(o, w, arities, {}, none);
 }
 
 // EagerMap's mapping scored on `t`: it numbers PUs in compact order (`order`).
@@ -607,7 +649,9 @@ void dense(const Options& o) {
               "tasks and regions); fresh: the same as a fresh process's first call (hwloc's start,\n"
               "its plugins and the XML parsed: a step's first task).%s\n",
               o.eagermap.empty() ? "" : " t/E, w/E, f/E: compute, whole, fresh / EagerMap's\n"
-              "algorithm time; h/E: hop cost / EagerMap's (<= 1: as good)");
+              "algorithm time; h/E: hop cost / EagerMap's (<= 1: as good). EagerMap, compute and whole\n"
+              "are timed in turns (each round one EagerMap run, then each of ours 5 times), medians\n"
+              "over the rounds");
   char dir[] = "/tmp/bench-dense.XXXXXX";
   if (!mkdtemp(dir)) return;
   std::printf("%-6s %8s %8s %8s %8s", "thr", "topo-syn", "topo-xml", "load", "eager");
@@ -628,17 +672,23 @@ void dense(const Options& o) {
     sp_placement_t* loader = sp_init();
     double load_ms = timed_ms([&] { check(loader, sp_load_matrix(loader, matrix.c_str()), "load"); }, o.runs);
     sp_finalize(loader);
-    Outside e = run_eagermap(o, w, mc.arities);
+    // compute and whole of every strategy, in turns with EagerMap.
+    std::vector<sp_placement_t*> handles;
+    std::vector<std::function<void()>> ours;
+    for (Strategy s : kGuided) handles.push_back(handle(mc.synthetic, strategy_info(s).name, n, matrix));
+    for (size_t k = 0; k < handles.size(); ++k)
+      ours.push_back([&, k] { check(handles[k], sp_compute(handles[k]), strategy_info(kGuided[k]).name); });
+    for (Strategy s : kGuided) ours.push_back([&, s] { whole_path_ms(xml, strategy_info(s).name, n, matrix); });
+    std::vector<double> ms;
+    Outside e = eagermap_in_turns(o, w, mc.arities, ours, ms);
     double ehop = e.ran ? eagermap_hop(t, order, e, w) : 0;
     std::printf("%-6d %8.2f %8.2f %8.2f %8s", n, topo_syn, topo_xml, load_ms,
                 e.ran ? std::to_string(e.ms).substr(0, 8).c_str() : "-");
-    for (Strategy s : kGuided) {
-      const char* name = strategy_info(s).name;
-      sp_placement_t* p = handle(mc.synthetic, name, n, matrix);
-      double compute = timed_ms([&] { check(p, sp_compute(p), name); }, o.runs);
-      double hop = api_hop(t, slot_of_pu, p, w);
-      sp_finalize(p);
-      double whole = timed_ms([&] { whole_path_ms(xml, name, n, matrix); }, o.runs);
+    for (size_t k = 0; k < handles.size(); ++k) {
+      const char* name = strategy_info(kGuided[k]).name;
+      double compute = ms[k], whole = ms[handles.size() + k];
+      double hop = api_hop(t, slot_of_pu, handles[k], w);
+      sp_finalize(handles[k]);
       double fresh = fresh_ms(xml, name, n, matrix, o.runs);
       std::printf(" | %-5s %7.2f %7.2f %7.2f", "", compute, whole, fresh);
       if (e.ran)
@@ -678,7 +728,7 @@ void profiled(const Options& o) {
               "whole-run matrix placed through the C API on the 4-level machine of as many cores:\n"
               "median ms of sp_load_profile (load) and of sp_compute (compute), and of both with\n"
               "the topology from its XML (whole); pairs: the share of pairs above the floor%s\n",
-              o.eagermap.empty() ? "" : "; t/E, w/E: compute, whole / EagerMap's algorithm time; h/E: hop cost / EagerMap's");
+              o.eagermap.empty() ? "" : "; t/E, w/E: compute, whole / EagerMap's algorithm time (timed in turns with it);\nh/E: hop cost / EagerMap's");
   std::printf("%-20s %6s %5s %8s %8s", "profile", "thr", "pairs", "load", "eager");
   for (Strategy s : kGuided)
     std::printf(" | %-5s %7s %7s%s", strategy_info(s).name, "compute", "whole", o.eagermap.empty() ? "" : "  t/E  w/E   h/E");
@@ -698,25 +748,34 @@ void profiled(const Options& o) {
     sp_placement_t* loader = sp_init();
     double load_ms = timed_ms([&] { check(loader, sp_load_profile(loader, file.c_str(), "simple", nullptr), "profile"); }, o.runs);
     sp_finalize(loader);
-    Outside e = run_eagermap(o, w, mc->arities);
+    // compute and whole of every strategy, in turns with EagerMap.
+    std::vector<sp_placement_t*> handles;
+    std::vector<std::function<void()>> ours;
+    for (Strategy s : kGuided) {
+      handles.push_back(handle(mc->synthetic, strategy_info(s).name, n, ""));
+      check(handles.back(), sp_load_profile(handles.back(), file.c_str(), "simple", nullptr), "profile");
+    }
+    for (size_t k = 0; k < handles.size(); ++k)
+      ours.push_back([&, k] { check(handles[k], sp_compute(handles[k]), strategy_info(kGuided[k]).name); });
+    for (Strategy s : kGuided)
+      ours.push_back([&, s] {
+        const char* strategy = strategy_info(s).name;
+        sp_placement_t* q = handle(xml, strategy, n, "");
+        check(q, sp_load_profile(q, file.c_str(), "simple", nullptr), "profile");
+        check(q, sp_compute(q), strategy);
+        sp_finalize(q);
+      });
+    std::vector<double> ms;
+    Outside e = eagermap_in_turns(o, w, mc->arities, ours, ms);
     double ehop = e.ran ? eagermap_hop(t, order, e, w) : 0;
     std::string name = file.substr(file.rfind('/') + 1);
     double share = static_cast<double>(w.pairs()) / (static_cast<double>(n) * (n - 1) / 2);
     std::printf("%-20s %6d %5.2f %8.2f %8s", name.substr(0, name.size() - 8).c_str(), n, share, load_ms,
                 e.ran ? std::to_string(e.ms).substr(0, 8).c_str() : "-");
-    for (Strategy s : kGuided) {
-      const char* strategy = strategy_info(s).name;
-      sp_placement_t* p = handle(mc->synthetic, strategy, n, "");
-      check(p, sp_load_profile(p, file.c_str(), "simple", nullptr), "profile");
-      double compute = timed_ms([&] { check(p, sp_compute(p), strategy); }, o.runs);
-      double hop = api_hop(t, slot_of_pu, p, w);
-      sp_finalize(p);
-      double whole = timed_ms([&] {
-        sp_placement_t* q = handle(xml, strategy, n, "");
-        check(q, sp_load_profile(q, file.c_str(), "simple", nullptr), "profile");
-        check(q, sp_compute(q), strategy);
-        sp_finalize(q);
-      }, o.runs);
+    for (size_t k = 0; k < handles.size(); ++k) {
+      double compute = ms[k], whole = ms[handles.size() + k];
+      double hop = api_hop(t, slot_of_pu, handles[k], w);
+      sp_finalize(handles[k]);
       std::printf(" | %-5s %7.2f %7.2f", "", compute, whole);
       if (e.ran) std::printf("  %4.2f %4.2f %5.3f", compute / e.ms, whole / e.ms, ehop > 0 ? hop / ehop : 1.0);
     }
