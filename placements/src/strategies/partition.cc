@@ -275,13 +275,11 @@ class Refiner {
         // i's row spread out once: every candidate reads it.
         SharingMatrix::Row r = w_.row(i);
         for (size_t e = 0; e < r.size; ++e) row_[r.to[e]] = r.w[e];
-        double leave = conn(i, from);
         for (size_t t = 0; t < ntried; ++t) {
           int to = tried[t];
-          double join = conn(i, to) - leave;
           for (int j : members[to]) {
             if (part_[j] != to || weight_[j] != weight_[i]) continue;
-            double g = join + conn(j, from) - conn(j, to) - 2 * row_[j];
+            double g = swap_gain(i, j, row_[j]);
             if (g > best) best = g, best_j = j;
           }
         }
@@ -395,7 +393,10 @@ class Refiner {
   }
 
   double swap_gain(int i, int j) {
-    double wij = dense_.empty() ? w_.remainder(i, j) : dense_[static_cast<size_t>(i) * n_ + j];
+    return swap_gain(i, j, dense_.empty() ? w_.remainder(i, j) : dense_[static_cast<size_t>(i) * n_ + j]);
+  }
+  // The same when the caller has w(i, j) at hand.
+  double swap_gain(int i, int j, double wij) {
     return conn(i, part_[j]) - conn(i, part_[i]) + conn(j, part_[i]) - conn(j, part_[j]) - 2 * wij;
   }
 
@@ -497,11 +498,12 @@ std::vector<int> coarse_cut(const SharingMatrix& w, const std::vector<int>& weig
   }
   // Group sizes need not add up to the targets: the repair below moves
   // items, not groups.
+  SharingMatrix between = w.between(groups);
   std::vector<int> group_part;
   try {
-    group_part = partition_items(w.between(groups), group_weight, target, seed);
+    group_part = partition_items(between, group_weight, target, seed);
   } catch (const Error&) {
-    group_part = metis_partition(w.between(groups), group_weight, target, seed);
+    group_part = metis_partition(between, group_weight, target, seed);
   }
   std::vector<int> part(n);
   for (size_t g = 0; g < groups.size(); ++g)
