@@ -31,7 +31,9 @@
 
 #define LC_PAGE_BITS 10
 #define LC_PAGE_LINES (1u << LC_PAGE_BITS)
-#define LC_CACHE 256 /* pages, 16 MiB: a column walk through a 1400 x 1400 matrix of doubles */
+#define LC_CACHE_BITS 8
+#define LC_CACHE (1u << LC_CACHE_BITS) /* pages, 16 MiB: a column walk through a 1400 x 1400 matrix of doubles */
+#define LC_SLOT_MUL 0x9E3779B97F4A7C15ULL /* 2^64 / the golden ratio */
 
 #define LC_COUNT_MAX 0xFFFFu
 
@@ -52,17 +54,24 @@ typedef struct {
   uint32_t region;
   LcCounts *counts; /* LC_PAGE_LINES of them */
   uint64_t tag;
-  /* LC_PAGE_LINES of them once a counter of the page overflowed, else NULL.
-   * Only the map's entry has it: the cache's copies may predate it. */
+  /* LC_PAGE_LINES of them once a counter of the page overflowed, else NULL
+   * (the map's entry only: the cache holds no spill). */
   LcSpill *spill;
 } LcPage;
 
 static inline uint64_t lc_tag(uint64_t key, uint32_t region) { return key | ((uint64_t)region << 40); }
 
+/* A cache slot: only what the fast paths read, 16 bytes, so that the
+ * Valgrind tool finds a slot with a shift and the cache fits in L1. */
+typedef struct {
+  uint64_t tag;      /* lc_tag of the page held, 0: none */
+  LcCounts *counts;  /* its counters (NULL or any page's while tag is 0) */
+} LcCached;
+
 typedef struct {
   LcPage *map; /* open addressing, at most half full */
   size_t cap, used;
-  LcPage cache[LC_CACHE];
+  LcCached cache[LC_CACHE];
 } LineCounts;
 
 static inline size_t lc_hash(uint64_t key, uint32_t region) {
@@ -100,12 +109,14 @@ __attribute__((noinline)) static LcPage *lc_page(LineCounts *t, uint64_t key, ui
   return p;
 }
 
-/* A page's slot in the cache. The key's higher bits are folded in: arrays a
- * power of two of pages apart (two grids of 128 MiB) would otherwise take
- * the same slot and evict each other on every access. The Valgrind tool
- * computes the same in IR (count_inline). */
+/* A page's slot in the cache: the top bits of its tag times 2^64 / phi
+ * (Fibonacci hashing). Consecutive pages spread over the slots, and arrays
+ * a power of two of pages apart (two grids of 128 MiB), which the low bits
+ * would put in one slot to evict each other on every access, do not
+ * collide; the region is in the tag, so one region's pages and the next's
+ * differ too. The Valgrind tool computes the same in IR (count_inline). */
 static inline size_t lc_cache_slot(uint64_t key, uint32_t region) {
-  return (size_t)((key ^ (key >> 8) ^ (key >> 16)) + region * 97u) & (LC_CACHE - 1);
+  return (size_t)((lc_tag(key, region) * LC_SLOT_MUL) >> (64 - LC_CACHE_BITS));
 }
 
 /* The line's counters when its page is in the cache, else NULL: the fast
@@ -113,7 +124,7 @@ static inline size_t lc_cache_slot(uint64_t key, uint32_t region) {
 __attribute__((always_inline)) static inline LcCounts *lc_cached(const LineCounts *t, uint64_t line,
                                                                 uint32_t region) {
   uint64_t key = (line >> LC_PAGE_BITS) + 1;
-  const LcPage *c = &t->cache[lc_cache_slot(key, region)];
+  const LcCached *c = &t->cache[lc_cache_slot(key, region)];
   return c->tag == lc_tag(key, region) ? &c->counts[line & (LC_PAGE_LINES - 1)] : NULL;
 }
 
@@ -121,8 +132,10 @@ __attribute__((always_inline)) static inline LcCounts *lc_line(LineCounts *t, ui
   LcCounts *n = lc_cached(t, line, region);
   if (n) return n;
   uint64_t key = (line >> LC_PAGE_BITS) + 1;
-  LcPage *c = &t->cache[lc_cache_slot(key, region)];
-  *c = *lc_page(t, key, region);
+  LcCached *c = &t->cache[lc_cache_slot(key, region)];
+  const LcPage *p = lc_page(t, key, region);
+  c->tag = p->tag;
+  c->counts = p->counts;
   return &c->counts[line & (LC_PAGE_LINES - 1)];
 }
 
@@ -185,7 +198,7 @@ static inline void lc_release(LineCounts *t) {
     }
   if (t->map) LC_FREE(t->map);
   t->map = NULL, t->cap = t->used = 0;
-  for (size_t i = 0; i < LC_CACHE; ++i) t->cache[i].tag = 0, t->cache[i].counts = NULL, t->cache[i].spill = NULL;
+  for (size_t i = 0; i < LC_CACHE; ++i) t->cache[i].tag = 0, t->cache[i].counts = NULL;
 }
 
 /* Calls visit(ctx, line, region, reads, writes) for every line touched. */

@@ -97,6 +97,16 @@ static Table *tables; /* by creation index */
  * through it unconditionally. */
 static Table nobody;
 static Table *running = &nobody;
+
+/* Every cache slot's counters point somewhere valid, a slot that holds no
+ * page here, so that count_inline loads and stores them unguarded. */
+static LcCounts no_page[LC_PAGE_LINES];
+
+static void point_cache_at_no_page(Table *t) {
+  for (UInt i = 0; i < LC_CACHE; ++i)
+    if (!t->cache[i].counts) t->cache[i].counts = no_page;
+}
+
 static UInt n_tables, cap_tables;
 static Int *index_of_tid; /* Valgrind thread id -> creation index */
 /* Where each thread came from, by creation index: its creator's index (-1
@@ -117,6 +127,7 @@ static UInt new_thread_index(void) {
   creator_of[n_tables] = -1;
   start_of[n_tables] = NULL;
   VG_(memset)(&tables[n_tables], 0, sizeof(Table));
+  point_cache_at_no_page(&tables[n_tables]);
   return n_tables++;
 }
 
@@ -226,53 +237,69 @@ static IRExpr *test(IRSB *sb, IROp op, IRExpr *a, IRExpr *b) { return tmp(sb, It
 static IRExpr *load64(IRSB *sb, IRExpr *addr) { return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, addr)); }
 static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
 
-/* Loaded once per superblock (sp_instrument): the running thread's table
- * and the current region change only between superblocks (thread switches
- * and client requests end one). A helper that finds the table mid-block
- * leaves this copy at `nobody`, whose cache never hits: still correct. */
-static IRExpr *sb_table, *sb_region97, *sb_region_tag;
+/* Loaded once per superblock (sp_instrument): the running thread's page
+ * cache and the current region change only between superblocks (thread
+ * switches and client requests end one). A helper that finds the table
+ * mid-block leaves this copy at `nobody`'s, which never hits: still
+ * correct. */
+static IRExpr *sb_cache, *sb_region_tag;
 
 _Static_assert(offsetof(LcCounts, writes) == 2 && sizeof(LcCounts) == 4,
                "count_inline adds to a line's reads and writes as the halves of one little-endian word");
+_Static_assert(sizeof(LcCached) == 16, "count_inline finds a cache slot by a shift of 4");
 
 /* The common case inline, the rest in the helper: the access lies in one
  * line whose page is in the running thread's page cache (lc_line in
  * line_counts.h, written in IR). Then one counter is incremented with no
  * call; on a miss, or a counter full, the helper counts it (filling the
  * cache, or spilling the counter). This halves the tool's cost over
- * Valgrind's own on strided loops. */
+ * Valgrind's own on strided loops.
+ *
+ * Written for Valgrind's code generator, which makes a set and a test of
+ * every 1-bit value and a branch of a guarded load or store: the checks are
+ * word arithmetic that is 0 when the access counts inline (the slot's tag
+ * xor the tag wanted, or the counter's half plus one past 16 bits; an
+ * access across lines sets bit 63 of the tag wanted, which no page's tag
+ * has), compared once for the increment and once for the helper's guard.
+ * The counter is loaded and stored back unguarded, plus 1 or plus 0: on a
+ * miss it is another page's counter, or no_page's, written back unchanged,
+ * and Valgrind runs one guest thread at a time, so nothing changes it in
+ * between. */
 static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   ULong line_size = 1ULL << line_shift;
-  IRExpr *table = sb_table;
-  IRExpr *line = op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift)));
-  IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, line, IRExpr_Const(IRConst_U8(LC_PAGE_BITS))), u64(1));
-  /* lc_cache_slot: (key ^ key >> 8 ^ key >> 16) + region * 97, masked. */
-  IRExpr *folded = op64(sb, Iop_Xor64, op64(sb, Iop_Xor64, key, op64(sb, Iop_Shr64, key, IRExpr_Const(IRConst_U8(8)))),
-                        op64(sb, Iop_Shr64, key, IRExpr_Const(IRConst_U8(16))));
-  IRExpr *index = op64(sb, Iop_And64, op64(sb, Iop_Add64, folded, sb_region97),
-                       u64(LC_CACHE - 1));
-  IRExpr *page = op64(sb, Iop_Add64, op64(sb, Iop_Add64, table, u64(offsetof(LineCounts, cache))),
-                      op64(sb, Iop_Mul64, index, u64(sizeof(LcPage))));
-  /* lc_tag: the key and the region in one word, one compare. */
-  IRExpr *page_tag = load64(sb, op64(sb, Iop_Add64, page, u64(offsetof(LcPage, tag))));
-  IRExpr *one_line = test(sb, Iop_CmpLE64U, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64(line_size - size));
-  IRExpr *hit = test(sb, Iop_And1, test(sb, Iop_CmpEQ64, page_tag, op64(sb, Iop_Or64, key, sb_region_tag)), one_line);
-  IRExpr *counts = load64(sb, op64(sb, Iop_Add64, page, u64(offsetof(LcPage, counts))));
-  /* A line's two 16-bit counters are one 32-bit word: the access adds 1 to
-   * its half of it, guarded (on a miss `counts` may be NULL), unless that
-   * half is full: then the helper moves it to the page's spill. */
+  IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + LC_PAGE_BITS))),
+                     u64(1));
+  IRExpr *tag = op64(sb, Iop_Or64, key, sb_region_tag); /* lc_tag */
+  /* lc_cache_slot, times the slot's size (16: the shift stops 4 short). */
+  IRExpr *offset = op64(sb, Iop_And64,
+                        op64(sb, Iop_Shr64, op64(sb, Iop_Mul64, tag, u64(LC_SLOT_MUL)),
+                             IRExpr_Const(IRConst_U8(64 - LC_CACHE_BITS - 4))),
+                        u64((LC_CACHE - 1) * sizeof(LcCached)));
+  IRExpr *slot = op64(sb, Iop_Add64, sb_cache, offset);
+  IRExpr *wanted = tag;
+  if (size > 1) { /* bit line_shift of the offset in the line plus size - 1: the access ends in the next line */
+    IRExpr *end = op64(sb, Iop_Add64, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64((ULong)size - 1));
+    IRExpr *across = op64(sb, Iop_Shl64, op64(sb, Iop_And64, end, u64(line_size)), IRExpr_Const(IRConst_U8(63 - line_shift)));
+    wanted = op64(sb, Iop_Or64, wanted, across);
+  }
+  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, tag)))), wanted);
+  IRExpr *counts = load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, counts))));
+  /* A line's two 16-bit counters are one 32-bit word (the write's the high
+   * half): the access adds 1 to its half, unless that half is full: then
+   * the helper moves it to the page's spill. */
   IRExpr *word = op64(sb, Iop_Add64, counts,
-                      op64(sb, Iop_Mul64, op64(sb, Iop_And64, line, u64(LC_PAGE_LINES - 1)), u64(sizeof(LcCounts))));
-  UInt half = write ? (UInt)LC_COUNT_MAX << 16 : LC_COUNT_MAX, one = write ? 1u << 16 : 1u;
-  IRTemp old = newIRTemp(sb->tyenv, Ity_I32);
-  addStmtToIRSB(sb, IRStmt_LoadG(Iend_LE, ILGop_Ident32, old, word, IRExpr_Const(IRConst_U32(half)), hit));
-  IRExpr *full = test(sb, Iop_CmpEQ32, tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, IRExpr_RdTmp(old), IRExpr_Const(IRConst_U32(half)))),
-                      IRExpr_Const(IRConst_U32(half)));
-  IRExpr *counted = test(sb, Iop_And1, hit, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, full)));
-  addStmtToIRSB(sb, IRStmt_StoreG(Iend_LE, word,
-                                  tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, IRExpr_RdTmp(old), IRExpr_Const(IRConst_U32(one)))),
-                                  counted));
-  call_helper(sb, addr, size, write ? WRITE : READ, tmp(sb, Ity_I1, IRExpr_Unop(Iop_Not1, counted)));
+                      op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 2))),
+                           u64((LC_PAGE_LINES - 1) * sizeof(LcCounts))));
+  IRExpr *old = tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, word));
+  IRExpr *half = write ? tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shr32, old, IRExpr_Const(IRConst_U8(16))))
+                       : tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, old, IRExpr_Const(IRConst_U32(LC_COUNT_MAX))));
+  IRExpr *full = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shr32, tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, half, IRExpr_Const(IRConst_U32(1)))),
+                                               IRExpr_Const(IRConst_U8(16))));
+  IRExpr *not_inline = op64(sb, Iop_Or64, missed, tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, full)));
+  IRExpr *one = tmp(sb, Ity_I32, IRExpr_Unop(Iop_1Uto32, test(sb, Iop_CmpEQ64, not_inline, u64(0))));
+  if (write) one = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shl32, one, IRExpr_Const(IRConst_U8(16))));
+  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, old, one))));
+  call_helper(sb, addr, size, write ? WRITE : READ, test(sb, Iop_CmpNE64, not_inline, u64(0)));
 }
 
 static ULong sb_accesses; /* in the superblock being instrumented */
@@ -380,10 +407,9 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   if (excluded((Addr)vge->base[0])) return in;
   IRSB *out = deepCopyIRSBExceptStmts(in);
   sb_accesses = 0;
-  sb_table = load64(out, mkIRExpr_HWord((HWord)&running));
+  sb_cache = op64(out, Iop_Add64, load64(out, mkIRExpr_HWord((HWord)&running)), u64(offsetof(LineCounts, cache)));
   IRExpr *region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
       mkIRExpr_HWord((HWord)&current_region)))));
-  sb_region97 = op64(out, Iop_Mul64, region, u64(97));
   sb_region_tag = op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(40)));
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
@@ -472,6 +498,7 @@ static void sp_post_clo_init(void) {
   /* Valgrind reports the main thread's creation too, so indices follow
    * creation order with the main thread first. */
   region_id("serial");
+  point_cache_at_no_page(&nobody);
 }
 
 typedef struct {

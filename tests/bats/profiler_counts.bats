@@ -17,6 +17,10 @@ setup_file() {
   gcc -O1 -pthread "$src" -o "$BIN/line_access"
   gcc -O1 -pthread -fsanitize=thread -c "$src" -o "$BIN/line_access.o"
   gcc -O1 -pthread "$BATS_TEST_DIRNAME/../programs/kernel_copy.c" -o "$BIN/kernel_copy"
+  local stress=$BATS_TEST_DIRNAME/../programs/line_stress.c
+  gcc -O1 "$stress" -o "$BIN/line_stress"
+  gcc -O1 -fsanitize=thread -c "$stress" -o "$BIN/line_stress.o"
+  gcc "$BIN/line_stress.o" -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/line_stress_tsan"
   local stencil=$BATS_TEST_DIRNAME/../../profiler/workloads/stencil3d.c
   gcc -O2 -fopenmp "$stencil" -o "$BIN/stencil"
   gcc -O2 -fopenmp -fsanitize=thread -c "$stencil" -o "$BIN/stencil.o"
@@ -69,6 +73,39 @@ expected="0 0 0 1000 0
   first=$(SLURM_PIN_SHARING=$BIN/cc.sums SLURM_PIN_TRACE=$BIN/cc.trace "$BIN/line_access_tsan")
   run records "$first" "$BIN/cc.trace"
   [ "$output" = "$expected" ] || { echo "$output"; false; }
+}
+
+# The records of tests/programs/line_stress.c: its hot line, the two lines
+# its accesses cross, and how many of its walk's lines have each count.
+stress_records() {
+  local hot cross walk
+  read -r hot cross walk <<<"$1"
+  awk -v hot="$hot" -v cross="$cross" -v walk="$walk" '$1 == "a" {
+      if ($4 == hot) print "hot", $2, $3, $5, $6
+      else if ($4 == cross || $4 == cross + 1) print "crossed", $2, $3, $4 - cross, $5, $6
+      else if ($4 >= walk && ($4 - walk) % 1024 == 0 && ($4 - walk) / 1024 < 1024) walked[$5 " " $6]++
+    }
+    END { for (k in walked) print "walk", k, walked[k] }' "$2" | sort
+}
+
+stress_expected="crossed 0 0 0 200 100
+crossed 0 0 1 200 100
+hot 0 0 70000 140000
+walk 3 0 1024"
+
+# Off the fast paths (the Valgrind tool's inline IR, the compiler runtime's
+# inlined hook): counters past 16 bits, accesses across lines of every
+# size, pages evicted from the cache and back.
+@test "valgrind backend: exact counts past 16-bit counters, across lines, through cache evictions" {
+  first=$(VALGRIND_LIB=$BUILD/lib/valgrind valgrind -q --tool=slurmpin --out="$BIN/st.sums" --trace="$BIN/st.trace" "$BIN/line_stress")
+  run stress_records "$first" "$BIN/st.trace"
+  [ "$output" = "$stress_expected" ] || { echo "$output"; false; }
+}
+
+@test "compiler backend: exact counts past 16-bit counters, across lines, through cache evictions" {
+  first=$(SLURM_PIN_SHARING=$BIN/stc.sums SLURM_PIN_TRACE=$BIN/stc.trace "$BIN/line_stress_tsan")
+  run stress_records "$first" "$BIN/stc.trace"
+  [ "$output" = "$stress_expected" ] || { echo "$output"; false; }
 }
 
 # A profile from the backend's own sums (--keep-trace keeps the raw trace
