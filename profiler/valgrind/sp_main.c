@@ -167,6 +167,17 @@ static void record(Addr a, SizeT size, Bool write) {
 
 static VG_REGPARM(2) void sp_read(Addr a, SizeT size) { record(a, size, False); }
 static VG_REGPARM(2) void sp_write(Addr a, SizeT size) { record(a, size, True); }
+/* The inline count's fallbacks for the usual sizes: one argument to set up
+ * on every access, not two. */
+#define SP_SIZED(n)                                                     \
+  static VG_REGPARM(1) void sp_read##n(Addr a) { record(a, n, False); } \
+  static VG_REGPARM(1) void sp_write##n(Addr a) { record(a, n, True); }
+SP_SIZED(1)
+SP_SIZED(2)
+SP_SIZED(4)
+SP_SIZED(8)
+SP_SIZED(16)
+SP_SIZED(32)
 static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
   record(a, size, False);
   record(a, size, True);
@@ -226,6 +237,33 @@ static void call_helper(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *gua
   addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
+/* A call of the fallback for `size` bytes taking only the address, if that
+ * size has one. */
+static Bool call_sized_helper(IRSB *sb, IRExpr *addr, Int size, Bool write, IRExpr *guard) {
+#define SP_CASE(n)                                  \
+  case n:                                           \
+    fn = write ? (void *)sp_write##n : (void *)sp_read##n; \
+    name = write ? "sp_write" #n : "sp_read" #n;     \
+    break;
+  void *fn;
+  const HChar *name;
+  switch (size) {
+    SP_CASE(1)
+    SP_CASE(2)
+    SP_CASE(4)
+    SP_CASE(8)
+    SP_CASE(16)
+    SP_CASE(32)
+    default:
+      return False;
+  }
+#undef SP_CASE
+  IRDirty *di = unsafeIRDirty_0_N(1, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_1(addr));
+  di->guard = guard;
+  addStmtToIRSB(sb, IRStmt_Dirty(di));
+  return True;
+}
+
 /* IR is flat: every intermediate value goes into a temporary. */
 static IRExpr *tmp(IRSB *sb, IRType ty, IRExpr *e) {
   IRTemp t = newIRTemp(sb->tyenv, ty);
@@ -242,7 +280,7 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * switches and client requests end one). A helper that finds the table
  * mid-block leaves this copy at `nobody`'s, which never hits: still
  * correct. */
-static IRExpr *sb_cache, *sb_region_tag;
+static IRExpr *sb_cache, *sb_tag_base; /* lc_tag(1, region) */
 
 _Static_assert(offsetof(LcCounts, writes) == 2 && sizeof(LcCounts) == 4,
                "count_inline adds to a line's reads and writes as the halves of one little-endian word");
@@ -258,31 +296,29 @@ _Static_assert(sizeof(LcCached) == 16, "count_inline finds a cache slot by a shi
  * Written for Valgrind's code generator, which makes a set and a test of
  * every 1-bit value and a branch of a guarded load or store: the checks are
  * word arithmetic that is 0 when the access counts inline (the slot's tag
- * xor the tag wanted, or the counter's half plus one past 16 bits; an
- * access across lines sets bit 63 of the tag wanted, which no page's tag
- * has), compared once for the increment and once for the helper's guard.
+ * xor the page's, the access's end past its line, the counter's half plus
+ * one past 16 bits), compared once for the increment and once for the
+ * helper's guard.
  * The counter is loaded and stored back unguarded, plus 1 or plus 0: on a
  * miss it is another page's counter, or no_page's, written back unchanged,
  * and Valgrind runs one guest thread at a time, so nothing changes it in
  * between. */
 static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   ULong line_size = 1ULL << line_shift;
-  IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + LC_PAGE_BITS))),
-                     u64(1));
-  IRExpr *tag = op64(sb, Iop_Or64, key, sb_region_tag); /* lc_tag */
+  /* lc_tag: page + 1 plus the region's bits (no carry: pages stay below 2^40). */
+  IRExpr *tag = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + LC_PAGE_BITS))),
+                     sb_tag_base);
   /* lc_cache_slot, times the slot's size (16: the shift stops 4 short). */
   IRExpr *offset = op64(sb, Iop_And64,
                         op64(sb, Iop_Shr64, op64(sb, Iop_Mul64, tag, u64(LC_SLOT_MUL)),
                              IRExpr_Const(IRConst_U8(64 - LC_CACHE_BITS - 4))),
                         u64((LC_CACHE - 1) * sizeof(LcCached)));
   IRExpr *slot = op64(sb, Iop_Add64, sb_cache, offset);
-  IRExpr *wanted = tag;
+  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, tag)))), tag);
   if (size > 1) { /* bit line_shift of the offset in the line plus size - 1: the access ends in the next line */
     IRExpr *end = op64(sb, Iop_Add64, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64((ULong)size - 1));
-    IRExpr *across = op64(sb, Iop_Shl64, op64(sb, Iop_And64, end, u64(line_size)), IRExpr_Const(IRConst_U8(63 - line_shift)));
-    wanted = op64(sb, Iop_Or64, wanted, across);
+    missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, end, u64(line_size)));
   }
-  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, tag)))), wanted);
   IRExpr *counts = load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, counts))));
   /* A line's two 16-bit counters are one 32-bit word (the write's the high
    * half): the access adds 1 to its half, unless that half is full: then
@@ -299,7 +335,8 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   IRExpr *one = tmp(sb, Ity_I32, IRExpr_Unop(Iop_1Uto32, test(sb, Iop_CmpEQ64, not_inline, u64(0))));
   if (write) one = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shl32, one, IRExpr_Const(IRConst_U8(16))));
   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, old, one))));
-  call_helper(sb, addr, size, write ? WRITE : READ, test(sb, Iop_CmpNE64, not_inline, u64(0)));
+  IRExpr *slow = test(sb, Iop_CmpNE64, not_inline, u64(0));
+  if (!call_sized_helper(sb, addr, size, write, slow)) call_helper(sb, addr, size, write ? WRITE : READ, slow);
 }
 
 static ULong sb_accesses; /* in the superblock being instrumented */
@@ -410,7 +447,7 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   sb_cache = op64(out, Iop_Add64, load64(out, mkIRExpr_HWord((HWord)&running)), u64(offsetof(LineCounts, cache)));
   IRExpr *region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
       mkIRExpr_HWord((HWord)&current_region)))));
-  sb_region_tag = op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(40)));
+  sb_tag_base = op64(out, Iop_Add64, op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(40))), u64(1));
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
