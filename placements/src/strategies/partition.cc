@@ -30,6 +30,8 @@ constexpr int kGrownKernighanLinMax = 32;
 constexpr double kDenseShare = 0.5;
 constexpr int kGroupsPerPart = 4;
 constexpr int kSwapPartsTried = 2;
+// Largest set whose swap search reads rows from a dense table (8 MB).
+constexpr int kSwapTableMax = 1024;
 // The greedy cut is kept when it keeps at least this share of keep_bound():
 // METIS could then keep at most 1/0.95 - 1 = 5% more.
 constexpr double kCloseToBound = 0.95;
@@ -170,6 +172,13 @@ double keep_bound(const SharingMatrix& w, int items) {
   return bound / 2;
 }
 
+// Real profiles: every pair shares something (at least kDenseShare of the
+// pairs above the floor).
+bool dense(const SharingMatrix& w) {
+  double all = static_cast<double>(w.size()) * (w.size() - 1) / 2;
+  return static_cast<double>(w.pairs()) >= kDenseShare * all;
+}
+
 class Refiner {
  public:
   Refiner(const SharingMatrix& w, const std::vector<int>& weight, int k, std::vector<int>& part)
@@ -182,13 +191,17 @@ class Refiner {
       for (size_t e = 0; e < r.size; ++e) conn(i, part_[r.to[e]]) += r.w[e];
     }
     // Kernighan-Lin weighs every pair: a small dense copy spares the lookups.
-    if (n_ <= std::max(kKernighanLinMax, kGrownKernighanLinMax)) {
-      dense_.assign(static_cast<size_t>(n_) * n_, 0.0);
-      for (int i = 0; i < n_; ++i) {
-        SharingMatrix::Row r = w_.row(i);
-        for (size_t e = 0; e < r.size; ++e) dense_[static_cast<size_t>(i) * n_ + r.to[e]] = r.w[e];
-      }
+    if (n_ <= std::max(kKernighanLinMax, kGrownKernighanLinMax)) fill_dense();
+  }
+
+  // The matrix as a dense row-major table in dense_ (true).
+  bool fill_dense() {
+    dense_.assign(static_cast<size_t>(n_) * n_, 0.0);
+    for (int i = 0; i < n_; ++i) {
+      SharingMatrix::Row r = w_.row(i);
+      for (size_t e = 0; e < r.size; ++e) dense_[static_cast<size_t>(i) * n_ + r.to[e]] = r.w[e];
     }
+    return true;
   }
 
   // Moves items out of over-full parts until every part holds exactly its
@@ -261,7 +274,11 @@ class Refiner {
   // 0.6 ms after this). O(n^2 + n (n / k) kSwapPartsTried) per pass.
   void swap_search() {
     std::vector<std::vector<int>> members(k_);
-    row_.assign(n_, 0.0);
+    // Rows read whole, pass after pass: on a dense set (at most twice its
+    // pairs' storage) as one table; else each row spread out per item.
+    bool table = dense_.size() == static_cast<size_t>(n_) * n_ ||
+                 (n_ <= kSwapTableMax && dense(w_) && fill_dense());
+    if (!table) row_.assign(n_, 0.0);
     for (int pass = 0; pass < 16; ++pass) {
       for (auto& m : members) m.clear();
       for (int i = 0; i < n_; ++i) members[part_[i]].push_back(i);
@@ -274,16 +291,19 @@ class Refiner {
         if (ntried == 0) continue;
         // i's row spread out once: every candidate reads it.
         SharingMatrix::Row r = w_.row(i);
-        for (size_t e = 0; e < r.size; ++e) row_[r.to[e]] = r.w[e];
+        if (!table)
+          for (size_t e = 0; e < r.size; ++e) row_[r.to[e]] = r.w[e];
+        const double* wi = table ? &dense_[static_cast<size_t>(i) * n_] : row_.data();
         for (size_t t = 0; t < ntried; ++t) {
           int to = tried[t];
           for (int j : members[to]) {
             if (part_[j] != to || weight_[j] != weight_[i]) continue;
-            double g = swap_gain(i, j, row_[j]);
+            double g = swap_gain(i, j, wi[j]);
             if (g > best) best = g, best_j = j;
           }
         }
-        for (size_t e = 0; e < r.size; ++e) row_[r.to[e]] = 0;
+        if (!table)
+          for (size_t e = 0; e < r.size; ++e) row_[r.to[e]] = 0;
         if (best_j < 0) continue;
         int to = part_[best_j];
         swap(i, best_j);
@@ -428,13 +448,6 @@ class Refiner {
   std::vector<double> dense_;  // remainder, row-major, for small sets only
   std::vector<double> row_;    // swap_search: the current item's row, spread out
 };
-
-// Real profiles: every pair shares something (at least kDenseShare of the
-// pairs above the floor).
-bool dense(const SharingMatrix& w) {
-  double all = static_cast<double>(w.size()) * (w.size() - 1) / 2;
-  return static_cast<double>(w.pairs()) >= kDenseShare * all;
-}
 
 // The greedy cut, refined. A sparse set's is kept when it keeps nearly
 // what any cut could (kCloseToBound); else empty, and METIS cuts. METIS
