@@ -14,10 +14,13 @@
  * Memory: 4 bytes per line of every page touched (a page covers 64 KiB of
  * the program's memory with 64-byte lines): 16-bit counters, since a page
  * is kept per thread and region and a program's arrays are paged once per
- * region that walks them. A counter that would pass 65535 moves what it
- * holds into the page's spill (64-bit counts per line, made for the few
- * pages with a line that hot): every count stays exact, and the fast paths
- * keep one compare more.
+ * region that walks them. A counter holds up to LC_COUNT_MAX (32767); one
+ * that would pass it moves what it holds into the page's spill (64-bit
+ * counts per line, made for the few pages with a line that hot): every
+ * count stays exact. The top bit is a guard: the Valgrind tool's inline
+ * count adds first and checks the guard after (no carry reaches the other
+ * counter), and its helper then moves that count to the spill at once
+ * (lc_settle), so outside that moment no counter holds LC_GUARD.
  *
  * The includer defines LC_CALLOC(count, size), zeroed memory that is never
  * NULL (it aborts instead), and LC_FREE(p): libc's in the compiler runtime,
@@ -35,7 +38,8 @@
 #define LC_CACHE (1u << LC_CACHE_BITS) /* pages, 16 MiB: a column walk through a 1400 x 1400 matrix of doubles */
 #define LC_SLOT_MUL 0x9E3779B97F4A7C15ULL /* 2^64 / the golden ratio */
 
-#define LC_COUNT_MAX 0xFFFFu
+#define LC_COUNT_MAX 0x7FFFu
+#define LC_GUARD 0x8000u /* LC_COUNT_MAX + 1 */
 
 typedef struct {
   uint16_t reads, writes;
@@ -139,16 +143,32 @@ __attribute__((always_inline)) static inline LcCounts *lc_line(LineCounts *t, ui
   return &c->counts[line & (LC_PAGE_LINES - 1)];
 }
 
-/* A counter at LC_COUNT_MAX about to count one more: it and that access go
- * to the spill. Out of line: once per 65536 accesses to a line at most. */
-__attribute__((noinline)) static void lc_overflow(LineCounts *t, uint64_t line, uint32_t region, int write) {
+/* Moves a line's counter plus `more` into its page's spill. */
+static inline void lc_spill(LineCounts *t, uint64_t line, uint32_t region, int write, uint64_t more) {
   LcPage *p = lc_page(t, (line >> LC_PAGE_BITS) + 1, region);
   uint32_t j = (uint32_t)(line & (LC_PAGE_LINES - 1));
   if (!p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
   uint16_t *c = write ? &p->counts[j].writes : &p->counts[j].reads;
   uint64_t *s = write ? &p->spill[j].writes : &p->spill[j].reads;
-  *s += (uint64_t)*c + 1;
+  *s += (uint64_t)*c + more;
   *c = 0;
+}
+
+/* A counter at LC_COUNT_MAX about to count one more: it and that access go
+ * to the spill. Out of line: once per 32768 accesses to a line at most. */
+__attribute__((noinline)) static void lc_overflow(LineCounts *t, uint64_t line, uint32_t region, int write) {
+  lc_spill(t, line, region, write, 1);
+}
+
+/* The Valgrind tool's helper, before it counts an access of `addr`: when
+ * the access's counter holds LC_GUARD, the inline count already counted it
+ * and the count goes to the spill; 1 then (the access is counted), else 0. */
+static inline int lc_settle(LineCounts *t, uint64_t addr, unsigned line_shift, uint32_t region, int write) {
+  uint64_t line = addr >> line_shift;
+  LcCounts *n = lc_cached(t, line, region);
+  if (!n || (write ? n->writes : n->reads) != LC_GUARD) return 0;
+  lc_spill(t, line, region, write, 0);
+  return 1;
 }
 
 /* One access to `line`, whose counters are n. */

@@ -162,6 +162,7 @@ static void record(Addr a, SizeT size, Bool write) {
     if (idx < 0) return;
     running = &tables[idx];
   }
+  if (lc_settle(running, a, line_shift, current_region, write)) return;
   lc_count(running, a, size, line_shift, current_region, write);
 }
 
@@ -289,20 +290,19 @@ _Static_assert(sizeof(LcCached) == 16, "count_inline finds a cache slot by a shi
 /* The common case inline, the rest in the helper: the access lies in one
  * line whose page is in the running thread's page cache (lc_line in
  * line_counts.h, written in IR). Then one counter is incremented with no
- * call; on a miss, or a counter full, the helper counts it (filling the
- * cache, or spilling the counter). This halves the tool's cost over
- * Valgrind's own on strided loops.
+ * call; on a miss the helper counts it (filling the cache). This halves the
+ * tool's cost over Valgrind's own on strided loops.
  *
  * Written for Valgrind's code generator, which makes a set and a test of
  * every 1-bit value and a branch of a guarded load or store: the checks are
  * word arithmetic that is 0 when the access counts inline (the slot's tag
- * xor the page's, the access's end past its line, the counter's half plus
- * one past 16 bits), compared once for the increment and once for the
- * helper's guard.
- * The counter is loaded and stored back unguarded, plus 1 or plus 0: on a
- * miss it is another page's counter, or no_page's, written back unchanged,
- * and Valgrind runs one guest thread at a time, so nothing changes it in
- * between. */
+ * xor the page's, the access's first and last byte xor'ed above the line's
+ * bits), compared once for the increment and once, with the counter's
+ * guard bit, for the helper's guard. The counter is loaded and stored back
+ * unguarded, plus 1 or plus 0: on a miss it is another page's counter, or
+ * no_page's, written back unchanged, and Valgrind runs one guest thread at
+ * a time, so nothing changes it in between. A count that reaches the guard
+ * bit (LC_GUARD) calls the helper too, which moves it to the spill. */
 static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   ULong line_size = 1ULL << line_shift;
   /* lc_tag: page + 1 plus the region's bits (no carry: pages stay below 2^40). */
@@ -315,26 +315,23 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
                         u64((LC_CACHE - 1) * sizeof(LcCached)));
   IRExpr *slot = op64(sb, Iop_Add64, sb_cache, offset);
   IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, tag)))), tag);
-  if (size > 1) { /* bit line_shift of the offset in the line plus size - 1: the access ends in the next line */
-    IRExpr *end = op64(sb, Iop_Add64, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64((ULong)size - 1));
-    missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, end, u64(line_size)));
+  if (size > 1) { /* the access ends in the next line */
+    IRExpr *last = op64(sb, Iop_Add64, addr, u64((ULong)size - 1));
+    missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, op64(sb, Iop_Xor64, addr, last), u64(~(line_size - 1))));
   }
   IRExpr *counts = load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, counts))));
   /* A line's two 16-bit counters are one 32-bit word (the write's the high
-   * half): the access adds 1 to its half, unless that half is full: then
-   * the helper moves it to the page's spill. */
+   * half). */
   IRExpr *word = op64(sb, Iop_Add64, counts,
                       op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 2))),
                            u64((LC_PAGE_LINES - 1) * sizeof(LcCounts))));
   IRExpr *old = tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, word));
-  IRExpr *half = write ? tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shr32, old, IRExpr_Const(IRConst_U8(16))))
-                       : tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, old, IRExpr_Const(IRConst_U32(LC_COUNT_MAX))));
-  IRExpr *full = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shr32, tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, half, IRExpr_Const(IRConst_U32(1)))),
-                                               IRExpr_Const(IRConst_U8(16))));
-  IRExpr *not_inline = op64(sb, Iop_Or64, missed, tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, full)));
-  IRExpr *one = tmp(sb, Ity_I32, IRExpr_Unop(Iop_1Uto32, test(sb, Iop_CmpEQ64, not_inline, u64(0))));
+  IRExpr *one = tmp(sb, Ity_I32, IRExpr_Unop(Iop_1Uto32, test(sb, Iop_CmpEQ64, missed, u64(0))));
   if (write) one = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shl32, one, IRExpr_Const(IRConst_U8(16))));
-  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, old, one))));
+  IRExpr *counted = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, old, one));
+  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, counted));
+  IRExpr *guard = tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, counted, IRExpr_Const(IRConst_U32(write ? LC_GUARD << 16 : LC_GUARD))));
+  IRExpr *not_inline = op64(sb, Iop_Or64, missed, tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, guard)));
   IRExpr *slow = test(sb, Iop_CmpNE64, not_inline, u64(0));
   if (!call_sized_helper(sb, addr, size, write, slow)) call_helper(sb, addr, size, write ? WRITE : READ, slow);
 }

@@ -94,15 +94,15 @@ hot 0 0 70000 140000
 walk 3 0 1024"
 
 # Off the fast paths (the Valgrind tool's inline IR, the compiler runtime's
-# inlined hook): counters past 16 bits, accesses across lines of every
+# inlined hook): counters past their limit (32767), accesses across lines of every
 # size, pages evicted from the cache and back.
-@test "valgrind backend: exact counts past 16-bit counters, across lines, through cache evictions" {
+@test "valgrind backend: exact counts past the counters' limit, across lines, through cache evictions" {
   first=$(VALGRIND_LIB=$BUILD/lib/valgrind valgrind -q --tool=slurmpin --out="$BIN/st.sums" --trace="$BIN/st.trace" "$BIN/line_stress")
   run stress_records "$first" "$BIN/st.trace"
   [ "$output" = "$stress_expected" ] || { echo "$output"; false; }
 }
 
-@test "compiler backend: exact counts past 16-bit counters, across lines, through cache evictions" {
+@test "compiler backend: exact counts past the counters' limit, across lines, through cache evictions" {
   first=$(SLURM_PIN_SHARING=$BIN/stc.sums SLURM_PIN_TRACE=$BIN/stc.trace "$BIN/line_stress_tsan")
   run stress_records "$first" "$BIN/stc.trace"
   [ "$output" = "$stress_expected" ] || { echo "$output"; false; }
