@@ -63,16 +63,25 @@ expected="0 0 0 1000 0
 1 0 0 0 300
 1 0 2 20 0"
 
+# Runs "$@", a test program under a backend that writes its raw trace to
+# TRACE (the program prints the line numbers VIEW needs), and compares VIEW's
+# records of that trace with WANT.
+expect_records() {  # VIEW WANT TRACE COMMAND...
+  local view=$1 want=$2 trace=$3 first
+  shift 3
+  first=$("$@")
+  run "$view" "$first" "$trace"
+  [ "$output" = "$want" ] || { echo "$output"; false; }
+}
+
 @test "valgrind backend: exact counts per thread and line" {
-  first=$(VALGRIND_LIB=$BUILD/lib/valgrind valgrind -q --tool=slurmpin --out="$BIN/vg.sums" --trace="$BIN/vg.trace" "$BIN/line_access")
-  run records "$first" "$BIN/vg.trace"
-  [ "$output" = "$expected" ] || { echo "$output"; false; }
+  expect_records records "$expected" "$BIN/vg.trace" env VALGRIND_LIB="$BUILD/lib/valgrind" \
+    valgrind -q --tool=slurmpin --out="$BIN/vg.sums" --trace="$BIN/vg.trace" "$BIN/line_access"
 }
 
 @test "compiler backend: exact counts per thread and line" {
-  first=$(SLURM_PIN_SHARING=$BIN/cc.sums SLURM_PIN_TRACE=$BIN/cc.trace "$BIN/line_access_tsan")
-  run records "$first" "$BIN/cc.trace"
-  [ "$output" = "$expected" ] || { echo "$output"; false; }
+  expect_records records "$expected" "$BIN/cc.trace" \
+    env SLURM_PIN_SHARING="$BIN/cc.sums" SLURM_PIN_TRACE="$BIN/cc.trace" "$BIN/line_access_tsan"
 }
 
 # The records of tests/programs/line_stress.c: its hot line, the two lines
@@ -94,18 +103,16 @@ hot 0 0 70000 140000
 walk 3 0 1024"
 
 # Off the fast paths (the Valgrind tool's inline IR, the compiler runtime's
-# inlined hook): counters past their limit (32767), accesses across lines of every
-# size, pages evicted from the cache and back.
+# inlined hook): counters past their limit (32767), accesses across lines of
+# every size, pages evicted from the cache and back.
 @test "valgrind backend: exact counts past the counters' limit, across lines, through cache evictions" {
-  first=$(VALGRIND_LIB=$BUILD/lib/valgrind valgrind -q --tool=slurmpin --out="$BIN/st.sums" --trace="$BIN/st.trace" "$BIN/line_stress")
-  run stress_records "$first" "$BIN/st.trace"
-  [ "$output" = "$stress_expected" ] || { echo "$output"; false; }
+  expect_records stress_records "$stress_expected" "$BIN/st.trace" env VALGRIND_LIB="$BUILD/lib/valgrind" \
+    valgrind -q --tool=slurmpin --out="$BIN/st.sums" --trace="$BIN/st.trace" "$BIN/line_stress"
 }
 
 @test "compiler backend: exact counts past the counters' limit, across lines, through cache evictions" {
-  first=$(SLURM_PIN_SHARING=$BIN/stc.sums SLURM_PIN_TRACE=$BIN/stc.trace "$BIN/line_stress_tsan")
-  run stress_records "$first" "$BIN/stc.trace"
-  [ "$output" = "$stress_expected" ] || { echo "$output"; false; }
+  expect_records stress_records "$stress_expected" "$BIN/stc.trace" \
+    env SLURM_PIN_SHARING="$BIN/stc.sums" SLURM_PIN_TRACE="$BIN/stc.trace" "$BIN/line_stress_tsan"
 }
 
 # A profile from the backend's own sums (--keep-trace keeps the raw trace

@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Accesses that take the recorders off their common path, for the
- * profiler's exactness test: counters past their limit (32767), accesses of 2, 4 and 8
- * bytes across a line boundary, and a walk over more pages than the page
- * cache holds, three times (every page evicted before it comes back).
+ * profiler's exactness test: counters past their limit (32767), accesses
+ * of 2, 4 and 8 bytes across a line boundary, and a walk over more pages
+ * than the page cache holds, three times (every page evicted before it
+ * comes back).
  * Prints the number (address / 64) of the hot line, of the first of the two
  * lines crossed and of the walk's first line; the walk's lines are 1024
  * lines apart.

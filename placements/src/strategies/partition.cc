@@ -196,14 +196,13 @@ class Refiner {
     if (n_ <= std::max(kKernighanLinMax, kGrownKernighanLinMax)) fill_dense();
   }
 
-  // The matrix as a dense row-major table in dense_ (true).
-  bool fill_dense() {
+  // The matrix as a dense row-major table in dense_.
+  void fill_dense() {
     dense_.assign(static_cast<size_t>(n_) * n_, 0.0);
     for (int i = 0; i < n_; ++i) {
       SharingMatrix::Row r = w_.row(i);
       for (size_t e = 0; e < r.size; ++e) dense_[static_cast<size_t>(i) * n_ + r.to[e]] = r.w[e];
     }
-    return true;
   }
 
   // Moves items out of over-full parts until every part holds exactly its
@@ -279,8 +278,8 @@ class Refiner {
     // Rows read whole, pass after pass: on a dense set (at most twice its
     // pairs' storage) of at most kSwapTableMax items as one table; else
     // each row spread out per item.
-    bool table = dense_.size() == static_cast<size_t>(n_) * n_ ||
-                 (n_ <= kSwapTableMax && dense(w_) && fill_dense());
+    if (dense_.empty() && n_ <= kSwapTableMax && dense(w_)) fill_dense();
+    bool table = !dense_.empty();
     if (!table) row_.assign(n_, 0.0);
     for (int pass = 0; pass < 16; ++pass) {
       for (auto& m : members) m.clear();
@@ -292,7 +291,7 @@ class Refiner {
         int tried[kSwapPartsTried];
         size_t ntried = strongest_parts(i, tried);
         if (ntried == 0) continue;
-        // i's row spread out once: every candidate reads it.
+        // i's row, from the table or spread out once: every candidate reads it.
         SharingMatrix::Row r = w_.row(i);
         if (!table)
           for (size_t e = 0; e < r.size; ++e) row_[r.to[e]] = r.w[e];
