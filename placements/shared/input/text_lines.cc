@@ -7,16 +7,11 @@
 #include <cstring>
 
 #include "error.hh"
-#include "input/user_file.hh"
 
 namespace slurmpin {
 
 std::string where(const std::string& path, int line) {
   return path + ":" + std::to_string(line) + ": ";
-}
-
-std::vector<TextLine> read_text_lines(const std::string& path, size_t max_bytes) {
-  return split_text_lines(read_user_file(path, max_bytes), path);
 }
 
 std::vector<TextLine> split_text_lines(const std::string& text, const std::string& path) {
@@ -35,14 +30,14 @@ std::vector<TextLine> split_text_lines(const std::string& text, const std::strin
     while (b < content_end && (text[b] == ' ' || text[b] == '\t' || text[b] == '\r')) ++b;
     if (b < content_end) {
       size_t e = text.find_last_not_of(" \t\r", content_end - 1);
-      out.push_back({number, text.substr(b, e - b + 1)});
+      out.push_back({number, std::string_view(text).substr(b, e - b + 1)});
     }
     pos = stop + 1;
   }
   return out;
 }
 
-std::vector<std::string> split_fields(const std::string& text) {
+std::vector<std::string> split_fields(std::string_view text) {
   std::vector<std::string> out;
   std::string cur;
   for (char c : text) {
@@ -57,15 +52,15 @@ std::vector<std::string> split_fields(const std::string& text) {
   return out;
 }
 
-std::vector<std::string> split_fields_blank(const std::string& text) {
+std::vector<std::string> split_fields_blank(std::string_view text) {
   std::vector<std::string> out;
   size_t i = 0;
   while (true) {
     i = text.find_first_not_of(" \t", i);
-    if (i == std::string::npos) break;
+    if (i == std::string_view::npos) break;
     size_t j = text.find_first_of(" \t", i);
-    out.push_back(text.substr(i, j == std::string::npos ? std::string::npos : j - i));
-    if (j == std::string::npos) break;
+    out.emplace_back(text.substr(i, j == std::string_view::npos ? std::string_view::npos : j - i));
+    if (j == std::string_view::npos) break;
     i = j;
   }
   return out;

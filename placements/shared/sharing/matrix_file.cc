@@ -13,7 +13,7 @@ namespace slurmpin {
 
 namespace {
 
-bool looks_numeric(const std::string& text) {
+bool looks_numeric(std::string_view text) {
   return !text.empty() && (std::isdigit(static_cast<unsigned char>(text[0])) || text[0] == '.' ||
                            text[0] == '-' || text[0] == '+');
 }
@@ -89,7 +89,7 @@ SharingMatrix parse_edge_list(const std::vector<TextLine>& lines, const std::str
   std::vector<Edge> edges = parse_edge_lines(lines, pos, threads, path);
   for (; pos < lines.size(); ++pos)
     if (!lines[pos].text.empty())
-      throw Error(where(path, lines[pos].number) + "unexpected text '" + lines[pos].text.substr(0, 64) +
+      throw Error(where(path, lines[pos].number) + "unexpected text '" + std::string(lines[pos].text.substr(0, 64)) +
                   "' (edge lines are 'I J WEIGHT')");
   return SharingMatrix::from_edges(threads, std::move(edges));
 }
@@ -126,7 +126,7 @@ SharingMatrix parse_matrix_text(const std::string& text, const std::string& path
   auto rows = parse_matrix_rows(lines, pos, 0, path);
   for (; pos < lines.size(); ++pos)
     if (!lines[pos].text.empty())
-      throw Error(where(path, lines[pos].number) + "unexpected text '" + lines[pos].text +
+      throw Error(where(path, lines[pos].number) + "unexpected text '" + std::string(lines[pos].text) +
                   "' after the matrix (only numbers, blanks, commas and # comments)");
   return SharingMatrix::from_rows(rows);
 }

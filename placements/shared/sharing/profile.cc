@@ -26,8 +26,8 @@ const char* const kDrrClasses[] = {"no", "medium", "good"};
 
 std::string rest_of(const TextLine& l) {
   size_t sp = l.text.find_first_of(" \t");
-  if (sp == std::string::npos) return "";
-  return l.text.substr(l.text.find_first_not_of(" \t", sp));
+  if (sp == std::string_view::npos) return "";
+  return std::string(l.text.substr(l.text.find_first_not_of(" \t", sp)));
 }
 
 int parse_int(const std::string& s, const std::string& at, const std::string& key, int lo, int hi) {
@@ -120,7 +120,7 @@ class ProfileParser {
   // (dense: `threads` rows; edges: lines that start with a digit).
   void skip_matrix(bool edges) {
     for (int rows = 0; pos_ < lines_.size(); ++pos_) {
-      const std::string& t = lines_[pos_].text;
+      std::string_view t = lines_[pos_].text;
       if (t.empty()) continue;
       if (edges ? !std::isdigit(static_cast<unsigned char>(t[0])) : rows == p_.threads) break;
       ++rows;

@@ -27,7 +27,7 @@ const char* scan_digits(const char* p, const char* end, uint64_t& v) {
 
 }  // namespace
 
-void append_weights(const std::string& text, std::vector<double>& out, const std::string& path, int line) {
+void append_weights(std::string_view text, std::vector<double>& out, const std::string& path, int line) {
   const char* p = text.data();
   const char* end = p + text.size();
   while (p < end) {

@@ -5,6 +5,7 @@
 #pragma once
 #include <cstddef>
 #include <string>
+#include <string_view>
 #include <vector>
 
 namespace slurmpin {
@@ -17,6 +18,6 @@ double parse_weight(const char* field, size_t size, const std::string& path, int
 // split_fields does) to `out`, each as parse_weight reads it; whole numbers
 // of up to 15 digits (what the profiler writes) are read in the scan that
 // splits them: a dense matrix of 1024 threads holds a million.
-void append_weights(const std::string& text, std::vector<double>& out, const std::string& path, int line);
+void append_weights(std::string_view text, std::vector<double>& out, const std::string& path, int line);
 
 }  // namespace slurmpin
