@@ -68,11 +68,19 @@ class Deadline {
 // What any read of the request's profile needs: region matrices are
 // parsed only when placed (most of a profile of many regions), only the
 // model placed (the other is as large), and the caller's size limit.
+// With every region's matrix wanted, their rows are read on the CPUs the
+// regions are then placed on (a step's first on its node reads them all).
 ProfileNeeds file_needs(const Request& r) {
   ProfileNeeds n;
   n.regions = r.phases || !r.profile_region.empty();
   n.model = r.profile_model;
   if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
+  if (r.phases) {
+    size_t owned = r.topology.allowed.empty() ? 0 : r.topology.allowed.count();
+    n.for_each = [owned](size_t pieces, const std::function<void(size_t)>& f) {
+      for_each_index(pieces, placing_threads(pieces, owned ? owned : pieces), f);
+    };
+  }
   return n;
 }
 

@@ -20,6 +20,19 @@ bool looks_numeric(std::string_view text) {
 
 }  // namespace
 
+bool skip_matrix_rows(const std::vector<TextLine>& lines, size_t& pos, int expect) {
+  size_t end = pos;
+  int rows = 0;
+  for (; end < lines.size(); ++end) {
+    if (lines[end].text.empty()) continue;
+    if (rows == expect || !looks_numeric(lines[end].text)) break;
+    ++rows;
+  }
+  if (rows != expect) return false;
+  pos = end;
+  return true;
+}
+
 std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& lines, size_t& pos,
                                                    int expect, const std::string& path) {
   std::vector<std::vector<double>> rows;

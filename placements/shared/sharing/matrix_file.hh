@@ -18,6 +18,11 @@ namespace slurmpin {
 std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& lines, size_t& pos,
                                                    int expect, const std::string& path);
 
+// Whether lines[pos...] start with `expect` (> 0) lines that look like
+// rows, as parse_matrix_rows reads them; if so, advances pos past them
+// (where parse_matrix_rows would stop), else leaves it.
+bool skip_matrix_rows(const std::vector<TextLine>& lines, size_t& pos, int expect);
+
 // Reads edge lines 'I J W' from lines[pos...] until a line that does not
 // start with a number: thread ids below `threads`, I != J, W a weight.
 // Advances pos past them. Memory O(lines).

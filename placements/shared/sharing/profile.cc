@@ -45,6 +45,19 @@ class ProfileParser {
 
   Profile parse() {
     header();
+    try {
+      scan();
+    } catch (const Error&) {
+      read_deferred_rows();  // a fault in a matrix before it is the file's first
+      throw;
+    }
+    read_deferred_rows();
+    return checked();
+  }
+
+ private:
+  // Every line once, in order: the keys, regions and matrices' places.
+  void scan() {
     while (skip_blank()) {
       const TextLine& l = lines_[pos_];
       std::vector<std::string> f = split_fields_blank(l.text);
@@ -58,6 +71,10 @@ class ProfileParser {
                     " (put whole-run keys before the first region line)");
       else key(f, l, at);
     }
+  }
+
+  // Checks what the scan cannot check line by line, and hands the profile over.
+  Profile checked() {
     if (p_.threads == 0) throw Error(path_ + ": no 'threads N' line (every profile states its thread count)");
     if (!matrices_seen_.count("\nsimple"))
       throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix)");
@@ -71,7 +88,6 @@ class ProfileParser {
     return std::move(p_);  // parsed once: its matrices are handed over, not copied
   }
 
- private:
   void per_region(size_t values, const char* key) const {
     if (values && values != p_.regions.size())
       throw Error(path_ + ": " + key + " has " + std::to_string(values) + " values for " +
@@ -112,8 +128,28 @@ class ProfileParser {
       throw Error(at + "matrix " + f[1] + " given twice" + (region_.empty() ? "" : " in region " + region_));
     if ((!region_.empty() && !needs_.regions) || (!needs_.model.empty() && f[1] != needs_.model))
       return skip_matrix(f[0] == "edges");
-    if (f[0] == "edges") edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
-    else rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
+    if (f[0] == "edges") {
+      edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
+    } else if (size_t first = pos_; needs_.for_each && skip_matrix_rows(lines_, pos_, p_.threads)) {
+      deferred_.push_back({region_.empty() ? kWholeRun : p_.regions.size() - 1, f[1], first});
+    } else {  // read now, and a matrix short of rows is named as it comes
+      rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
+    }
+  }
+
+  // The dense matrices passed over in the scan (needs_.for_each), read now:
+  // each from its first row, stopping where the scan stopped. Their entries
+  // are made first, so the readers only fill them. An error is the first
+  // matrix's in the file (for_each's contract), after any the scan found.
+  void read_deferred_rows() {
+    if (deferred_.empty()) return;
+    std::vector<Rows*> into;
+    for (const Deferred& d : deferred_)
+      into.push_back(&(d.region == kWholeRun ? p_.matrices : p_.regions[d.region].matrices)[d.model]);
+    needs_.for_each(deferred_.size(), [&](size_t i) {
+      size_t pos = deferred_[i].pos;
+      *into[i] = parse_matrix_rows(lines_, pos, p_.threads, path_);
+    });
   }
 
   // A region matrix nobody asked for: its lines passed over, not parsed
@@ -201,8 +237,17 @@ class ProfileParser {
     }
   }
 
+  // A dense matrix the scan passed over: its section and first row.
+  static constexpr size_t kWholeRun = static_cast<size_t>(-1);
+  struct Deferred {
+    size_t region;  // index in p_.regions, or kWholeRun
+    std::string model;
+    size_t pos;
+  };
+
   std::string path_;
   ProfileNeeds needs_;
+  std::vector<Deferred> deferred_;
   std::vector<TextLine> lines_;
   size_t pos_ = 0;
   Profile p_;

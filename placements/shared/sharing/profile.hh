@@ -4,6 +4,7 @@
 // its line, and matrices are written as published matrices are.
 #pragma once
 #include <cstddef>
+#include <functional>
 #include <map>
 #include <string>
 #include <vector>
@@ -75,6 +76,13 @@ struct ProfileNeeds {
   int max_threads = 1 << 16;     // refuse profiles of more threads
   size_t max_bytes = kMaxProfileBytes;
   std::string too_many_threads;  // the fix to name when max_threads is exceeded
+  // How the dense matrices' rows are read when set: for_each(n, f) calls
+  // f(0) .. f(n - 1), each once, on threads of the caller's choosing (a
+  // profile of 100 regions of 128 threads is 1.6 million numbers; the
+  // engine reads them on the CPUs it places on). Every line is still read
+  // once, in order, for the profile's structure; the matrices' rows after
+  // that. Unset: rows read as they come.
+  std::function<void(size_t, const std::function<void(size_t)>&)> for_each;
 };
 
 Profile read_profile(const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
