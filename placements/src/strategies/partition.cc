@@ -298,9 +298,17 @@ class Refiner {
         const double* wi = table ? &dense_[static_cast<size_t>(i) * n_] : row_.data();
         for (size_t t = 0; t < ntried; ++t) {
           int to = tried[t];
+          // swap_gain(i, j, wi[j]) with i's part of it once per part and
+          // the table read through plain pointers (in the same order of
+          // operations: the same sums to the last bit).
+          const double i_gain = conn(i, to) - conn(i, from);
+          const double* c = conn_.data();
+          const int *part = part_.data(), *weight = weight_.data();
+          const int wt = weight[i];
+          const size_t k = static_cast<size_t>(k_);
           for (int j : members[to]) {
-            if (part_[j] != to || weight_[j] != weight_[i]) continue;
-            double g = swap_gain(i, j, wi[j]);
+            if (part[j] != to || weight[j] != wt) continue;
+            double g = i_gain + c[j * k + from] - c[j * k + to] - 2 * wi[j];
             if (g > best) best = g, best_j = j;
           }
         }
