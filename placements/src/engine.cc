@@ -65,6 +65,13 @@ class Deadline {
   std::chrono::steady_clock::time_point end_;
 };
 
+// Runs f(0) .. f(n - 1) on the threads a request's pieces of work (its
+// regions' rows and matrices) may use: parallel.hh's bound, with no more
+// than the CPUs the request places on (`allowed`; every one when empty).
+void for_each_piece(const CpuSet& allowed, size_t n, const std::function<void(size_t)>& f) {
+  for_each_index(n, placing_threads(n, allowed.empty() ? n : allowed.count()), f);
+}
+
 // What any read of the request's profile needs: region matrices are
 // parsed only when placed (most of a profile of many regions), only the
 // model placed (the other is as large), and the caller's size limit.
@@ -75,12 +82,10 @@ ProfileNeeds file_needs(const Request& r) {
   n.regions = r.phases || !r.profile_region.empty();
   n.model = r.profile_model;
   if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
-  if (r.phases) {
-    size_t owned = r.topology.allowed.empty() ? 0 : r.topology.allowed.count();
-    n.for_each = [owned](size_t pieces, const std::function<void(size_t)>& f) {
-      for_each_index(pieces, placing_threads(pieces, owned ? owned : pieces), f);
+  if (r.phases)
+    n.for_each = [allowed = r.topology.allowed](size_t pieces, const std::function<void(size_t)>& f) {
+      for_each_piece(allowed, pieces, f);
     };
-  }
   return n;
 }
 
@@ -356,8 +361,7 @@ void use_profile(Request& r, const Profile& profile, const std::string& path, co
     // sort into pairs): on the CPUs the regions are then placed on.
     const auto& regions = profile.regions;
     r.region_matrices.resize(regions.size());
-    size_t owned = r.topology.allowed.empty() ? regions.size() : r.topology.allowed.count();
-    for_each_index(regions.size(), placing_threads(regions.size(), owned), [&](size_t i) {
+    for_each_piece(r.topology.allowed, regions.size(), [&](size_t i) {
       r.region_matrices[i] = {regions[i].name, profile.affinity(r.profile_model, regions[i], path)};
     });
     for (const auto& region : regions)
