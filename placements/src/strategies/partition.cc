@@ -298,17 +298,10 @@ class Refiner {
         const double* wi = table ? &dense_[static_cast<size_t>(i) * n_] : row_.data();
         for (size_t t = 0; t < ntried; ++t) {
           int to = tried[t];
-          // swap_gain(i, j, wi[j]) with i's part of it once per part and
-          // the table read through plain pointers (in the same order of
-          // operations: the same sums to the last bit).
-          const double i_gain = conn(i, to) - conn(i, from);
-          const double* c = conn_.data();
-          const int *part = part_.data(), *weight = weight_.data();
-          const int wt = weight[i];
-          const size_t k = static_cast<size_t>(k_);
+          const double i_part = moving_gain(i, to);  // once per part, not per candidate
           for (int j : members[to]) {
-            if (part[j] != to || weight[j] != wt) continue;
-            double g = i_gain + c[j * k + from] - c[j * k + to] - 2 * wi[j];
+            if (part_[j] != to || weight_[j] != weight_[i]) continue;
+            double g = swap_gain(i_part, from, j, wi[j]);
             if (g > best) best = g, best_j = j;
           }
         }
@@ -406,6 +399,7 @@ class Refiner {
 
  private:
   double& conn(int i, int p) { return conn_[static_cast<size_t>(i) * k_ + p]; }
+  double conn(int i, int p) const { return conn_[static_cast<size_t>(i) * k_ + p]; }
 
   // The kSwapPartsTried parts other than its own that item i shares most
   // with, and shares anything with; returns how many.
@@ -426,8 +420,14 @@ class Refiner {
     return swap_gain(i, j, dense_.empty() ? w_.remainder(i, j) : dense_[static_cast<size_t>(i) * n_ + j]);
   }
   // The same when the caller has w(i, j) at hand.
-  double swap_gain(int i, int j, double wij) {
-    return conn(i, part_[j]) - conn(i, part_[i]) + conn(j, part_[i]) - conn(j, part_[j]) - 2 * wij;
+  double swap_gain(int i, int j, double wij) { return swap_gain(moving_gain(i, part_[j]), part_[i], j, wij); }
+  // i's part of a swap into part `to`: what it would share there less what
+  // it shares in its own.
+  double moving_gain(int i, int to) const { return conn(i, to) - conn(i, part_[i]); }
+  // The swap of an item of part `from`, its part of the gain known, with j
+  // (the sums in the order above: the same gain to the last bit).
+  double swap_gain(double i_part, int from, int j, double wij) const {
+    return i_part + conn(j, from) - conn(j, part_[j]) - 2 * wij;
   }
 
   void swap(int i, int j) {
