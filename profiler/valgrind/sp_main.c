@@ -169,16 +169,14 @@ static void record(Addr a, SizeT size, Bool write) {
 static VG_REGPARM(2) void sp_read(Addr a, SizeT size) { record(a, size, False); }
 static VG_REGPARM(2) void sp_write(Addr a, SizeT size) { record(a, size, True); }
 /* The inline count's fallbacks for the usual sizes: one argument to set up
- * on every access, not two. */
+ * on every access, not two. The sizes, listed once for the helpers and for
+ * call_sized_helper's choice among them: */
+#define SP_SIZES(X) X(1) X(2) X(4) X(8) X(16) X(32)
 #define SP_SIZED(n)                                                     \
   static VG_REGPARM(1) void sp_read##n(Addr a) { record(a, n, False); } \
   static VG_REGPARM(1) void sp_write##n(Addr a) { record(a, n, True); }
-SP_SIZED(1)
-SP_SIZED(2)
-SP_SIZED(4)
-SP_SIZED(8)
-SP_SIZED(16)
-SP_SIZED(32)
+SP_SIZES(SP_SIZED)
+#undef SP_SIZED
 static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
   record(a, size, False);
   record(a, size, True);
@@ -249,12 +247,7 @@ static Bool call_sized_helper(IRSB *sb, IRExpr *addr, Int size, Bool write, IREx
   void *fn;
   const HChar *name;
   switch (size) {
-    SP_CASE(1)
-    SP_CASE(2)
-    SP_CASE(4)
-    SP_CASE(8)
-    SP_CASE(16)
-    SP_CASE(32)
+    SP_SIZES(SP_CASE)
     default:
       return False;
   }
