@@ -63,25 +63,28 @@ expected="0 0 0 1000 0
 1 0 0 0 300
 1 0 2 20 0"
 
-# Runs "$@", a test program under a backend that writes its raw trace to
-# TRACE (the program prints the line numbers VIEW needs), and compares VIEW's
-# records of that trace with WANT.
-expect_records() {  # VIEW WANT TRACE COMMAND...
-  local view=$1 want=$2 trace=$3 first
-  shift 3
-  first=$("$@")
-  run "$view" "$first" "$trace"
+# Runs test program PROGRAM under BACKEND (valgrind: the tool on its plain
+# build; compiler: its _tsan build), its sums and raw trace in
+# $BIN/PROGRAM.BACKEND.{sums,trace}, and compares VIEW's records of that
+# trace (the program prints the line numbers VIEW needs) with WANT.
+expect_records() {  # VIEW WANT BACKEND PROGRAM
+  local view=$1 want=$2 out=$BIN/$4.$3 first
+  case $3 in
+    valgrind)
+      first=$(VALGRIND_LIB="$BUILD/lib/valgrind" valgrind -q --tool=slurmpin --out="$out.sums" --trace="$out.trace" \
+        "$BIN/$4") ;;
+    compiler) first=$(SLURM_PIN_SHARING="$out.sums" SLURM_PIN_TRACE="$out.trace" "$BIN/${4}_tsan") ;;
+  esac
+  run "$view" "$first" "$out.trace"
   [ "$output" = "$want" ] || { echo "$output"; false; }
 }
 
 @test "valgrind backend: exact counts per thread and line" {
-  expect_records records "$expected" "$BIN/vg.trace" env VALGRIND_LIB="$BUILD/lib/valgrind" \
-    valgrind -q --tool=slurmpin --out="$BIN/vg.sums" --trace="$BIN/vg.trace" "$BIN/line_access"
+  expect_records records "$expected" valgrind line_access
 }
 
 @test "compiler backend: exact counts per thread and line" {
-  expect_records records "$expected" "$BIN/cc.trace" \
-    env SLURM_PIN_SHARING="$BIN/cc.sums" SLURM_PIN_TRACE="$BIN/cc.trace" "$BIN/line_access_tsan"
+  expect_records records "$expected" compiler line_access
 }
 
 # The records of tests/programs/line_stress.c: its hot line, the two lines
@@ -106,13 +109,11 @@ walk 3 0 1024"
 # inlined hook): counters past their limit (32767), accesses across lines of
 # every size, pages evicted from the cache and back.
 @test "valgrind backend: exact counts past the counters' limit, across lines, through cache evictions" {
-  expect_records stress_records "$stress_expected" "$BIN/st.trace" env VALGRIND_LIB="$BUILD/lib/valgrind" \
-    valgrind -q --tool=slurmpin --out="$BIN/st.sums" --trace="$BIN/st.trace" "$BIN/line_stress"
+  expect_records stress_records "$stress_expected" valgrind line_stress
 }
 
 @test "compiler backend: exact counts past the counters' limit, across lines, through cache evictions" {
-  expect_records stress_records "$stress_expected" "$BIN/stc.trace" \
-    env SLURM_PIN_SHARING="$BIN/stc.sums" SLURM_PIN_TRACE="$BIN/stc.trace" "$BIN/line_stress_tsan"
+  expect_records stress_records "$stress_expected" compiler line_stress
 }
 
 # A profile from the backend's own sums (--keep-trace keeps the raw trace
@@ -141,10 +142,10 @@ same_profile_both_ways() {
 }
 
 @test "both backends record who created each thread and what it runs" {
-  grep -qx "thread 0 - main" "$BIN/vg.sums"
-  grep -qx "thread 1 0 second" "$BIN/vg.sums"
-  grep -qx "thread 0 - main" "$BIN/cc.sums"
-  grep -qx "thread 1 0 second" "$BIN/cc.sums"
+  grep -qx "thread 0 - main" "$BIN/line_access.valgrind.sums"
+  grep -qx "thread 1 0 second" "$BIN/line_access.valgrind.sums"
+  grep -qx "thread 0 - main" "$BIN/line_access.compiler.sums"
+  grep -qx "thread 1 0 second" "$BIN/line_access.compiler.sums"
 }
 
 @test "valgrind backend: data the kernel copies counts for the thread that asked for it" {
