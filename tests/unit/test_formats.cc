@@ -159,6 +159,18 @@ TEST(Profile, RowsReadLaterAreTheSameAndFaultsKeepTheFilesOrder) {
   }
 }
 
+// A matrix short of rows is named at its first row, not at the file's last
+// line, whether its rows are read as they come or later.
+TEST(Profile, ShortMatrixIsNamedAtItsFirstRow) {
+  std::string p = write_temp(
+      "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 5\n5 0\nregion a\nmatrix simple\n\n0 1\nregion b\n"
+      "matrix simple\n0 3\n3 0\n");
+  for (const ProfileNeeds& n : {ProfileNeeds(), rows_read_last_first()}) {
+    std::string e = error_of([&] { read_profile(p, n); });
+    EXPECT_NE(e.find(":9: matrix has 1 rows, expected 2"), std::string::npos) << "got: " << e;
+  }
+}
+
 TEST(Profile, StrictErrors) {
   struct Case {
     const char* text;

@@ -44,6 +44,7 @@ std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& 
     if (expect > 0 && !looks_numeric(l.text)) break;
     std::vector<double> row;
     row.reserve(rows.empty() ? static_cast<size_t>(std::max(expect, 0)) : rows[0].size());
+    if (rows.empty()) first_line = l.number;  // errors about the whole matrix name its first row
     append_weights(l.text, row, path, l.number);
     int want = expect > 0 ? expect : static_cast<int>(rows.empty() ? row.size() : rows[0].size());
     if (static_cast<int>(row.size()) != want)
@@ -54,7 +55,7 @@ std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& 
   }
   if (rows.empty()) throw Error(where(path, first_line) + "no matrix rows (write one row per thread)");
   if (expect > 0 && static_cast<int>(rows.size()) != expect)
-    throw Error(where(path, lines.empty() ? 0 : lines.back().number) + "matrix has " +
+    throw Error(where(path, first_line) + "matrix has " +
                 std::to_string(rows.size()) + " rows, expected " + std::to_string(expect) +
                 " (one row per thread)");
   if (rows.size() != rows[0].size())
