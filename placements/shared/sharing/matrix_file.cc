@@ -18,16 +18,25 @@ bool looks_numeric(std::string_view text) {
                            text[0] == '-' || text[0] == '+');
 }
 
+// Where the rows of a matrix of `expect` (> 0) rows from lines[pos] end:
+// blank lines passed over, at the first line that does not look like a
+// row, or after `expect` rows; `rows` is how many it passed. The one rule
+// for reading a matrix's rows now and for passing them to read later.
+size_t rows_end(const std::vector<TextLine>& lines, size_t pos, int expect, int& rows) {
+  rows = 0;
+  for (; pos < lines.size(); ++pos) {
+    if (lines[pos].text.empty()) continue;
+    if (rows == expect || !looks_numeric(lines[pos].text)) break;
+    ++rows;
+  }
+  return pos;
+}
+
 }  // namespace
 
 bool skip_matrix_rows(const std::vector<TextLine>& lines, size_t& pos, int expect) {
-  size_t end = pos;
-  int rows = 0;
-  for (; end < lines.size(); ++end) {
-    if (lines[end].text.empty()) continue;
-    if (rows == expect || !looks_numeric(lines[end].text)) break;
-    ++rows;
-  }
+  int rows;
+  size_t end = rows_end(lines, pos, expect, rows);
   if (rows != expect) return false;
   pos = end;
   return true;
@@ -37,11 +46,11 @@ std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& 
                                                    int expect, const std::string& path) {
   std::vector<std::vector<double>> rows;
   int first_line = pos < lines.size() ? lines[pos].number : 0;
-  for (; pos < lines.size(); ++pos) {
+  int found;  // rows_end's count: the rows read below say the same
+  size_t end = expect > 0 ? rows_end(lines, pos, expect, found) : lines.size();
+  for (; pos < end; ++pos) {
     const TextLine& l = lines[pos];
     if (l.text.empty()) continue;
-    if (expect > 0 && static_cast<int>(rows.size()) == expect) break;
-    if (expect > 0 && !looks_numeric(l.text)) break;
     std::vector<double> row;
     row.reserve(rows.empty() ? static_cast<size_t>(std::max(expect, 0)) : rows[0].size());
     if (rows.empty()) first_line = l.number;  // errors about the whole matrix name its first row
