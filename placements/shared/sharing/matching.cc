@@ -71,8 +71,8 @@ class ReducedWeights {
   template <class F>
   void missing_above(int u, F f) const {
     if (less_.empty()) return;
-    for_each_missing(w_, u, [&](int v) {
-      if (v > u && -a_[u] - a_[v] > 0) f(v, -a_[u] - a_[v]);
+    for_each_missing_above(w_, u, [&](int v) {
+      if (-a_[u] - a_[v] > 0) f(v, -a_[u] - a_[v]);
     });
   }
 

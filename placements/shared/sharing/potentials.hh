@@ -25,15 +25,17 @@ namespace slurmpin {
 // the matrix to count as additive.
 constexpr double kAdditiveSpread = 8;
 
-// Calls f(v) for every item v != u whose pair with u is not stored (at the
-// floor, 0 in the remainder). O(n) for a row that is not full.
+// Calls f(v) for every item v > u whose pair with u is not stored (at the
+// floor, 0 in the remainder): each such pair once, from its lower end.
+// O(n - u) for a row that is not full.
 template <class F>
-void for_each_missing(const SharingMatrix& w, int u, F f) {
+void for_each_missing_above(const SharingMatrix& w, int u, F f) {
   SharingMatrix::Row r = w.row(u);
   if (r.size + 1 >= static_cast<size_t>(w.size())) return;
-  for (int v = 0, e = 0; v < w.size(); ++v) {
-    if (static_cast<size_t>(e) < r.size && r.to[e] == v) ++e;
-    else if (v != u) f(v);
+  size_t e = static_cast<size_t>(std::upper_bound(r.to, r.to + r.size, u) - r.to);
+  for (int v = u + 1; v < w.size(); ++v) {
+    if (e < r.size && r.to[e] == v) ++e;
+    else f(v);
   }
 }
 
@@ -82,7 +84,7 @@ std::vector<T> sharing_potentials(const SharingMatrix& w, Scale scale) {
   for (int u = 0; u < n; ++u) {
     SharingMatrix::Row r = w.row(u);
     for (size_t e = 0; e < r.size; ++e) over = std::max(over, a[u] + a[r.to[e]] - scale(r.w[e]));
-    for_each_missing(w, u, [&](int v) { over = std::max(over, a[u] + a[v]); });
+    for_each_missing_above(w, u, [&](int v) { over = std::max(over, a[u] + a[v]); });
   }
   // Halved, rounded up for integers: then a_u + a_v <= w(u,v) holds exactly.
   T down = over / 2;
