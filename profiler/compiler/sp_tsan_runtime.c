@@ -28,6 +28,14 @@
 #define MAX_THREADS 4096
 #define MAX_REGIONS 1024
 
+/* 0 builds hooks that count nothing (every access still calls them, atomics
+ * still perform their operation): bench/profiler runs the instrumented
+ * programs on that build to show what the instrumentation costs by itself,
+ * the floor of any runtime behind these hooks. */
+#ifndef SP_TSAN_COUNT
+#define SP_TSAN_COUNT 1
+#endif
+
 /* ---- per-thread tables ----------------------------------------------- */
 
 static size_t table_bytes; /* for the progress line */
@@ -90,6 +98,7 @@ __attribute__((noinline)) static void record_slow(const void *addr, size_t size,
 /* The common case with no call and no spilled register: one line, its page
  * in the running thread's cache; the rest is a tail call. */
 __attribute__((always_inline)) static inline void record(const void *addr, size_t size, int write) {
+  if (!SP_TSAN_COUNT) return;
   Table *t = mine;
   uintptr_t a = (uintptr_t)addr;
   uint64_t line = a >> line_shift;
