@@ -113,9 +113,14 @@ M._shown = shown
 local function spank_options(env, environment)
   local found = {}
   if type(env) == "table" then
+    local looked = 0
     for _, entry in pairs(env) do
-      local name, value = string.match(tostring(entry), "^" .. PLUGIN .. "([%w_]+)=(.*)$")
-      if name then found[name] = value end
+      looked = looked + 1
+      if looked > M.MAX_SPANK_ENTRIES then break end
+      if type(entry) == "string" and #entry <= M.MAX_SPANK_ENTRY then
+        local name, value = string.match(entry, "^" .. PLUGIN .. "([%w_]+)=(.*)$")
+        if name then found[name] = value end
+      end
     end
   end
   for _, option in pairs(OPTIONS) do
@@ -126,15 +131,26 @@ local function spank_options(env, environment)
 end
 
 -- Executables a batch script launches: the first word after srun, mpirun or
--- mpiexec at the start of a line, past their options. The script is
--- searched in C (string.find); Lua looks at most at MAX_LAUNCH_LINES such
--- lines, MAX_WORDS words of each, and keeps MAX_APPS distinct names: a
--- script of any size costs the policy a bounded amount (policy.MAX_APPS).
+-- mpiexec at the start of a line, past their options. What this costs is
+-- bounded by these constants, never by the script: only its first
+-- MAX_SCRIPT_BYTES are read (launcher lines past them are not seen: name
+-- the application with --job-name or --pin-profile), searched in C
+-- (string.find) with patterns linear in what they read; Lua looks at most
+-- at MAX_LAUNCH_LINES lines that may be launcher lines, MAX_WORDS words of each, and keeps
+-- MAX_APPS distinct names. A word longer than a path (MAX_WORD) is no
+-- program, and a name longer than any rule or store can hold
+-- (policy.MAX_APP_NAME) no candidate.
+M.MAX_SCRIPT_BYTES = 64 * 1024
 M.MAX_LAUNCH_LINES = 1000
 M.MAX_WORDS = 64
+M.MAX_WORD = 4096
 -- A job naming more partitions is refused: it is decided in each.
 M.MAX_PARTITIONS = 16
-local LAUNCHERS = { "srun", "mpirun", "mpiexec" }
+-- spank_job_env entries looked at, and the longest one read: slurm-pin's
+-- options are a handful of short ones.
+M.MAX_SPANK_ENTRIES = 256
+M.MAX_SPANK_ENTRY = 8192
+local LAUNCHERS = { srun = true, mpirun = true, mpiexec = true }
 
 -- Launcher options written apart from their value ("--map-by core"), with
 -- how many values follow; one-letter options ("-n 4") take one, and so does
@@ -142,6 +158,17 @@ local LAUNCHERS = { "srun", "mpirun", "mpiexec" }
 local VALUES = { ["--map-by"] = 1, ["--bind-to"] = 1, ["--rank-by"] = 1, ["-x"] = 1, ["--host"] = 1,
                  ["-host"] = 1, ["-hosts"] = 1, ["--hostfile"] = 1, ["-hostfile"] = 1, ["-machinefile"] = 1,
                  ["-ppn"] = 1, ["-genv"] = 2, ["-env"] = 2, ["--mca"] = 2, ["-mca"] = 2 }
+
+-- The file name of a path: what follows its last '/' (plain finds, each
+-- from where the last stopped, so linear in the word).
+local function base_name(word)
+  local from, at = 1, string.find(word, "/", 1, true)
+  while at do
+    from = at + 1
+    at = string.find(word, "/", from, true)
+  end
+  return string.sub(word, from)
+end
 
 -- The program a launcher line starts, or nil.
 local function program_of(rest)
@@ -157,30 +184,29 @@ local function program_of(rest)
       after_option = not eq
     elseif after_option and string.match(word, "^[%d,:%-]+$") then
       after_option = false  -- the value of the option before
+    elseif #word > M.MAX_WORD then
+      return nil
     else
-      return string.match(word, "([^/]+)$")
+      return base_name(word)
     end
   end
   return nil
 end
 
--- Hands each program the script's launcher lines start to add().
+-- Hands each program the script's launcher lines start to add(). One
+-- search in C finds the next line that may start a launcher (its first
+-- letters those of srun, mpirun or mpiexec); its first word then says.
+local MAY_LAUNCH = "\n[ \t]*[sm][rp][ui]"
 local function launched(script, add)
   if type(script) ~= "string" then return end
-  local text = "\n" .. script
-  local next_at = {}  -- per launcher: where its next line starts, false when none is left
-  for i, word in ipairs(LAUNCHERS) do next_at[i] = string.find(text, "\n[ \t]*" .. word .. "[ \t]", 1) or false end
+  local text = "\n" .. string.sub(script, 1, M.MAX_SCRIPT_BYTES)
+  local at = string.find(text, MAY_LAUNCH, 1)
   for _ = 1, M.MAX_LAUNCH_LINES do
-    local best
-    for i in ipairs(LAUNCHERS) do
-      if next_at[i] and (not best or next_at[i] < next_at[best]) then best = i end
-    end
-    if not best then return end
-    local at = next_at[best]
+    if not at then return end
     local line_end = string.find(text, "\n", at + 1, true) or (#text + 1)
-    local rest = string.match(string.sub(text, at + 1, line_end - 1), "^[ \t]*%a+[ \t]+(.*)$") or ""
-    add(program_of(rest))
-    next_at[best] = string.find(text, "\n[ \t]*" .. LAUNCHERS[best] .. "[ \t]", line_end) or false
+    local word, rest = string.match(string.sub(text, at + 1, line_end - 1), "^[ \t]*(%a+)[ \t]+(.*)$")
+    if LAUNCHERS[word] then add(program_of(rest)) end
+    at = string.find(text, MAY_LAUNCH, line_end)
   end
 end
 
@@ -196,7 +222,8 @@ end
 local function candidates(options, name, script)
   local apps, seen = {}, {}
   local function add(app)
-    if app and app ~= "" and not seen[app] and #apps < policy_engine.MAX_APPS then
+    if app and app ~= "" and #app <= policy_engine.MAX_APP_NAME and not seen[app] and
+       #apps < policy_engine.MAX_APPS then
       seen[app] = true
       apps[#apps + 1] = app
     end
@@ -239,10 +266,10 @@ end
 -- A job being submitted. job_desc.environment exists for batch jobs only
 -- (Slurm logs an error when it is read for others).
 local function job_view(job_desc, part_list)
-  local batch = job_desc.script ~= nil
+  local script = job_desc.script  -- Slurm copies it at every read: once
   return view_of({
-    spank_job_env = job_desc.spank_job_env, environment = batch and job_desc.environment or nil,
-    name = job_desc.name, script = job_desc.script, cpus_per_task = job_desc.cpus_per_task,
+    spank_job_env = job_desc.spank_job_env, environment = script ~= nil and job_desc.environment or nil,
+    name = job_desc.name, script = script, cpus_per_task = job_desc.cpus_per_task,
     min_nodes = job_desc.min_nodes, partition = job_desc.partition, account = job_desc.account,
     user_name = job_desc.user_name, qos = job_desc.qos,
   }, part_list)

@@ -11,6 +11,9 @@ local M = {}
 -- profile it names, its name, what its script launches): with the rules'
 -- app index, what deciding one job costs is bounded by the policy alone.
 M.MAX_APPS = 16
+-- The longest application name a rule may hold (the store's are shorter):
+-- a longer word in a job is no candidate.
+M.MAX_APP_NAME = 255
 
 M.STRATEGIES = {}
 for _, name in ipairs(strategies.names) do M.STRATEGIES[name] = true end
@@ -151,6 +154,9 @@ local function check_match(m, where)
     if k ~= "has_profile" and k ~= "nodes" then
       for _, s in ipairs(as_list(v)) do
         if type(s) ~= "string" then fail(where .. k .. " must be a name or a list of names") end
+        if k == "app" and #s > M.MAX_APP_NAME then
+          fail(where .. "app names are at most " .. M.MAX_APP_NAME .. " characters")
+        end
       end
     end
   end

@@ -312,6 +312,34 @@ T.test("a script of 20,000 launcher lines is decided within budget; the policy s
   T.eq(table.concat(w.apps, ","), "app,yes,c,d,e")
 end)
 
+T.test("a script's cost is bounded by the policy's constants, not by its size or its words", function()
+  adapter.setup({ file = good_path, recheck = 0, log = { info = function() end, error = function() end } })
+  -- A 4 MB word ending in '/' (the unanchored basename pattern was
+  -- quadratic in it), 4 MB of spaces after a newline, 4 MB without a launcher.
+  local scripts = { "srun " .. string.rep("a", 4 * 1024 * 1024) .. "/\n",
+                    "\n" .. string.rep(" ", 4 * 1024 * 1024) .. "x",
+                    string.rep("echo no launcher on this line\n", 4 * 1024 * 1024 / 30) }
+  for i, script in ipairs(scripts) do
+    local d = job_desc({ name = "n", script = script })
+    local t0 = os.clock()
+    T.eq(adapter.submit(d, {}, 0), 0, "script " .. i)
+    if os.clock() - t0 > 0.2 then error("script " .. i .. " took " .. (os.clock() - t0) .. " s") end
+  end
+  -- Only the script's first MAX_SCRIPT_BYTES are read; no word longer than
+  -- a path is a program, no name longer than a rule can hold a candidate.
+  local late = string.rep("#\n", adapter.MAX_SCRIPT_BYTES) .. "srun ./late\n"
+  local v = adapter._job_view(job_desc({ name = "n", script = "srun ./early\n" .. late }), {})
+  T.eq(table.concat(v.apps, ","), "n,early")
+  local long = string.rep("b", engine.MAX_APP_NAME + 1)
+  v = adapter._job_view(job_desc({ name = "n", script = "srun ./" .. long .. "\nsrun /x/" .. string.rep("c", 255) ..
+                                                   "\nsrun /dir/\nsrun ./ok\n" }), {})
+  T.eq(table.concat(v.apps, ","), "n," .. string.rep("c", 255) .. ",ok")
+  local p, err = load_text("long_app.lua", 'return { rules = { { name = "r", match = { app = "' .. long ..
+                           '" }, action = { strategy = "compact" } } } }')
+  T.eq(p, nil)
+  T.contains(err, "at most " .. engine.MAX_APP_NAME)
+end)
+
 T.test("a policy too dear to decide one job is refused when it loads, naming the limit", function()
   local rules = {}
   for i = 1, 30000 do
