@@ -2,21 +2,22 @@
 #define _GNU_SOURCE
 #include "trusted_dir.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Root's, and nobody else may change its entries: not writable by group or
- * others, unless sticky (others then only add entries of their own). */
+/* Root's, and nobody else may add, change or remove its entries: not
+ * writable by group or others, even when sticky (there others may add
+ * entries, and so take a name root would make later). */
 static const char *untrusted_dir(const struct stat *st) {
   if (!S_ISDIR(st->st_mode)) return "is not a directory";
   if (st->st_uid != 0) return "is not owned by root";
-  if ((st->st_mode & (S_IWGRP | S_IWOTH)) && !(st->st_mode & S_ISVTX)) return "is writable by others than root";
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "is writable by others than root";
   return NULL;
 }
 
@@ -151,16 +152,82 @@ int trusted_file_write(int dirfd, const char *name, const char *data, size_t siz
   return 0;
 }
 
-int trusted_dir_remove(int dirfd, const char *name) {
-  int fd = openat(dirfd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-  if (fd < 0) return errno == ENOENT ? 0 : -1;
-  DIR *d = fdopendir(fd);
-  if (!d) {
-    close(fd);
-    return -1;
-  }
-  for (struct dirent *e; (e = readdir(d));)
-    if (strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0) unlinkat(fd, e->d_name, 0);
-  closedir(d);
-  return unlinkat(dirfd, name, AT_REMOVEDIR);
+/* The next component of `*p` (slashes skipped) into `out`: its length, 0
+ * at the end, -1 when longer than `len`. */
+static int next_component(const char **p, char *out, size_t len) {
+  while (**p == '/') ++*p;
+  size_t n = strcspn(*p, "/");
+  if (n >= len) return -1;
+  memcpy(out, *p, n);
+  out[n] = '\0';
+  *p += n;
+  return (int)n;
 }
+
+/* trusted_program (want_dir 0) and trusted_path_dir (want_dir 1). */
+/* fail() for what is there but cannot be trusted: errno EPERM, never a
+ * stale ENOENT that callers would read as "nothing is there". */
+static int refuse(char *err, size_t len, const char *fmt, const char *a, const char *b) {
+  fail(err, len, fmt, a, b);
+  errno = EPERM;
+  return -1;
+}
+
+static int resolve_trusted(const char *path, int want_dir, char *err, size_t len) {
+  char todo[2 * PATH_MAX], done[PATH_MAX] = "", part[NAME_MAX + 1], at[PATH_MAX + NAME_MAX + 2], target[PATH_MAX];
+  struct stat st;
+  if (!path || path[0] != '/') return refuse(err, len, "%s%s: not an absolute path", path ? path : "", "");
+  if (snprintf(todo, sizeof todo, "%s", path) >= (int)sizeof todo)
+    return refuse(err, len, "%.200s%s...: path too long", path, "");
+  if (lstat("/", &st) != 0 || untrusted_dir(&st)) return refuse(err, len, "/ %s%s", "is not root's alone", "");
+  const char *p = todo;
+  for (int links = 0;;) {
+    int n = next_component(&p, part, sizeof part);
+    if (n < 0) return refuse(err, len, "%.200s%s: a component is too long", path, "");
+    if (n == 0 && want_dir) return 0; /* "/" itself, or a path ending in '/' */
+    if (n == 0) return refuse(err, len, "%s%s: names a directory", path, "");
+    int last = strspn(p, "/") == strlen(p);
+    if (strcmp(part, ".") == 0) continue;
+    if (strcmp(part, "..") == 0) { /* `done` holds real directories only */
+      char *slash = strrchr(done, '/');
+      if (slash) *slash = '\0';
+      continue;
+    }
+    if (snprintf(at, sizeof at, "%s/%s", done, part) >= (int)sizeof done)
+      return refuse(err, len, "%.200s%s...: path too long", path, "");
+    if (lstat(at, &st) != 0) { /* ENOENT, or EACCES: `done` is root's, closed to this user */
+      int e = errno;
+      fail(err, len, "%s: %s", at, strerror(e));
+      errno = e;
+      return -1;
+    }
+    if (S_ISLNK(st.st_mode)) { /* met in a directory only root can change: follow it */
+      ssize_t k = readlink(at, target, sizeof target - 1);
+      if (k < 0 || ++links > 16) return refuse(err, len, "%s: %s", at, k < 0 ? strerror(errno) : "too many links");
+      target[k] = '\0';
+      char rest[2 * PATH_MAX];
+      if (snprintf(rest, sizeof rest, "%s/%s", target, p) >= (int)sizeof rest)
+        return refuse(err, len, "%s%s: path too long", path, "");
+      memcpy(todo, rest, strlen(rest) + 1);
+      p = todo;
+      if (target[0] == '/') done[0] = '\0';
+      continue;
+    }
+    if (!last || want_dir) {
+      const char *why = untrusted_dir(&st);
+      if (why) return refuse(err, len, "%s %s", at, why);
+      memcpy(done, at, strlen(at) + 1);
+      if (last) return 0;
+      continue;
+    }
+    if (!S_ISREG(st.st_mode)) return refuse(err, len, "%s %s", at, "is not a regular file");
+    if (st.st_uid != 0) return refuse(err, len, "%s %s", at, "is not owned by root");
+    if (st.st_mode & (S_IWGRP | S_IWOTH)) return refuse(err, len, "%s %s", at, "is writable by others than root");
+    if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return refuse(err, len, "%s %s", at, "is not executable");
+    return 0;
+  }
+}
+
+int trusted_program(const char *path, char *err, size_t len) { return resolve_trusted(path, 0, err, len); }
+
+int trusted_path_dir(const char *path, char *err, size_t len) { return resolve_trusted(path, 1, err, len); }

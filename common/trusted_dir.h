@@ -1,11 +1,12 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
  * Files that root-side code (slurmd, slurmstepd, a job's prolog) writes or
- * trusts: the node's topology cache, the policy decision of a job, the data
- * a task reads back. A path is trusted when every directory on it, from /,
+ * trusts: the node's topology cache, the policy decision of a job, the
+ * node's placement cache. A path is trusted when every directory on it, from /,
  * is a real directory (never a symbolic link), owned by root and writable by
- * nobody else. A root-owned sticky directory (/tmp, /dev/shm) is accepted:
- * others may add entries there but never rename or remove root's. Each
+ * nobody else, sticky or not: under a world-writable directory (/tmp,
+ * /dev/shm) any user could make the next component first, and so stop
+ * every step that needs it until an admin removes it. Each
  * component is opened once with O_NOFOLLOW and checked with fstat on that
  * descriptor, so no later lookup of the path can be raced. Plain C, libc
  * only: the SPANK plugin and the engine both compile it in.
@@ -39,10 +40,18 @@ char *trusted_file_read(int dirfd, const char *name, size_t max_bytes, size_t *s
 int trusted_file_write(int dirfd, const char *name, const char *data, size_t size, mode_t mode, char *err,
                        size_t len);
 
-/* Removes the directory `name` of `dirfd` and the files in it (one level:
- * what root-side hooks wrote there). Links are removed, never followed.
- * 0, or -1 (errno set) when something was left. */
-int trusted_dir_remove(int dirfd, const char *name);
+/* The program at `path` (absolute) is root's alone: resolved component by
+ * component, symbolic links followed (at most 16), every directory met
+ * trusted as above and the file a regular, executable one owned by root and
+ * writable by nobody else; so what `path` names cannot change under a
+ * user. 0, or -1 with one line in err naming the part that is not. */
+int trusted_program(const char *path, char *err, size_t len);
+
+/* The same for a directory (`path` absolute, links followed): it and every
+ * directory on the way root's alone. 0, or -1 with err set; errno ENOENT
+ * when a part does not exist, EACCES when a directory found trusted is
+ * closed to the caller (nobody but root can change what is under it). */
+int trusted_path_dir(const char *path, char *err, size_t len);
 
 /* `name` is one path component made only of letters, digits and . _ -
  * (not "." or ".."): safe to put in a file name. */

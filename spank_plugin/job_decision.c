@@ -2,7 +2,6 @@
 #define _GNU_SOURCE
 #include "job_decision.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <slurm/slurm.h>
@@ -60,27 +59,6 @@ static void keep(const char *run_dir, uint32_t job, const char *node, const char
   if (dir >= 0) close(dir);
 }
 
-/* Every RUN_DIR/steps/JOB.*.NODE a step of this job left behind (its
- * slurmstepd killed before it could clean up). */
-static void forget_steps(const char *run_dir, uint32_t job, const char *node) {
-  char steps[4096], err[512], prefix[64], suffix[300];
-  snprintf(steps, sizeof steps, "%s/steps", run_dir);
-  int dir = trusted_dir_open(steps, 0, err, sizeof err);
-  if (dir < 0) return;
-  int fd = dup(dir);
-  DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
-  if (!d && fd >= 0) close(fd);
-  snprintf(prefix, sizeof prefix, "%u.", job);
-  snprintf(suffix, sizeof suffix, ".%s", node);
-  for (struct dirent *e; d && (e = readdir(d));) {
-    size_t n = strlen(e->d_name), s = strlen(suffix);
-    if (strncmp(e->d_name, prefix, strlen(prefix)) == 0 && n > s && strcmp(e->d_name + n - s, suffix) == 0)
-      trusted_dir_remove(dir, e->d_name);
-  }
-  if (d) closedir(d);
-  close(dir);
-}
-
 void job_decision_forget(const char *run_dir, uint32_t job, const char *node) {
   char err[512], name[300];
   if (!node) return;
@@ -90,7 +68,6 @@ void job_decision_forget(const char *run_dir, uint32_t job, const char *node) {
     unlinkat(dir, name, 0);
     close(dir);
   }
-  forget_steps(run_dir, job, node);
 }
 
 int job_decision_read(const char *run_dir, uint32_t job, const char *node, char *out, size_t len, char *err,

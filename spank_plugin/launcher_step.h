@@ -24,6 +24,15 @@
  * launcher), its name then in `name`. */
 int launcher_named(const char *launchers, const char *argv0, char *name, size_t len);
 
+/* 1 when the program the step runs, `argv0` found as execvp finds it in
+ * `path_env` (the task's PATH), is root's alone (common/trusted_dir.h
+ * trusted_program), as where an MPI installation puts its daemons; and so
+ * is every directory of PATH searched before it, so that no user can put
+ * another program there first. A name a user could make is no launcher's
+ * daemon, whatever it is called: the step is an ordinary one. 0 otherwise,
+ * with why in `why`. */
+int launcher_program_trusted(const char *argv0, const char *path_env, char *why, size_t len);
+
 /* What the ranks are asked (SLURM_PIN_RANK_OPTIONS): the settings in force
  * for the step and the site's, as `slurm-pin run --launched-rank` reads
  * them. -1 when out is too small. */

@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "pin_config.h"
 
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "launcher_step.h"
 #include "slurm_pin/slurm_pin.h"
+#include "trusted_dir.h"
+#include <unistd.h>
 
 /* Copies src into a fixed buffer, failing instead of truncating. */
 static int set_field(char *dst, size_t size, const char *src, const char *what, char *err, size_t len) {
@@ -240,6 +243,24 @@ int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t 
 }
 
 /* The values only the engine knows, each named as plugstack.conf has it. */
+/* A directory root keeps files in for every user's steps (run_dir=, the
+ * directory of topology_cache=): what exists of it now must be root's alone
+ * from / (common/trusted_dir.h); the rest root makes when first needed.
+ * Checked on every node for every step, so a path through /tmp fails the
+ * same way whether or not a user made its next part first. */
+static int check_root_dir(const char *key, const char *path, size_t n, char *err, size_t len) {
+  char dir[PATH_MAX], why[600];
+  if (n >= sizeof dir) return snprintf(err, len, "%s%s: path too long", key, path), -1;
+  memcpy(dir, path, n);
+  dir[n] = '\0';
+  int fd = trusted_dir_open(n ? dir : "/", 0, why, sizeof why);
+  if (fd >= 0) return close(fd), 0;
+  if (errno == ENOENT) return 0;
+  snprintf(err, len, "%s%s: %s; give a directory no user can write to on the way, such as the default %s",
+           key, path, why, PIN_RUN_DIR);
+  return -1;
+}
+
 int pin_config_check(const struct pin_config *c, char *err, size_t len) {
   const struct {
     const char *key, *value;
@@ -254,6 +275,10 @@ int pin_config_check(const struct pin_config *c, char *err, size_t len) {
       snprintf(err, len, "%s%s: %s", values[i].key, values[i].value, why);
       return -1;
     }
+  if (check_root_dir("run_dir=", c->run_dir, strlen(c->run_dir), err, len) != 0) return -1;
+  const char *cache = c->topology_cache, *slash = strrchr(cache, '/');
+  if (cache[0] == '/' && slash && check_root_dir("topology_cache=", cache, (size_t)(slash - cache), err, len) != 0)
+    return -1;
   return 0;
 }
 

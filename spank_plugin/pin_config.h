@@ -137,8 +137,9 @@ void pin_config_defaults(struct pin_config *c);
  * syntax only: no engine needed (srun checks no more for jobs that give no
  * --pin-* option, engine_link.h). */
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);
-/* The values the engine checks (default=, mem=, gpu=, granularity=); -1
- * with a message naming the argument. */
+/* The values the engine checks (default=, mem=, gpu=, granularity=), and
+ * that run_dir= and topology_cache= cross no directory others can write to
+ * (common/trusted_dir.h); -1 with a message naming the argument. */
 int pin_config_check(const struct pin_config *c, char *err, size_t len);
 
 /* Option values; -1 with a message naming the value and the valid ones. */

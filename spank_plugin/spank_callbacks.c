@@ -16,6 +16,7 @@
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
+#include <errno.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
 #include <stdint.h>
@@ -34,9 +35,9 @@
 #include "placement_cache.h"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
-#include "step_files.h"
 #include "stderr_line.h"
 #include "task_env.h"
+#include "task_file.h"
 
 SPANK_PLUGIN(slurm_pin, 1);
 
@@ -716,19 +717,21 @@ static int prepare_launcher(spank_t sp, const char *strategy) {
   return 0;
 }
 
-/* Where this step's task files go (step_files.h). */
-static void name_step_files(spank_t sp) {
-  uint32_t job = 0, step = 0;
-  if (spank_get_item(sp, S_JOB_ID, &job) == ESPANK_SUCCESS && spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS)
-    step_files_name(config.run_dir, job, step, job_decision_node());
-}
-
-/* The step's program is an MPI launcher's daemon: its name in `name`. */
+/* The step's program is an MPI launcher's daemon: named as one, and root's
+ * alone where the task's PATH finds it (launcher_program_trusted); its
+ * name in launcher.name. Anything else is an ordinary step, placed (and
+ * under enforce, bound) as any other. */
 static int is_launcher_daemon(spank_t sp) {
   int argc = 0;
-  char **argv = NULL;
-  return spank_get_item(sp, S_JOB_ARGV, &argc, &argv) == ESPANK_SUCCESS && argc > 0 &&
-         launcher_named(config.launchers, argv[0], launcher.name, sizeof launcher.name);
+  char **argv = NULL, why[ERR_LEN];
+  static char path[LIST_LEN];
+  if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0] ||
+      !launcher_named(config.launchers, argv[0], launcher.name, sizeof launcher.name))
+    return 0;
+  if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
+  if (launcher_program_trusted(argv[0], path, why, sizeof why)) return 1;
+  slurm_debug("slurm-pin: %s is placed as an ordinary program, not as a launcher's daemon: %s", argv[0], why);
+  return 0;
 }
 
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
@@ -740,7 +743,6 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
    * itself, when the job asked for a strategy and launchers are on. */
   if (batch && strcmp(config.launchers, "none") == 0) return 0;
   if (batch) snprintf(launcher.name, sizeof launcher.name, "batch script");
-  if (!batch) name_step_files(sp);
   if (use_component_options(sp) != 0 || failure[0]) return active = 1, 0; /* task_init reports it */
   const char *strategy = pin_effective_strategy(&config, &request, &policy);
   if (strcmp(strategy, "none") == 0 && batch) return 0;
@@ -835,10 +837,6 @@ static void drop_component_options(spank_t sp) {
   }
 }
 
-/* The task file (common/task_env.h) of the task being started, written by
- * its privileged hook; "" when the task needs none. */
-static char task_file[4800];
-
 /* The step's placement, kept for the node's next steps with the same
  * inputs (placement_cache.h): root, once per step and node (the first local
  * task), dry runs too. A failure costs only the next step's time. */
@@ -848,22 +846,30 @@ static void keep_placement(void) {
     slurm_info("slurm-pin: %s", err);
 }
 
-/* Root, in the task's process before privileges are dropped: what the
- * task's thread library reads and its environment cannot hold. */
+/* Root, in the first task's process before privileges are dropped: the
+ * node's placement cache is root's. */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
-  task_file[0] = '\0';
   int task = -1;
   if (active <= 0 || launcher.on || failure[0] || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS) return 0;
   if (task == 0) keep_placement();
-  if (request.dryrun) return 0;
-  const char *data = sp_get_task_data(placement, task);
-  if (!data) {
-    if (*sp_error(placement)) fail(sp_error(placement));
-    return 0;
+  return 0;
+}
+
+/* What the task's thread library reads and its environment cannot hold
+ * (the task file, common/task_env.h): in an anonymous file the task
+ * inherits (common/task_file.h), made here, as the user, in the task's own
+ * process: nothing root writes, nothing another user can read, nothing
+ * left when the task ends. */
+static int export_task_file(spank_t sp, const struct task_view *v) {
+  const char *data = sp_get_task_data(placement, v->task);
+  if (!data) return *sp_error(placement) ? (fail(sp_error(placement)), -1) : 0;
+  char path[64], m[ERR_LEN];
+  if (task_file_create(data, strlen(data), path, sizeof path) != 0) {
+    snprintf(m, sizeof m, "cannot keep the task's places for its thread library: %s", strerror(errno));
+    return fail(m), -1;
   }
-  char err[ERR_LEN];
-  if (step_files_write(task, data, strlen(data), task_file, sizeof task_file, err, sizeof err) != 0) fail(err);
+  if (spank_setenv(sp, SP_ENV_TASK_FILE, path, 1) != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
   return 0;
 }
 
@@ -926,9 +932,7 @@ static int pin_task(spank_t sp, struct task_view *v) {
   if (request.dryrun) return describe(v), 0;
   if (check_program(sp) != 0) return -1;
   if (sp_bind_task(placement, v->task) != 0) return fail(sp_error(placement)), -1;
-  if (export_env(sp, v) != 0) return -1;
-  if (task_file[0] && spank_setenv(sp, SP_ENV_TASK_FILE, task_file, 1) != ESPANK_SUCCESS)
-    return fail("cannot set the task's environment"), -1;
+  if (export_env(sp, v) != 0 || export_task_file(sp, v) != 0) return -1;
   if (request.verbose || config.verbose) describe(v);
   return 0;
 }
@@ -952,7 +956,6 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
 
 int slurm_spank_exit(spank_t sp, int ac, char **av) {
   (void)sp, (void)ac, (void)av;
-  if (spank_remote(sp)) step_files_remove();
   sp_finalize(placement);
   placement = NULL;
   free(cpu_bind_list);

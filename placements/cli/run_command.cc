@@ -15,7 +15,6 @@
 
 #include <getopt.h>
 #include <limits.h>
-#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -34,6 +33,7 @@
 #include "preload_list.h"
 #include "input/printable.hh"
 #include "slurm_binding_env.h"
+#include "task_file.h"
 #include "slurm_pin/slurm_pin.h"
 #include "sharing/store.hh"
 #include "stderr_line.h"
@@ -249,18 +249,10 @@ void export_task_data(sp_placement_t* p, int task) {
     if (*sp_error(p)) throw Error(sp_error(p));
     return;
   }
-  int fd = memfd_create("slurm-pin-task", 0);
-  size_t size = std::strlen(data), done = 0;
-  while (fd >= 0 && done < size) {
-    ssize_t n = write(fd, data + done, size - done);
-    if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) break;
-    done += static_cast<size_t>(n);
-  }
-  if (fd < 0 || done < size) throw Error(std::string("cannot keep the task's places for its thread library: ") +
-                                         std::strerror(errno));
-  std::string path = "/proc/self/fd/" + std::to_string(fd);
-  if (setenv(SP_ENV_TASK_FILE, path.c_str(), 1) != 0) throw Error("cannot set " SP_ENV_TASK_FILE);
+  char path[64];
+  if (task_file_create(data, std::strlen(data), path, sizeof path) != 0)
+    throw Error(std::string("cannot keep the task's places for its thread library: ") + std::strerror(errno));
+  if (setenv(SP_ENV_TASK_FILE, path, 1) != 0) throw Error("cannot set " SP_ENV_TASK_FILE);
 }
 
 // slurm-pin's thread runtime out of LD_PRELOAD: a launcher's daemon had it

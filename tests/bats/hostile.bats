@@ -43,7 +43,7 @@ timed() {
 }
 
 setup() {
-  plugstack "store=$STORE threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  plugstack "store=$STORE"
   policy_file <<'POLICY'
 return { rules = {} }
 POLICY
@@ -337,7 +337,7 @@ comment_of() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' |
 }
 
 @test "4: a placement file of 300 regions: the last ones are applied, as verbose reports" {
-  plugstack "threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  plugstack ""
   {
     echo 'slurm-pin-placement 1'
     echo 'task 0: 0 1'
@@ -357,7 +357,7 @@ comment_of() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' |
 }
 
 @test "5: per-region places over 128 KiB reach the task through its task file, and are applied" {
-  plugstack "threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  plugstack ""
   python3 - "$WORK/wide.placement" <<'PY'
 import sys
 places = " ".join(["0", "1"] * 64)  # 128 threads on 2 CPUs
@@ -373,11 +373,9 @@ PY
     --pin-phases --pin-oversubscribe --pin-verbose sh -c 'echo "file=$SLURM_PIN_TASK_FILE"; exec '"$WORK/bin/phases"' 1'
   [ "$status" -eq 0 ]
   [[ "$stderr" == *", 602 regions"* ]]
-  [[ "$output" == *"file=$CLUSTER/pin-run/steps/"*"/task0"* ]]
+  [[ "$output" == *"file=/proc/self/fd/"* ]]
   [ "$(grep -c '^region 1 thread [0-9]* cpu 1 mask 1$' <<<"$output")" -eq 64 ]
   [ "$(grep -c '^region 2 thread [0-9]* cpu 1 mask 1$' <<<"$output")" -eq 128 ]
-  # Root's file, gone with the step.
-  [ -z "$(ls -A "$CLUSTER/pin-run/steps" 2>/dev/null)" ]
 }
 
 @test "6: a profile slurmstepd cannot use costs it its first lines; any profile is bounded in bytes and time" {
@@ -435,7 +433,7 @@ PY
 }
 
 @test "7: --pin-thread-binding=preload refuses a static or set-user-ID program instead of claiming places" {
-  plugstack "threads_lib=$BUILD/lib/libslurm_pin_threads.so"
+  plugstack ""
   for prog in static_prog suid_true; do
     run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=preload --pin-verbose "$WORK/bin/$prog"
     [ "$status" -ne 0 ]
@@ -472,14 +470,17 @@ PY
   "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
   [ "$(cat "$CLUSTER/secret")" = "root's own" ]
   [ "$(stat -c %a "$CLUSTER/secret")" = 600 ]
-  grep -q "slurm-pin: cannot save this node's topology (steps will discover it): topology cache: $WORK is not owned by root" \
+  # The path crosses /tmp and the user's directory: the admin's error, in
+  # slurmd's log and for every step, whatever is there.
+  grep -q "slurm-pin: plugstack.conf: topology_cache=$WORK/planted/topology.xml: /tmp is writable by others than root" \
     "$CLUSTER/log/slurmd.log"
-  # A root-owned cache inside the user's directory: steps discover instead.
   rm "$WORK/planted/topology.xml"
   printf '<?xml version="1.0"?>\n<topology>nonsense</topology>\n' >"$WORK/planted/topology.xml"
-  run --separate-stderr as_user srun -c2 --pin-strategy=compact sh -c 'echo "$SLURM_PIN_CPUS"'
-  [ "$status" -eq 0 ]
-  [ "$output" = "0 1" ]
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
+  [ "$status" -ne 0 ]
+  [[ "$output" != *ran* ]]
+  [[ "$stderr" == *"topology_cache=$WORK/planted/topology.xml: /tmp is writable by others than root"* ]]
+  node_is_idle
   plugstack ""
   "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
 }
@@ -531,4 +532,143 @@ PY
   [[ "$output" != *$'\a'* ]]
   [[ "$output" == *'r\x1b[2J'* ]]
   [[ "$output" == *'\x1b]0;owned\x07X'* ]]
+}
+
+# ---- third round (tests one per hole) --------------------------------------
+
+# A second unprivileged user, who must not read the first one's data.
+OTHER_USER=slurmpin-other
+other_user() { id "$OTHER_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/bash "$OTHER_USER"; }
+
+@test "3.1: a script word of 1 MB is decided at once and no other submission waits; nor does a held job's rename" {
+  enforcing_policy
+  # The unanchored basename pattern was quadratic in one word: 70,000
+  # characters stalled slurmctld 15-23 s, 1 MB would take about 45 minutes.
+  python3 -c "print('#!/bin/bash'); print('srun ' + 'a' * 1048576 + '/')" >"$WORK/word.sh"
+  chmod 644 "$WORK/word.sh"
+  t0=$(date +%s.%N)
+  as_user timeout 120 sbatch -c2 -o /dev/null -H "$WORK/word.sh" >"$WORK/word.out" 2>&1 3>&- &
+  attacker=$!
+  sleep 0.3
+  # Another user's job, submitted while the attacker's is being decided.
+  timed sbatch --parsable -c2 -o /dev/null -H --wrap true
+  [ "$status" -eq 0 ]
+  echo "another user's sbatch: ${elapsed}s" >&3
+  [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
+  wait "$attacker"
+  t1=$(date +%s.%N)
+  echo "the attacker's sbatch: $(echo "$t1 - $t0" | bc)s" >&3
+  [ "$(echo "$t1 - $t0 < 5" | bc)" -eq 1 ]
+  job=$(grep -o '[0-9]*$' "$WORK/word.out")
+  [ -n "$job" ]
+  # A held job's change of name decides it again: as fast.
+  timed scontrol update JobId="$job" Name=renamed
+  [ "$status" -eq 0 ]
+  [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
+  scancel "$job"
+  scancel -u root
+}
+
+@test "3.2: run_dir= under /tmp is the admin's error on every step, whatever a user made there first" {
+  enforcing_policy
+  local dir=/tmp/slurm-pin-hostile-run.$$
+  rm -rf "$dir"
+  plugstack "policy run_dir=$dir"
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
+  [ "$status" -ne 0 ]
+  [[ "$output" != *ran* ]]
+  [[ "$stderr" == *"/tmp is writable by others than root"* ]]
+  first=$stderr
+  # The directory does not exist: a user makes it first. Nothing changes
+  # for anyone: the path was refused before, for what it crosses.
+  as_user mkdir "$dir"
+  run --separate-stderr srun -c2 --pin-strategy=compact echo ran
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"/tmp is writable by others than root"* ]]
+  [ "$stderr" = "$first" ]
+  rm -rf "$dir"
+  # srun checks plugstack.conf too, for a job that asks for slurm-pin.
+  plugstack "run_dir=$dir"
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"run_dir=$dir: /tmp is writable by others than root"* ]]
+  plugstack "policy"  # the default run_dir, under /run: root's
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
+  [ "$status" -eq 0 ]
+  [ "$output" = ran ]
+  node_is_idle
+}
+
+# A step of task 0 whose thread places need the task file, 600 regions of
+# 128 threads (over 128 KiB), kept running with `sleep`.
+wide_placement() {
+  python3 - "$WORK/wide.placement" <<'PY'
+import sys
+places = " ".join(["0", "1"] * 64)
+with open(sys.argv[1], "w") as f:
+    f.write("slurm-pin-placement 1\ntask 0: %s\n" % places)
+    for i in range(600):
+        f.write("task 0 region filler%d: %s\n" % (i, places))
+PY
+  chmod 644 "$WORK/wide.placement"
+}
+
+@test "3.3: root writes no task file: each task's places travel in a descriptor it inherits, gone with it" {
+  wide_placement
+  plugstack ""
+  before=$(find "$CLUSTER/pin-run" -type f 2>/dev/null | grep -v '/placements/' | sort)
+  # Eight steps at once, each with 128 KiB+ of places per task.
+  for i in $(seq 8); do
+    as_user env OMP_NUM_THREADS=128 srun -c2 --pin-strategy="file:$WORK/wide.placement" --pin-phases \
+      --pin-oversubscribe sh -c 'f=$SLURM_PIN_TASK_FILE; echo "file=$f $(readlink "$f") $(head -c 16 "$f")"; sleep 2' \
+      >"$WORK/wide.$i.out" 2>&1 3>&- &
+  done
+  sleep 1
+  # While they run: nothing of theirs under run_dir but the bounded cache.
+  during=$(find "$CLUSTER/pin-run" -type f 2>/dev/null | grep -v '/placements/' | sort)
+  wait
+  for i in $(seq 8); do
+    grep -Eq '^file=/proc/self/fd/[0-9]+ /memfd:slurm-pin-task \(deleted\) slurm-pin-task 1$' "$WORK/wide.$i.out" ||
+      { cat "$WORK/wide.$i.out"; false; }
+  done
+  [ "$during" = "$before" ]
+  [ ! -e "$CLUSTER/pin-run/steps" ]
+}
+
+@test "3.4: a program named like a launcher's daemon is placed as any program, under enforce too" {
+  cp /bin/grep "$WORK/bin/orted"
+  chmod 755 "$WORK/bin/orted"
+  plugstack "default=compact enforce"
+  run --separate-stderr as_user srun -n2 -c1 --cpu-bind=none "$WORK/bin/orted" Cpus_allowed_list: /proc/self/status
+  [ "$status" -eq 0 ]
+  [ "$(sort <<<"$output" | awk '{ print $2 }' | tr '\n' ' ')" = "0 1 " ]
+  # The same name through PATH, a directory of the user's first.
+  run --separate-stderr as_user env PATH="$WORK/bin:$PATH" srun -n2 -c1 orted Cpus_allowed_list: /proc/self/status
+  [ "$status" -eq 0 ]
+  [ "$(sort <<<"$output" | awk '{ print $2 }' | tr '\n' ' ')" = "0 1 " ]
+}
+
+@test "3.5: a task's places are readable by its own user only" {
+  other_user
+  wide_placement
+  plugstack ""
+  as_user env OMP_NUM_THREADS=128 srun -c2 --pin-strategy="file:$WORK/wide.placement" --pin-phases \
+    --pin-oversubscribe sleep 7 >/dev/null 2>&1 3>&- &
+  local pid=
+  for _ in $(seq 50); do
+    pid=$(pgrep -u "$TEST_USER" -x sleep | head -1)
+    [ -n "$pid" ] && break
+    sleep 0.1
+  done
+  [ -n "$pid" ]
+  file=$(tr '\0' '\n' <"/proc/$pid/environ" | sed -n 's/^SLURM_PIN_TASK_FILE=//p')
+  [[ "$file" == /proc/self/fd/* ]]
+  fd=/proc/$pid/fd/${file##*/}
+  [ "$(runuser -u "$TEST_USER" -- head -c 16 "$fd")" = "slurm-pin-task 1" ]
+  run runuser -u "$OTHER_USER" -- head -c 16 "$fd"
+  [ "$status" -ne 0 ]
+  [[ "$output" != *slurm-pin-task* ]]
+  # Nor anywhere on the node's file systems under run_dir.
+  [ -z "$(find "$CLUSTER/pin-run" -type f -perm -o=r ! -path '*/placements/*' ! -name topology.xml 2>/dev/null)" ]
+  wait
 }

@@ -52,7 +52,9 @@ slurm_up() {
     return 1
   fi
   id "$TEST_USER" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/bash "$TEST_USER"
-  CLUSTER=$(mktemp -d /tmp/slurm-pin-cluster.XXXXXX)
+  # Under a directory only root can change: run_dir= and topology_cache=
+  # below it are refused under a world-writable one such as /tmp.
+  CLUSTER=$(mktemp -d /run/slurm-pin-cluster.XXXXXX)
   WORK=$(mktemp -d /tmp/slurm-pin-work.XXXXXX)
   chmod 755 "$CLUSTER" "$WORK"
   chown "$TEST_USER" "$WORK"

@@ -201,8 +201,8 @@ TEST(PluginComponents, MalformedOptionsAreRefused) {
 TEST(PluginConfig, RunDirectoryAndCostBounds) {
   pin_config c;
   std::string e;
-  ASSERT_EQ(parse(c, {"run_dir=/var/run/pin", "max_file=4M", "max_time=2.5"}), 0);
-  EXPECT_STREQ(c.run_dir, "/var/run/pin");
+  ASSERT_EQ(parse(c, {"run_dir=/run/pin", "max_file=4M", "max_time=2.5"}), 0);
+  EXPECT_STREQ(c.run_dir, "/run/pin");
   EXPECT_EQ(c.max_file, 4ull << 20);
   EXPECT_DOUBLE_EQ(c.max_time, 2.5);
   ASSERT_EQ(parse(c, {}), 0);
@@ -211,6 +211,14 @@ TEST(PluginConfig, RunDirectoryAndCostBounds) {
   EXPECT_DOUBLE_EQ(c.max_time, 10);
   EXPECT_EQ(parse(c, {"run_dir=relative"}, &e), -1);
   EXPECT_NE(e.find("give an absolute path"), std::string::npos);
+  // Root's files for every user's steps never go where a user could make a
+  // directory first: refused whether or not it exists yet.
+  EXPECT_EQ(parse(c, {"run_dir=/tmp/slurm-pin-not-made"}, &e), -1);
+  EXPECT_NE(e.find("run_dir=/tmp/slurm-pin-not-made: /tmp is writable by others than root"), std::string::npos) << e;
+  EXPECT_NE(e.find("such as the default /run/slurm-pin"), std::string::npos) << e;
+  EXPECT_EQ(parse(c, {"topology_cache=/tmp/node.xml"}, &e), -1);
+  EXPECT_NE(e.find("topology_cache=/tmp/node.xml: /tmp is writable"), std::string::npos) << e;
+  EXPECT_EQ(parse(c, {"topology_cache=none"}), 0);
   for (const char* bad : {"max_file=0", "max_file=2G", "max_file=12X", "max_file=-1", "max_time=0", "max_time=x"})
     EXPECT_EQ(parse(c, {bad}, &e), -1) << bad;
   // The node's placement cache: 64 entries unless said, 0 for none.
@@ -305,6 +313,57 @@ TEST(LauncherStep, DaemonsAreKnownByTheirProgramsFileName) {
   EXPECT_EQ(parse(c, {"launchers=a,b;c"}, &e), -1);
   ASSERT_EQ(parse(c, {"launchers=none"}), 0);
   EXPECT_STREQ(c.launchers, "none");
+}
+
+// A daemon is known by its name and by where it is: root's alone, as the
+// task's PATH finds it (hostile hole: `cp app orted` escaped enforce).
+TEST(LauncherStep, ADaemonIsAProgramRootsAloneWherePathFindsIt) {
+  char why[512];
+  EXPECT_EQ(launcher_program_trusted("sh", "/usr/bin:/bin", why, sizeof why), 1) << why;
+  EXPECT_EQ(launcher_program_trusted("/bin/sh", "", why, sizeof why), 1) << why;  // through /bin -> usr/bin
+  EXPECT_EQ(launcher_program_trusted("./sh", "/usr/bin", why, sizeof why), 0);
+  EXPECT_EQ(launcher_program_trusted("sh", "bin:/usr/bin", why, sizeof why), 0);  // the task's own directory first
+  EXPECT_NE(std::string(why).find("relative"), std::string::npos) << why;
+  EXPECT_EQ(launcher_program_trusted("sh", "::/usr/bin", why, sizeof why), 0);
+  // A directory anyone may write to, searched first: a user could put an
+  // "sh" there before the step starts.
+  EXPECT_EQ(launcher_program_trusted("sh", "/tmp:/usr/bin", why, sizeof why), 0);
+  EXPECT_NE(std::string(why).find("/tmp is writable by others than root"), std::string::npos) << why;
+  EXPECT_EQ(launcher_program_trusted("no-such-program-here", "/usr/bin", why, sizeof why), 0);
+  EXPECT_EQ(launcher_program_trusted("sh", "/nonexistent:/usr/bin", why, sizeof why), 1) << why;
+  if (geteuid() == 0) {
+    // A user's copy, however named, wherever it is.
+    char dir[] = "/run/slurm-pin-launcher.XXXXXX";
+    ASSERT_NE(mkdtemp(dir), nullptr);
+    chmod(dir, 0755);
+    std::string own = std::string(dir) + "/orted";
+    FILE* f = fopen(own.c_str(), "w");
+    ASSERT_NE(f, nullptr);
+    fclose(f);
+    chmod(own.c_str(), 0755);
+    EXPECT_EQ(launcher_program_trusted("orted", dir, why, sizeof why), 1) << why;
+    ASSERT_EQ(chown(own.c_str(), 65534, 65534), 0);
+    EXPECT_EQ(launcher_program_trusted("orted", dir, why, sizeof why), 0);
+    EXPECT_NE(std::string(why).find("is not owned by root"), std::string::npos) << why;
+    ASSERT_EQ(chown(own.c_str(), 0, 0), 0);
+    chmod(own.c_str(), 0775);
+    EXPECT_EQ(launcher_program_trusted(own.c_str(), "", why, sizeof why), 0);
+    // A link root left in a root-only directory, to a program in a user's.
+    std::string user = std::string(dir) + "/user", link = std::string(dir) + "/link";
+    ASSERT_EQ(mkdir(user.c_str(), 0755), 0);
+    ASSERT_EQ(chown(user.c_str(), 65534, 65534), 0);
+    ASSERT_EQ(symlink("user/../orted", link.c_str()), 0);
+    chmod(own.c_str(), 0755);
+    EXPECT_EQ(launcher_program_trusted(link.c_str(), "", why, sizeof why), 0);
+    EXPECT_NE(std::string(why).find("/user is not owned by root"), std::string::npos) << why;
+    unlink(link.c_str());
+    ASSERT_EQ(symlink(("../" + std::string(dir).substr(5) + "/orted").c_str(), link.c_str()), 0);  // up and back
+    EXPECT_EQ(launcher_program_trusted(link.c_str(), "", why, sizeof why), 1) << why;
+    unlink(link.c_str());
+    rmdir(user.c_str());
+    unlink(own.c_str());
+    rmdir(dir);
+  }
 }
 
 TEST(LauncherStep, TheRanksRequestCarriesTheSettingsInForceAndTheSites) {

@@ -32,7 +32,9 @@ inline std::string topo(const std::string& name) { return fixture("topologies/" 
 class RootDir {
  public:
   explicit RootDir(const std::string& name) {
-    std::string t = "/tmp/slurm-pin-" + name + ".XXXXXX";
+    // Under a directory only root can change (/tmp is sticky, world-writable:
+    // refused by common/trusted_dir.h).
+    std::string t = "/run/slurm-pin-" + name + ".XXXXXX";
     if (mkdtemp(t.data()) && chmod(t.c_str(), 0755) == 0) path_ = t;
   }
   ~RootDir() {
