@@ -609,10 +609,9 @@ static int site_allows(const char *strategy) {
   return 0;
 }
 
-/* preload and ompt need the thread library: found (or configured) and
+/* The thread library: configured (threads_lib=) or beside the plugin, and
  * readable by the user, or the step does not run. */
-static int find_threads_lib(void) {
-  if (strcmp(pin_effective_threads(&request), "env") == 0) return 0;
+static int locate_threads_lib(void) {
   char err[ERR_LEN], m[ERR_LEN + 128];
   if (config.threads_lib[0]) {
     if (sp_check_thread_library(config.threads_lib, err, sizeof err) == 0) return 0;
@@ -626,6 +625,11 @@ static int find_threads_lib(void) {
     return fail(m), -1;
   }
   return 0;
+}
+
+/* preload and ompt load the thread library into the program. */
+static int find_threads_lib(void) {
+  return strcmp(pin_effective_threads(&request), "env") == 0 ? 0 : locate_threads_lib();
 }
 
 /* The components of this heterogeneous step (SLURM_HET_SIZE, or its old
@@ -682,7 +686,9 @@ static int use_component_options(spank_t sp) {
 static int prepare_launcher(spank_t sp, const char *strategy) {
   char err[ERR_LEN];
   uint32_t ntasks = 0;
-  if (find_threads_lib() != 0) return -1; /* the ranks start through the runtime */
+  /* The ranks start through the runtime, preloaded into the daemon,
+   * whatever their own thread binding. */
+  if (locate_threads_lib() != 0) return -1;
   Dl_info self;
   const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
   if (launcher_find_command(plugin, launcher.command, sizeof launcher.command, err, sizeof err) != 0)

@@ -240,6 +240,14 @@ POLICY
   [[ "$output" != *ran* ]]
   [[ "$stderr" == *"the thread library libslurm_pin_threads.so is in none of $CLUSTER/lonely/libslurm_pin_threads.so, "* ]]
   [[ "$stderr" == *"(or set threads_lib= in plugstack.conf)"* ]]
+  # A launcher's ranks start through the library whatever their thread
+  # binding: the batch step that would prepare them fails the same way,
+  # rather than say its ranks are placed while they run unbound.
+  run as_user sbatch --wait -o "$WORK/lonely.out" -c2 --pin-strategy=compact --pin-verbose --wrap 'echo ran'
+  [ "$status" -ne 0 ]
+  ! grep -q '^ran$' "$WORK/lonely.out" || false
+  grep -q "the thread library libslurm_pin_threads.so is in none of $CLUSTER/lonely/libslurm_pin_threads.so" "$WORK/lonely.out"
+  ! grep -q "its ranks are placed" "$WORK/lonely.out" || false
   # OpenMP's nested-level lists are thread counts too.
   plugstack ""
   run --separate-stderr as_user env OMP_NUM_THREADS=2,2 srun -c2 --pin-strategy=compact sh -c 'echo "$SLURM_PIN_CPUS"'

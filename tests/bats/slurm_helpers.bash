@@ -7,15 +7,15 @@ load helpers
 bats_require_minimum_version 1.5.0
 
 # SLURM_PIN_INSTALLED=1: against the installed Debian packages instead of
-# the build tree: the plugin where Slurm loads plugins, which then finds its
-# own thread library (no threads_lib=), and the installed Lua policy.
+# the build tree: the plugin where Slurm loads plugins, and the installed Lua
+# policy. Either way plugstack.conf is the line the docs give (no
+# threads_lib=: the plugin finds its thread library beside itself, in the
+# build tree as where the packages put it).
 if [ -n "${SLURM_PIN_INSTALLED:-}" ]; then
   PLUGIN=$(dpkg -L slurm-pin-spank | grep '/slurm-wlm/slurm_pin\.so$')
-  THREADS_ARG=
   LUA_MODULES=(/usr/share/slurm-pin/lua/*.lua)
 else
   PLUGIN=$BUILD/lib/slurm_pin.so
-  THREADS_ARG="threads_lib=$BUILD/lib/libslurm_pin_threads.so"
   LUA_MODULES=("$BATS_TEST_DIRNAME/../../lua/"*.lua "$BUILD/lua/"*.lua "$BUILD/lua/5.1/slurm_pin_io.so")
 fi
 LOCAL_CLUSTER=$BATS_TEST_DIRNAME/../slurm/local-cluster
@@ -70,7 +70,7 @@ $SLURM_PIN_EXTRA_CONF}"
   fi
   build_programs
   "$LOCAL_CLUSTER" up "$CLUSTER" "$task" \
-    "required $PLUGIN store=$STORE topology_cache=$CLUSTER/node-topology.xml run_dir=$CLUSTER/pin-run $THREADS_ARG $*" >&2
+    "required $PLUGIN store=$STORE topology_cache=$CLUSTER/node-topology.xml run_dir=$CLUSTER/pin-run $*" >&2
 }
 
 # Puts a profile file into the store as APP at THREADS threads, version V.
@@ -101,8 +101,8 @@ build_programs() {
 # Rewrites plugstack.conf: srun and slurmstepd read it at every step. Each
 # cluster has its own saved node topology (slurmd wrote it when it started).
 set_plugstack() {
-  printf 'required %s store=%s topology_cache=%s run_dir=%s %s %s\n' "$PLUGIN" "$STORE" "$CLUSTER/node-topology.xml" "$CLUSTER/pin-run" \
-    "$THREADS_ARG" "$*" >"$CLUSTER/plugstack.conf"
+  printf 'required %s store=%s topology_cache=%s run_dir=%s %s\n' "$PLUGIN" "$STORE" "$CLUSTER/node-topology.xml" \
+    "$CLUSTER/pin-run" "$*" >"$CLUSTER/plugstack.conf"
 }
 
 # Runs a command as the unprivileged test user, in $WORK.
