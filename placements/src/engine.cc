@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <functional>
+#include <map>
 #include <memory>
 #include <set>
 
@@ -112,13 +113,15 @@ StoredProfile fetch_profile(Request& r, int share) {
   return find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version);
 }
 
-void resolve_threads(const Request& r, int share, int& threads) {
+// Threads per task: asked for, or the matrix's; 0 when neither says, each
+// task then running one per slot of its own share.
+void resolve_threads(const Request& r, int& threads) {
   const StrategyInfo& info = strategy_info(r.strategy);
   if (info.needs_matrix && !r.has_matrix)
     throw Error(std::string("strategy ") + info.name +
                  " needs a sharing matrix: give a sharing profile or a matrix file");
   threads = r.threads;
-  if (threads == 0) threads = r.has_matrix ? r.matrix.size() : share;
+  if (threads == 0 && r.has_matrix) threads = r.matrix.size();
   if (r.has_matrix && r.matrix.size() != threads)
     throw Error(r.matrix_source + " describes " + plural(r.matrix.size(), "thread") + " but " +
                 plural(threads, "thread") + " were asked for: profile with " +
@@ -233,13 +236,14 @@ bool keeps_whole(const Tree& tree, const std::vector<int>& keep) {
 // Each task's share as a tree of its own (oversubscribed when threads
 // outnumber its slots): built once, used by the whole-run placement and
 // every region's. A share of the whole tree is the tree itself, not a copy
-// (a step of one task on the whole node, the usual OpenMP step).
+// (a step of one task on the whole node, the usual OpenMP step). `threads`
+// 0: one per slot of each share.
 std::vector<std::shared_ptr<const Tree>> task_trees(const Tree& tree, const std::vector<std::vector<int>>& shares,
                                                     int threads, const Deadline& deadline) {
   std::vector<std::shared_ptr<const Tree>> out;
-  int share = static_cast<int>(shares[0].size());
   for (const auto& s : shares) {
     deadline.check();
+    int share = static_cast<int>(s.size());
     if (threads > share) out.push_back(std::make_shared<const Tree>(tree.restricted_to(s).oversubscribed((threads + share - 1) / share)));
     // Not owned: `tree` outlives the placement these trees serve.
     else if (keeps_whole(tree, s)) out.push_back(std::shared_ptr<const Tree>(std::shared_ptr<const Tree>(), &tree));
@@ -248,7 +252,8 @@ std::vector<std::shared_ptr<const Tree>> task_trees(const Tree& tree, const std:
   return out;
 }
 
-// Every task's threads inside its share, by the request's strategy and `w`.
+// Every task's threads inside its share, by the request's strategy and `w`
+// (`threads` 0: one per slot of the task's share).
 std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::shared_ptr<const Tree>>& subs, const Request& r,
                                    const SharingMatrix& w, int threads, const Deadline& deadline) {
   std::vector<TaskPlace> out;
@@ -256,14 +261,15 @@ std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::shar
   for (size_t t = 0; t < subs.size(); ++t) {
     deadline.check();
     const Tree& sub = *subs[t];
+    int n = threads ? threads : sub.nodes[sub.root].slots;
     uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
     std::vector<int> slot_of;
-    if (r.strategy == Strategy::kNone) slot_of.assign(threads, -1);
+    if (r.strategy == Strategy::kNone) slot_of.assign(n, -1);
     else if (strategy_info(r.strategy).needs_matrix) slot_of = place_profile_guided(sub, w, r.strategy, seed);
     else slot_of = order_for(sub, r.strategy, seed);
     TaskPlace tp;
     tp.share = CpuSet::of(sub.nodes[sub.root].pus);
-    for (int i = 0; i < threads; ++i) {
+    for (int i = 0; i < n; ++i) {
       ThreadPlace th;
       if (slot_of[i] >= 0) {
         th.slot = sub.origin_of(slot_of[i]);
@@ -394,6 +400,55 @@ void finish(Result& out, const Request& r, const LoadedTopology& lt) {
   if (out.scored) out.score_matrix = r.matrix;  // shared, not copied
 }
 
+// The step's slots split among its tasks: evenly along the tree (every
+// slot used) for the compact layout, dealt over the outermost domains for
+// scatter, nearest their GPUs with those (shares of equal size there).
+std::vector<std::vector<int>> split(const Tree& tree, const Request& r, int tasks, const std::vector<VisibleGpu>& visible,
+                                    const std::vector<std::vector<int>>& task_gpus) {
+  int slots = tree.nodes[tree.root].slots;
+  if (!visible.empty() && slots >= tasks) return split_tasks_near(tree, slots / tasks, cpus_near_gpus(visible, task_gpus));
+  if (r.task_layout == TaskLayout::kScatter && slots >= tasks) return split_tasks(tree, tasks, slots / tasks, r.task_layout);
+  return split_tasks_evenly(tree, tasks, r.cores_whole);
+}
+
+// Whether a task's extra threads can go to its cores' hardware threads:
+// slots are whole cores (not widened, not smt:k), some core has several.
+bool hardware_threads_help(const Request& r, const Tree& tree) {
+  if (r.cores_whole || r.topology.granularity != Granularity::kCore || !r.widen_to.empty() || r.topology.smt)
+    return false;
+  for (int s : tree.slots())
+    if (tree.nodes[s].pus.size() > 1) return true;
+  return false;
+}
+
+int smallest(const std::vector<std::vector<int>>& shares) {
+  size_t least = shares[0].size();
+  for (const auto& s : shares) least = std::min(least, s.size());
+  return static_cast<int>(least);
+}
+
+// What a verbose user is told of the split: tasks of different sizes, slots
+// left unused, tasks sharing slots.
+void note_split(Result& out, const std::vector<std::vector<int>>& shares, size_t slots, const std::string& word) {
+  std::map<size_t, int> sizes;
+  std::set<int> used;
+  for (const auto& s : shares) ++sizes[s.size()], used.insert(s.begin(), s.end());
+  if (shares.size() > slots) {
+    out.notes.push_back(plural(shares.size(), "task") + " on " + plural(slots, word) +
+                        " (oversubscribed): neighbouring tasks share a " + word);
+    return;
+  }
+  if (sizes.size() > 1) {
+    std::string s;
+    for (auto it = sizes.rbegin(); it != sizes.rend(); ++it)
+      s += (s.empty() ? "" : ", ") + plural(it->second, "task") + " of " + plural(it->first, word);
+    out.notes.push_back(plural(slots, word) + " split among " + plural(shares.size(), "task") + ": " + s);
+  }
+  if (used.size() < slots)
+    out.notes.push_back(plural(slots - used.size(), word) + " left unused: " + plural(slots, word) +
+                        " do not split evenly among " + plural(shares.size(), "task"));
+}
+
 }  // namespace
 
 Result compute_placement(const Request& request) {
@@ -417,11 +472,13 @@ Result compute_placement(const Request& request) {
     const Tree& tree = lt.tree;
     std::vector<int> slots = tree.slots();
     int tasks = r.tasks ? r.tasks : 1;
-    int share = static_cast<int>(slots.size()) / tasks;
     std::string word = slot_word(r.topology.granularity);
-    if (share == 0)
+    if (tasks > static_cast<int>(slots.size()) && !r.oversubscribe)
       throw Error(plural(tasks, "task") + " but only " + plural(slots.size(), word) + " in CPUs " +
                   format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
+    task_gpus = gpus_per_task(visible, tasks);
+    std::vector<std::vector<int>> shares = split(tree, r, tasks, visible, task_gpus);
+    int share = smallest(shares);
     StoredProfile stored = r.profile_spec.empty() ? StoredProfile() : fetch_profile(r, share);
     if (!stored.path.empty()) {
       out.cache_key = placement_cache_key(r, lt, stored.path, stored.text);
@@ -437,7 +494,19 @@ Result compute_placement(const Request& request) {
       use_profile(r, parse_profile(stored.text, stored.path, needs_of(r, share)), stored.path, r.profile_spec);
     }
     int threads = 0;
-    resolve_threads(r, share, threads);
+    resolve_threads(r, threads);
+    // More threads than a task has cores: on the cores' hardware threads
+    // first, a core's together (the same request, placed on hardware
+    // threads, each core's in one task); sharing only beyond them.
+    if (threads > share && hardware_threads_help(request, tree)) {
+      Request on_pus = request;
+      on_pus.topology.granularity = Granularity::kPu;
+      on_pus.cores_whole = true;
+      Result res = compute_placement(on_pus);
+      res.notes.insert(res.notes.begin(), plural(threads, "thread") + " per task on " + plural(share, word) +
+                                              ": each on a hardware thread of the task's cores");
+      return res;
+    }
     if (threads > share && !r.oversubscribe)
       throw Error(plural(threads, "thread") + " per task but each task has only " +
                   plural(share, word) + ": use fewer threads, more CPUs per task, granularity pu, "
@@ -446,14 +515,11 @@ Result compute_placement(const Request& request) {
       throw Error(plural(threads, "thread") + " per task on " + plural(share, word) + ": at most " +
                   std::to_string(kMaxOversubscription) + " threads share one " + word +
                   " (use fewer threads or more CPUs per task)");
-    if (static_cast<int>(slots.size()) % tasks)
-      out.notes.push_back(plural(slots.size() % tasks, word) + " left unused: " +
-                          plural(slots.size(), word) + " do not split evenly among " +
-                          plural(tasks, "task"));
+    note_split(out, shares, slots.size(), word);
+    if (threads > share)
+      out.notes.push_back(plural(threads, "thread") + " per task on " + plural(share, word) +
+                          " (oversubscribed): threads share them, neighbours together");
     out.allowed = shared_tree(loaded);
-    task_gpus = gpus_per_task(visible, tasks);
-    auto shares = visible.empty() ? split_tasks(tree, tasks, share, r.task_layout)
-                                  : split_tasks_near(tree, share, cpus_near_gpus(visible, task_gpus));
     deadline.check();
     auto subs = task_trees(tree, shares, threads, deadline);
     out.tasks = place_tasks(tree, subs, r, r.matrix, threads, deadline);

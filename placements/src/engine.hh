@@ -31,6 +31,10 @@ struct Request {
   int threads = 0;             // 0: the matrix size, else one per slot of a task's share
   TaskLayout task_layout = TaskLayout::kCompact;
   bool oversubscribe = false;
+  // Set by the engine itself when a task has more threads than cores: the
+  // same request placed on hardware threads, the split keeping each core's
+  // hardware threads in one task (tasks sized in cores, as asked).
+  bool cores_whole = false;
   uint64_t seed = 1;
   bool has_matrix = false;
   SharingMatrix matrix;

@@ -20,7 +20,7 @@ namespace {
 
 // Bumped whenever an entry's meaning changes; with the engine's version in
 // every key, an upgraded engine never reads what an older one placed.
-constexpr int kFormat = 1;
+constexpr int kFormat = 2;  // 2: tasks split evenly along the tree (every slot used)
 constexpr const char* kMagic = "slurm-pin-placement-cache";
 
 // A 64-bit hash of a store entry's text, 32 bytes per step in four
@@ -172,7 +172,7 @@ std::string placement_cache_key(const Request& r, const LoadedTopology& lt, cons
   k << "machine " << lt.fingerprint << "\n";
   describe_tree(k, lt.tree);
   k << "granularity " << static_cast<int>(r.topology.granularity) << " widen " << r.widen_to << " smt "
-    << r.topology.smt << "\n";
+    << r.topology.smt << " cores_whole " << r.cores_whole << "\n";
   k << "tasks " << r.tasks << " layout " << static_cast<int>(r.task_layout) << " threads " << r.threads
     << " oversubscribe " << r.oversubscribe << " seed " << r.seed << " max_file " << r.max_file_bytes << "\n";
   char merge[40];

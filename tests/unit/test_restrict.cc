@@ -73,10 +73,13 @@ TEST(Tasks, CompactBlocksAndScatteredTasks) {
   Request r = request(topo("core2.xml"), Strategy::kCompact, 2);
   r.tasks = 3;
   Result c = compute_placement(r);
-  EXPECT_EQ(c.tasks[0].share.list(), "0-1");
-  EXPECT_EQ(c.tasks[1].share.list(), "2-3");
-  EXPECT_EQ(c.tasks[2].share.list(), "4-5");
-  ASSERT_EQ(c.notes.size(), 1u);  // two cores left unused
+  // Every core used, sizes within one: 3 tasks cannot each stay in one of
+  // the 2 packages of 4 cores and be even, so the middle one spans them.
+  EXPECT_EQ(c.tasks[0].share.list(), "0-2");
+  EXPECT_EQ(c.tasks[1].share.list(), "3-5");
+  EXPECT_EQ(c.tasks[2].share.list(), "6-7");
+  ASSERT_EQ(c.notes.size(), 1u);
+  EXPECT_EQ(c.notes[0], "8 cores split among 3 tasks: 2 tasks of 3 cores, 1 task of 2 cores");
   r.task_layout = TaskLayout::kScatter;
   Result s = compute_placement(r);
   EXPECT_EQ(s.tasks[0].share.list(), "0-1");

@@ -2,6 +2,8 @@
 #include "strategies/task_split.hh"
 
 #include <algorithm>
+#include <climits>
+#include <cstdlib>
 
 #include "strategies/orders.hh"
 
@@ -36,7 +38,176 @@ void deal(const Tree& t, int node, const std::vector<int>& tasks, int share,
     if (!per_child[c].empty()) deal(t, d.children[c], per_child[c], share, out);
 }
 
+// What the split counts and keeps whole: slots, or with `cores_whole` the
+// cores (each a run of hardware-thread slots).
+struct Units {
+  const Tree& t;
+  bool cores_whole;
+  bool is_unit(int node) const { return t.nodes[node].is_slot() || (cores_whole && t.nodes[node].has_kind("Core")); }
+  int count(int node) const {
+    if (!cores_whole || is_unit(node)) return cores_whole ? 1 : t.nodes[node].slots;
+    int n = 0;
+    for (int c : t.nodes[node].children) n += count(c);
+    return n;
+  }
+  // The units below `node` in compact order, each its slots.
+  std::vector<std::vector<int>> below(int node) const {
+    std::vector<std::vector<int>> out;
+    collect(node, out);
+    return out;
+  }
+
+ private:
+  void collect(int node, std::vector<std::vector<int>>& out) const {
+    if (is_unit(node)) {
+      out.push_back(compact_order(t, node));
+      return;
+    }
+    for (int c : t.nodes[node].children) collect(c, out);
+  }
+};
+
+// `units` cut into one run per task, sizes within one, the larger first.
+void cut(const std::vector<std::vector<int>>& units, const std::vector<int>& tasks,
+         std::vector<std::vector<int>>& out) {
+  size_t k = tasks.size(), n = units.size(), at = 0;
+  if (n < k) {  // more tasks than units: spread them, neighbours sharing
+    for (size_t i = 0; i < k; ++i) out[tasks[i]] = units[i * n / k];
+    return;
+  }
+  for (size_t i = 0; i < k; ++i) {
+    size_t size = n / k + (i < n % k);
+    out[tasks[i]].clear();
+    for (size_t u = at; u < at + size; ++u) out[tasks[i]].insert(out[tasks[i]].end(), units[u].begin(), units[u].end());
+    at += size;
+  }
+}
+
+// How many of `k` tasks each child takes, in proportion to its slots
+// (largest remainder, ties to the first), each at least one.
+std::vector<int> apportion(int k, const std::vector<int>& slots) {
+  long total = 0;
+  for (int s : slots) total += s;
+  std::vector<int> q(slots.size());
+  std::vector<std::pair<long, size_t>> rest;  // (-remainder, child): ties to the first
+  int given = 0;
+  for (size_t c = 0; c < slots.size(); ++c) {
+    q[c] = static_cast<int>(static_cast<long>(k) * slots[c] / total);
+    given += q[c];
+    rest.emplace_back(-(static_cast<long>(k) * slots[c] % total), c);
+  }
+  std::sort(rest.begin(), rest.end());
+  for (int i = 0; given < k; ++i, ++given) ++q[rest[i].second];
+  for (size_t c = 0; c < q.size(); ++c)
+    while (q[c] == 0) {  // from the child with the most tasks per slot
+      size_t from = 0;
+      for (size_t o = 1; o < q.size(); ++o)
+        if (static_cast<long>(q[o]) * slots[from] > static_cast<long>(q[from]) * slots[o]) from = o;
+      --q[from];
+      ++q[c];
+    }
+  return q;
+}
+
+// Whether task sizes from lo to hi are even enough: within one slot, or,
+// when every child takes as many tasks (`same`), within the spread of the
+// node's own domains (a KNL's quadrants of 16 and 18 cores: an eighth of
+// the largest), not that of an allocation that took most of one domain.
+bool within(int lo, int hi, bool same) { return hi - lo <= 1 || (same && 8 * (hi - lo) <= hi); }
+
+// Whether children of `slots` taking `q` tasks each (their slots cut within
+// one) give every task a size even enough.
+bool even_enough(const std::vector<int>& slots, const std::vector<int>& q) {
+  int lo = INT_MAX, hi = 0;
+  bool same = true;
+  for (size_t c = 0; c < slots.size(); ++c) {
+    lo = std::min(lo, slots[c] / q[c]);
+    hi = std::max(hi, (slots[c] + q[c] - 1) / q[c]);
+    same = same && q[c] == q[0];
+  }
+  return within(lo, hi, same);
+}
+
+// Fewer tasks than children: the children cut into `k` runs at the
+// boundaries nearest where cut() would end each task (even sizes, the larger
+// first). The run lengths, or empty when the runs are not even enough.
+std::vector<int> runs_of(int k, const std::vector<int>& slots) {
+  long total = 0;
+  for (int s : slots) total += s;
+  std::vector<int> ends;  // a run's end: one past its last child
+  size_t last = 0;
+  long prefix = 0;
+  for (int i = 1; i < k; ++i) {
+    long target = i * (total / k) + std::min<long>(i, total % k);
+    size_t best = 0;
+    long best_gap = 0;
+    long p = prefix;
+    for (size_t j = last + 1; j + (k - i) <= slots.size(); ++j) {
+      p += slots[j - 1];
+      long gap = std::labs(p - target);
+      if (!best || gap < best_gap) best = j, best_gap = gap;
+    }
+    for (size_t j = last; j < best; ++j) prefix += slots[j];
+    ends.push_back(static_cast<int>(best));
+    last = best;
+  }
+  ends.push_back(static_cast<int>(slots.size()));
+  std::vector<int> sizes, children;
+  int begin = 0;
+  for (int end : ends) {
+    int size = 0;
+    for (int j = begin; j < end; ++j) size += slots[j];
+    sizes.push_back(size);
+    children.push_back(end - begin);
+    begin = end;
+  }
+  bool same = std::all_of(children.begin(), children.end(), [&](int c) { return c == children[0]; });
+  if (within(*std::min_element(sizes.begin(), sizes.end()), *std::max_element(sizes.begin(), sizes.end()), same))
+    return children;
+  return {};
+}
+
+void divide(const Units& u, int node, const std::vector<int>& tasks, std::vector<std::vector<int>>& out) {
+  const Domain& d = u.t.nodes[node];
+  int k = static_cast<int>(tasks.size());
+  if (k == 1 || u.is_unit(node) || u.count(node) <= k) return cut(u.below(node), tasks, out);
+  std::vector<int> kids, sizes;
+  for (int c : d.children)
+    if (u.count(c) > 0) kids.push_back(c), sizes.push_back(u.count(c));
+  if (kids.size() == 1) return divide(u, kids[0], tasks, out);
+  if (k >= static_cast<int>(kids.size())) {
+    std::vector<int> q = apportion(k, sizes);
+    if (!even_enough(sizes, q)) return cut(u.below(node), tasks, out);
+    size_t next = 0;
+    for (size_t c = 0; c < kids.size(); ++c) {
+      std::vector<int> mine(tasks.begin() + next, tasks.begin() + next + q[c]);
+      next += q[c];
+      divide(u, kids[c], mine, out);
+    }
+    return;
+  }
+  std::vector<int> runs = runs_of(k, sizes);
+  if (runs.empty()) return cut(u.below(node), tasks, out);
+  size_t child = 0;
+  for (int i = 0; i < k; ++i) {
+    std::vector<int>& mine = out[tasks[i]];
+    mine.clear();
+    for (int j = 0; j < runs[i]; ++j, ++child) {
+      std::vector<int> order = compact_order(u.t, kids[child]);
+      mine.insert(mine.end(), order.begin(), order.end());
+    }
+  }
+}
+
 }  // namespace
+
+std::vector<std::vector<int>> split_tasks_evenly(const Tree& t, int tasks, bool cores_whole) {
+  std::vector<std::vector<int>> out(tasks);
+  std::vector<int> ids(tasks);
+  for (int i = 0; i < tasks; ++i) ids[i] = i;
+  divide(Units{t, cores_whole}, t.root, ids, out);
+  return out;
+}
 
 std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
                                                const std::vector<CpuSet>& near) {

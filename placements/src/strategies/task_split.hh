@@ -16,6 +16,20 @@ enum class TaskLayout { kCompact, kScatter };
 // slots staying contiguous inside its domain.
 std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, TaskLayout layout);
 
+// Every slot of the tree to one of `tasks` tasks, in task order along the
+// tree (as mpibind splits a node): down from the root, each domain's tasks
+// go to its children in proportion to their slots (each child at least
+// one) when that keeps every task's size within one slot of the others',
+// or within the spread of the children's own sizes when each gets as many
+// tasks (a KNL's uneven quadrants); fewer tasks than children take whole
+// children, cut where the sizes come out most even, on the same condition.
+// Otherwise the domain's slots are cut in compact order into sizes within
+// one, the larger first. Ties go to the first child. More tasks than slots:
+// task i shares slot i * slots / tasks, in compact order. With
+// `cores_whole` (slots are hardware threads) the same in cores: no core's
+// hardware threads go to two tasks.
+std::vector<std::vector<int>> split_tasks_evenly(const Tree& t, int tasks, bool cores_whole = false);
+
 // Near devices: task t (in order) takes `share` free slots, those whose PUs
 // are all in near[t] first, then the free slots closest to them in the tree
 // (fewest levels up to a domain holding one), each group in compact order.
