@@ -151,7 +151,8 @@ int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, 
       {PIN_ENFORCE_THREADS, r->threads[0] && strcmp(r->threads, "env") != 0, "--pin-thread-binding", "env"},
       {PIN_ENFORCE_THREADS, r->phases, "--pin-phases", "one placement for the whole run"},
       {PIN_ENFORCE_SMT, r->smt[0] != '\0', "--pin-smt", "every hardware thread, as granularity says"},
-      {PIN_ENFORCE_OVERSUBSCRIBE, r->oversubscribe, "--pin-oversubscribe", "no oversubscription"},
+      {PIN_ENFORCE_OVERSUBSCRIBE, r->oversubscribe, "--pin-oversubscribe",
+       c->oversubscribe_error ? "no oversubscription" : "oversubscribe=share"},
       {PIN_ENFORCE_GPU, r->gpu[0] && strcmp(r->gpu, c->gpu) != 0, "--pin-gpu", c->gpu},
   };
   for (size_t i = 0; i < sizeof settings / sizeof settings[0]; ++i)
@@ -223,11 +224,19 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   if (v && KEY("threads_lib")) return set_field(c->threads_lib, sizeof c->threads_lib, v, "threads_lib=", err, len);
   if (v && KEY("mem")) return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
   if (v && KEY("gpu")) return set_field(c->gpu, sizeof c->gpu, v, "gpu=", err, len);
+  if (v && KEY("oversubscribe")) {
+    if (strcmp(v, "share") != 0 && strcmp(v, "error") != 0) {
+      snprintf(err, len, "oversubscribe=%.64s: give share (threads beyond the cores' hardware threads share them) "
+               "or error", v);
+      return -1;
+    }
+    return c->oversubscribe_error = strcmp(v, "error") == 0, 0;
+  }
   if (v && KEY("granularity")) return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
 #undef KEY
   snprintf(err, len,
            "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, run_dir=, max_file=, max_time=, placement_cache=, "
-           "launchers=, mem=, granularity=, gpu=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
+           "launchers=, mem=, granularity=, gpu=, oversubscribe=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
            arg);
   return -1;
 }
@@ -310,6 +319,10 @@ const char *pin_effective_profile(const struct pin_request *r, const struct pin_
 const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r, const struct pin_policy *p) {
   if (c->enforce & PIN_ENFORCE_MEM) return c->mem;
   return pick(p ? policy_value(p, p->mem, 1) : NULL, r->mem, p ? policy_value(p, p->mem, 0) : NULL, c->mem);
+}
+
+int pin_effective_oversubscribe(const struct pin_config *c, const struct pin_request *r) {
+  return r->oversubscribe || !c->oversubscribe_error;
 }
 
 const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r,

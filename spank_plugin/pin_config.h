@@ -16,7 +16,8 @@
  *   [store=DIR] [enforce[=SETTING,...]] [exclusive_only] [whole_node] [gpu=closest|none]
  *   [topology=FILE.xml] [topology_cache=PATH|none] [run_dir=DIR] [verbose]
  *   [mem=none|local|interleave] [granularity=pu|core|l2|l3|numa]
- *   [threads_lib=PATH] [legacy_omp_env] [policy] [placement_cache=N] */
+ *   [threads_lib=PATH] [legacy_omp_env] [policy] [placement_cache=N]
+ *   [oversubscribe=share|error] */
 struct pin_config {
   char default_strategy[PIN_STRATEGY_MAX];
   char allowed[1024];      /* comma-separated; empty: all */
@@ -27,8 +28,8 @@ struct pin_config {
    * empty: RUN_DIR/topology.xml. */
   char topology_cache[PATH_MAX];
   /* Root's directory on the node (common/trusted_dir.h) for what root-side
-   * hooks keep for a job's steps and tasks: the policy's decision per job,
-   * the data a task's thread library reads. Default /run/slurm-pin. */
+   * hooks keep for a job's steps: the policy's decision per job, the
+   * node's placement cache. Default /run/slurm-pin. */
   char run_dir[PATH_MAX];
   /* What placing one step may cost slurmstepd, whatever the user gives:
    * the largest profile or placement file read (bytes), and the wall time
@@ -44,6 +45,10 @@ struct pin_config {
   char launchers[512];
   char mem[16];
   char granularity[16];
+  /* oversubscribe=error: a task with more threads than its cores' hardware
+   * threads fails with one line, unless the user allows it
+   * (--pin-oversubscribe); default share: they share, neighbours first. */
+  int oversubscribe_error;
   /* gpu=closest: tasks of jobs Slurm gave GPUs get the nearest ones and
    * CPUs near them (--pin-gpu). Default none. */
   char gpu[16];
@@ -165,6 +170,10 @@ const char *pin_effective_strategy(const struct pin_config *c, const struct pin_
                                    const struct pin_policy *p);
 const char *pin_effective_profile(const struct pin_request *r, const struct pin_policy *p);
 const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r, const struct pin_policy *p);
+/* Whether threads may outnumber their task's hardware threads (sharing
+ * them): the user's --pin-oversubscribe, or the site's oversubscribe=share
+ * (the default). */
+int pin_effective_oversubscribe(const struct pin_config *c, const struct pin_request *r);
 const char *pin_effective_granularity(const struct pin_config *c, const struct pin_request *r,
                                       const struct pin_policy *p);
 

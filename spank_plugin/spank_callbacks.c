@@ -26,6 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "cpu_set_text.h"
 #include "engine_link.h"
 #include "job_decision.h"
 #include "launcher_step.h"
@@ -287,29 +288,60 @@ static void user_cpu_bind(int component, char *buf, size_t len) {
   }
 }
 
-/* A strategy replaces Slurm's binding: say so when the user asked Slurm for
- * one (other than none, or only verbosity), once, in srun. */
-static void warn_cpu_bind(int component, const char *strategy) {
-  char bind[256];
-  user_cpu_bind(component, bind, sizeof bind);
-  char *type = bind;
+/* The user's own --cpu-bind for component `component` in `bind` when it
+ * asks Slurm for a binding (not none, nor only verbosity): 1, else 0. */
+static int user_binds(int component, char *bind, size_t len) {
+  user_cpu_bind(component, bind, len);
+  const char *type = bind;
   for (;;) { /* --cpu-bind=verbose,map_cpu:1: the type after the modifiers */
     if (strncmp(type, "verbose,", 8) == 0) type += 8;
     else if (strncmp(type, "quiet,", 6) == 0) type += 6;
     else break;
   }
-  if (!*type || strcmp(type, "none") == 0 || strcmp(type, "no") == 0 || strcmp(type, "verbose") == 0 ||
-      strcmp(type, "quiet") == 0)
+  return *type && strcmp(type, "none") != 0 && strcmp(type, "no") != 0 && strcmp(type, "verbose") != 0 &&
+         strcmp(type, "quiet") != 0;
+}
+
+/* The option's environment twin, which slurmstepd reads as the option. */
+#define PIN_STRATEGY_TWIN "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy"
+
+/* The user's explicit --cpu-bind is the user's choice, as --pin-strategy
+ * is: a strategy the user gave replaces it (said once); a site default
+ * (plugstack.conf default=, a default rule of the policy) yields to it, the
+ * step being strategy none, which slurmstepd receives as the option's
+ * environment twin (and, in srun A : B, with the component's options); an
+ * enforced default= refuses the step here. */
+static void respect_cpu_bind(int component) {
+  char bind[256];
+  if (!user_binds(component, bind, sizeof bind)) return;
+  if (request.strategy_set) {
+    if (strcmp(request.strategy, "none") != 0)
+      slurm_info("warning: --pin-strategy=%s replaces --cpu-bind=%.200s in every task (drop one of them; "
+                 "--pin-strategy=none keeps Slurm's binding)", request.strategy, bind);
     return;
-  slurm_info("warning: --pin-strategy=%s replaces --cpu-bind=%.200s in every task (drop one of them; "
-             "--pin-strategy=none keeps Slurm's binding)", strategy, bind);
+  }
+  if ((config.enforce & PIN_ENFORCE_STRATEGY) && strcmp(config.default_strategy, "none") != 0) {
+    slurm_error("--cpu-bind=%.200s: this cluster binds every step with strategy '%s' (enforce): remove --cpu-bind",
+                bind, config.default_strategy);
+    exit(1);
+  }
+  if (strcmp(config.default_strategy, "none") == 0 && !config.policy) return; /* nothing would replace it */
+  strcpy(request.strategy, "none");
+  request.strategy_set = 1;
+  if (setenv(PIN_STRATEGY_TWIN, "none", 1) != 0) {
+    slurm_error("slurm-pin: cannot pass --cpu-bind's choice on to the step");
+    exit(1);
+  }
+  if (request.verbose || config.verbose)
+    slurm_info("slurm-pin: --cpu-bind=%.200s is this step's binding: the site's default placement does not apply "
+               "(--pin-strategy=STRATEGY chooses slurm-pin's instead)", bind);
 }
 
 /* Cross-option checks of the options given (to component `component` of an
  * srun; -1 in sbatch and salloc). */
 static int check_request(int component) {
+  if (component >= 0) respect_cpu_bind(component);
   const char *s = pin_effective_strategy(&config, &request, NULL);
-  if (component >= 0 && strcmp(s, "none") != 0) warn_cpu_bind(component, s);
   if (request.dryrun && config.enforce) {
     slurm_error("--pin-dryrun: this cluster binds every step with strategy '%s' (enforce): remove --pin-dryrun",
                 config.default_strategy);
@@ -386,6 +418,10 @@ static int is_batch_step(spank_t sp) {
   uint32_t step = 0;
   return spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step == SLURM_BATCH_SCRIPT;
 }
+
+/* What the plugin itself notes of the step for verbose users (a policy
+ * rule's profile that did not fit), beside the engine's notes. */
+static char note_text[ERR_LEN];
 
 /* Long messages are cut, never overflowed: the first failure wins. */
 static void fail(const char *message) {
@@ -529,8 +565,17 @@ static int describe_in_slurm_terms(void) {
  * placed; the first task's privileged hook writes into it. */
 static char placements_dir[PATH_MAX + 16];
 
-static int compute(spank_t sp, const char *strategy) {
-  const char *profile = pin_effective_profile(&request, &policy);
+/* More tasks than CPUs on this node: Slurm oversubscribed the step itself
+ * (srun -O, --overcommit), so its tasks share CPUs, spread evenly. */
+static int overcommitted(const char *cpus, uint32_t ntasks) {
+  struct cpu_place set;
+  if (cpu_place_parse(cpus, strlen(cpus), &set) != 0) return 0;
+  int n = CPU_COUNT_S(set.size, set.set);
+  cpu_place_free(&set);
+  return ntasks > (uint32_t)n;
+}
+
+static int compute(spank_t sp, const char *strategy, const char *profile) {
   if (placement_cache_dir(config.run_dir, placements_dir, sizeof placements_dir) != 0)
     return fail("run_dir= is too long"), -1;
   uint32_t ntasks = 0;
@@ -551,7 +596,8 @@ static int compute(spank_t sp, const char *strategy) {
   if (sp_set_restrict(placement, cpus) || sp_set_restrict_to_process(placement, !request.dryrun) ||
       sp_set_strategy(placement, strategy) || sp_set_tasks(placement, (int)ntasks) ||
       sp_set_granularity(placement, pin_effective_granularity(&config, &request, &policy)) ||
-      sp_set_oversubscribe(placement, request.oversubscribe) || sp_set_phases(placement, request.phases, 0) ||
+      sp_set_oversubscribe(placement, pin_effective_oversubscribe(&config, &request) || overcommitted(cpus, ntasks)) ||
+      sp_set_phases(placement, request.phases, 0) ||
       sp_set_smt(placement, request.smt[0] ? atoi(request.smt) : 0) ||
       sp_set_budget(placement, (size_t)config.max_file, config.max_time) ||
       sp_set_placement_cache(placement, config.placement_cache > 0 ? placements_dir : NULL) ||
@@ -559,6 +605,41 @@ static int compute(spank_t sp, const char *strategy) {
       sp_compute(placement))
     return fail(sp_error(placement)), -1;
   return request.dryrun ? 0 : describe_in_slurm_terms(); /* a dry run sets no task's environment */
+}
+
+/* Which profile is in force and where it comes from: 1 when from a default
+ * rule of the policy (the user chose none), 2 from an enforced rule, 0
+ * otherwise. */
+static int profile_from_policy(void) {
+  if (!policy.present || !policy.applies || !policy.profile[0]) return 0;
+  if (policy.enforce) return 2;
+  return request.profile[0] ? 0 : 1; /* the user's own profile wins over a default */
+}
+
+/* The step placed as the request and the policy say. A default rule's
+ * profile that does not fit the step (none for its thread count, none at
+ * all) yields: the rule's strategy without a profile when it needs none,
+ * else compact, with a note; an enforced rule that cannot apply fails the
+ * step with one line naming the rule. */
+static int compute_with_policy(spank_t sp, const char *strategy) {
+  int from = profile_from_policy();
+  int rc = compute(sp, strategy, pin_effective_profile(&request, &policy));
+  if (rc != -1 || !from) return rc;
+  char why[ERR_LEN], m[ERR_LEN];
+  snprintf(why, sizeof why, "%s", failure);
+  if (from == 2) {
+    failure[0] = '\0';
+    snprintf(m, sizeof m, "the site policy's enforced rule %s cannot apply to this step: %.800s", policy.rule, why);
+    return fail(m), -1;
+  }
+  const char *instead = sp_strategy_needs_profile(strategy) == 1 ? "compact" : strategy;
+  failure[0] = '\0';
+  sp_finalize(placement);
+  placement = NULL;
+  if ((rc = compute(sp, instead, "")) != 0) return rc;
+  snprintf(note_text, sizeof note_text, "policy rule %s: profile %.200s does not fit this step (%.600s): placed %s "
+           "without it", policy.rule, policy.profile, why, instead);
+  return 0;
 }
 
 /* The decision job_submit.lua recorded for this job, as the job's first
@@ -711,6 +792,7 @@ static int prepare_launcher(spank_t sp, const char *strategy) {
   snprintf(ranks.threads, sizeof ranks.threads, "%s", pin_effective_threads(&request));
   snprintf(ranks.gpu, sizeof ranks.gpu, "%s", gpu_mode(sp));
   ranks.verbose = request.verbose || config.verbose;
+  ranks.oversubscribe = pin_effective_oversubscribe(&config, &request);
   char origin[200] = "";
   if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
     snprintf(origin, sizeof origin, "policy rule %s", policy.rule);
@@ -762,7 +844,7 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   if (find_threads_lib() != 0) return active = 1, 0;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int rc = compute(sp, strategy);
+  int rc = compute_with_policy(sp, strategy);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   /* What the step's launch waited for on this node (SlurmdDebug=debug;
    * bench/srun reads it). */
@@ -798,10 +880,16 @@ static int read_task(spank_t sp, struct task_view *v) {
   return 0;
 }
 
+/* The task's line; the node's first task adds what the engine noted of the
+ * whole step there (tasks of different sizes, threads sharing CPUs). */
 static void describe(const struct task_view *v) {
   const char *what = sp_describe_task(placement, v->task);
   stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", request.dryrun ? "dry run: " : "", v->node, v->task,
           v->rank, what ? what : sp_error(placement));
+  for (int i = 0; v->task == 0 && i < sp_get_nnotes(placement); ++i)
+    stderr_line("slurm-pin: %s%s: note: %s\n", request.dryrun ? "dry run: " : "", v->node, sp_get_note(placement, i));
+  if (v->task == 0 && note_text[0])
+    stderr_line("slurm-pin: %s%s: note: %s\n", request.dryrun ? "dry run: " : "", v->node, note_text);
 }
 
 static int spank_set(void *sp, const char *name, const char *value) {

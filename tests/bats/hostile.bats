@@ -408,11 +408,12 @@ PY
   [ "$status" -ne 0 ]
   [[ "$stderr" == *"$WORK/huge.profile: file is larger than 16 MiB"* ]]
   [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
-  # Within it, but for 8192 threads: refused at its threads line.
+  # Within it, but for 8192 threads: refused at its threads line (2 CPUs,
+  # at most 64 threads sharing one).
   timed as_user env _SLURM_SPANK_OPTION_slurm_pin_pin_strategy=lpgp \
     _SLURM_SPANK_OPTION_slurm_pin_pin_profile="$WORK/head.profile" srun -c2 echo ran
   [ "$status" -ne 0 ]
-  [[ "$stderr" == *"a profile of 8192 threads, but at most 2 can run here"* ]]
+  [[ "$stderr" == *"a profile of 8192 threads, but at most 128 can run here"* ]]
   [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
   # 4000 regions of 128 threads (oversubscribed on the 2 CPUs; sparse, 4 MB),
   # a second or two of placing even on both CPUs: the site's time bound ends it.

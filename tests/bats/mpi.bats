@@ -96,8 +96,17 @@ clean_env() {
   [ "$(rank_env 2 SLURM_PIN_CPUS)" = "0" ]
 }
 
-@test "a rank that cannot be placed says so in one line and runs as its launcher started it" {
-  # Three ranks on a node of two CPUs.
+@test "more ranks than CPUs share them, spread evenly; a rank that cannot be placed says so and runs as started" {
+  # Three ranks on a node of two CPUs: placed, neighbours sharing a CPU.
+  batch "export OMP_NUM_THREADS=1; mpiexec.hydra -n 6 -ppn 3 $WORK/bin/report_mpich" \
+    -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact --pin-verbose
+  [ "$(rank_threads 0)" = "n1:0" ] && [ "$(rank_threads 1)" = "n1:0" ] && [ "$(rank_threads 2)" = "n1:1" ]
+  [ "$(rank_threads 3)" = "n2:0" ] && [ "$(rank_threads 4)" = "n2:0" ] && [ "$(rank_threads 5)" = "n2:1" ]
+  [ "$(grep -c 'started by hydra_pmi_proxy): strategy compact' <<<"$output")" -eq 6 ]
+  clean_env 0 1 2 3 4 5
+  # A site that wants the error: each rank says it in one line and runs as
+  # its launcher started it.
+  set_plugstack oversubscribe=error
   batch "export OMP_NUM_THREADS=1; mpiexec.hydra -n 6 -ppn 3 $WORK/bin/report_mpich" \
     -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact
   [ "$(grep -c 'cannot be placed (3 tasks but only 2 cores' <<<"$output")" -eq 6 ]

@@ -14,6 +14,9 @@ return {
   partitions = { ["*"] = { strategy = "scatter" } },
   rules = {
     { name = "fixed-account", match = { account = "fixed" }, action = { strategy = "compact", mode = "enforce" } },
+    { name = "strict-profiled", match = { account = "strict" },
+      action = { strategy = "lpgp", profile = "pairs2", mode = "enforce" } },
+    { name = "fixed-profile", match = { app = "fixedapp" }, action = { strategy = "lpgp", profile = "pairs2" } },
     { name = "profiled", match = { has_profile = true }, action = { strategy = "lpgp", profile = "%app" } },
   },
 }
@@ -52,6 +55,23 @@ admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p
   [ "$(env_of 0 OMP_PLACES)" = "{0},{1}" ]
   job=$(squeue -h -t all -n wrap -o %i | sort -n | tail -1)
   [[ "$(admin_comment "$job")" == "slurm-pin: rule=profiled mode=default strategy=lpgp profile=pairs2" ]]
+}
+
+@test "a default rule's profile that does not fit the step yields, naming the rule; an enforced one fails the step" {
+  # The store has pairs2 for 2 threads only; this step runs 1.
+  run --separate-stderr as_user srun -J fixedapp -c1 "$WORK/bin/pairs2"
+  [ "$status" -eq 0 ]
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+  [ "$(thread_cpus 0)" = "0" ]
+  [[ "$stderr" == *"note: policy rule fixed-profile: profile pairs2 does not fit this step ("*"): placed compact without it"* ]]
+  # The same rule on a step it fits: applied.
+  run --separate-stderr as_user srun -J fixedapp -c2 "$WORK/bin/pairs2"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = lpgp ]
+  run --separate-stderr as_user srun -A strict -J pairs2 -c1 "$WORK/bin/pairs2"
+  [ "$status" -ne 0 ]
+  [[ "$output" != *"thread"* ]]
+  [[ "$stderr" == *"slurm-pin: the site policy's enforced rule strict-profiled cannot apply to this step: "* ]]
+  node_is_idle
 }
 
 @test "an unknown application gets the partition default" {
@@ -96,14 +116,30 @@ admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p
 @test "slurm-pin policy check and explain" {
   run "$SLURM_PIN" policy check "$BATS_TEST_DIRNAME/../../etc/slurm-pin-policy.lua"
   [ "$status" -eq 0 ]
-  run "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
+  run --separate-stderr "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
   [ "$status" -eq 0 ]
-  [ "$output" = "$CLUSTER/slurm-pin-policy.lua: ok, 2 rules, 1 partition defaults" ]
+  [ "$output" = "$CLUSTER/slurm-pin-policy.lua: ok, 4 rules, 1 partition defaults" ]
+  [[ "$stderr" == *"warning: rule 3 (fixed-profile): profile pairs2 is used whatever the job's thread count"* ]]
   run "$SLURM_PIN" policy explain --policy "$CLUSTER/slurm-pin-policy.lua" --job-name pairs2 --threads 2
   [[ "$output" == *"rule:         profiled (default)"* ]]
   [[ "$output" == *"decision:     slurm-pin: rule=profiled mode=default strategy=lpgp profile=pairs2"* ]]
   run "$SLURM_PIN" policy explain --policy "$CLUSTER/slurm-pin-policy.lua" --job-name x --account fixed --pin-strategy scatter
   [[ "$output" == *"effect:       applied, overriding any user choice"* ]]
+  # A rule naming one profile whatever the job's thread count: check warns,
+  # explain says what a job the store has no profile for gets.
+  cat >"$WORK/fixed.lua" <<FIXED
+return { store = "$STORE", rules = {
+  { name = "fixed-profile", match = { app = "pairs2" }, action = { strategy = "lpgp", profile = "pairs2" } },
+  { name = "gone", match = { account = "g" }, action = { strategy = "gp", profile = "gone", mode = "enforce" } } } }
+FIXED
+  run --separate-stderr "$SLURM_PIN" policy check "$WORK/fixed.lua"
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"warning: rule 1 (fixed-profile): profile pairs2 is used whatever the job's thread count; for a job it does not fit, the node places it compact without the profile"* ]]
+  [[ "$stderr" == *"warning: rule 2 (gone): profile gone is not in the store $STORE; for a job it does not fit, the job fails with one line naming the rule"* ]]
+  run "$SLURM_PIN" policy explain --policy "$WORK/fixed.lua" --job-name pairs2 --threads 1
+  [[ "$output" == *"effect:       the store has no 1-thread profile of pairs2: the node places it compact without the profile"* ]]
+  run "$SLURM_PIN" policy explain --policy "$WORK/fixed.lua" --job-name pairs2 --threads 2
+  [[ "$output" == *"effect:       applied"* ]]
   printf 'return { rules = { { name = "r", match = { colour = "red" }, action = { strategy = "compact" } } } }\n' >"$WORK/bad.lua"
   run "$SLURM_PIN" policy check "$WORK/bad.lua"
   [ "$status" -eq 1 ]

@@ -217,10 +217,25 @@ step_fails() {
   node_is_idle
 }
 
-@test "more threads than CPUs fails the step cleanly" {
+@test "more threads than CPUs share them, with a verbose note; with oversubscribe=error the step fails cleanly" {
+  run --separate-stderr as_user env OMP_NUM_THREADS=3 srun -c2 --pin-strategy=compact --pin-verbose "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = "0 0 1" ]  # neighbours together, as reported
+  [[ "$stderr" == *"note: 3 threads per task on 2 cores (oversubscribed): threads share them, neighbours together"* ]]
+  set_plugstack oversubscribe=error
   step_fails env OMP_NUM_THREADS=3 srun -c2 --pin-strategy=compact
   [[ "$stderr" == *"slurmstepd-"*": error: slurm-pin: 3 threads per task but each task has only 2 cores"* ]]
   [ "$(grep -c 'slurmstepd' <<<"$stderr")" -eq 1 ]  # our line only, no spank stack noise
+  set_plugstack
+}
+
+@test "more tasks than CPUs, when Slurm oversubscribes (-O): spread evenly over the step's CPUs, as reported" {
+  # -O: Slurm gives the step 2 CPUs (-c2) for its 3 tasks.
+  run --separate-stderr as_user srun -n3 -O -c2 --pin-strategy=compact --pin-verbose "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 0 ] && [ "$(thread_cpus 2)" = 1 ]
+  [[ "$stderr" == *"note: 3 tasks on 2 cores (oversubscribed): neighbouring tasks share a core"* ]]
+  node_is_idle
 }
 
 @test "a non-numeric OMP_NUM_THREADS fails the step cleanly" {

@@ -69,3 +69,23 @@ omp() { echo "$WORK/bin/omp_$1"; }
     [[ "$stderr" != *warning* ]]
   done
 }
+
+@test "an explicit --cpu-bind is the user's choice: a site default yields to it, verbose says so; enforce refuses it" {
+  set_plugstack default=compact
+  # Without --cpu-bind the site's default places the tasks; map_cpu:1,0 is
+  # what Slurm then applies, and what each task runs on.
+  run --separate-stderr as_user srun -n2 --cpu-bind=verbose,map_cpu:1,0 --pin-verbose "$(omp gomp)"
+  [ "$status" -eq 0 ]
+  grep -q "^rank 0 thread 0 cpu 1 mask 1$" <<<"$output"
+  grep -q "^rank 1 thread 0 cpu 0 mask 0$" <<<"$output"
+  [ -z "$(env_of 0 SLURM_PIN_STRATEGY)" ]
+  [[ "$stderr" == *"--cpu-bind=verbose,map_cpu:1,0 is this step's binding: the site's default placement does not apply"* ]]
+  [[ "$stderr" != *"slurm-pin: "*"task 0"* ]]  # no line claims a placement
+  run --separate-stderr as_user srun -n2 "$(omp gomp)"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+  set_plugstack default=compact enforce
+  run --separate-stderr as_user srun -n2 --cpu-bind=map_cpu:1,0 "$(omp gomp)"
+  [ "$status" -ne 0 ]
+  expect_one_error_line srun "--cpu-bind=map_cpu:1,0: this cluster binds every step with strategy 'compact' (enforce): remove --cpu-bind"
+  node_is_idle
+}

@@ -232,6 +232,28 @@ TEST(PluginConfig, RunDirectoryAndCostBounds) {
   EXPECT_NE(e.find("from 0 (none) to 4096"), std::string::npos) << e;
 }
 
+// More threads than a task's hardware threads share them unless the site
+// says error; the user may then still ask, unless enforce holds it.
+TEST(PluginConfig, OversubscriptionSharesUnlessTheSiteSaysError) {
+  pin_config c;
+  pin_request r{};
+  std::string e;
+  ASSERT_EQ(parse(c, {}), 0);
+  EXPECT_EQ(pin_effective_oversubscribe(&c, &r), 1);
+  ASSERT_EQ(parse(c, {"oversubscribe=error"}), 0);
+  EXPECT_EQ(pin_effective_oversubscribe(&c, &r), 0);
+  r.oversubscribe = 1;
+  EXPECT_EQ(pin_effective_oversubscribe(&c, &r), 1);
+  ASSERT_EQ(parse(c, {"oversubscribe=share"}), 0);
+  EXPECT_EQ(c.oversubscribe_error, 0);
+  EXPECT_EQ(parse(c, {"oversubscribe=yes"}, &e), -1);
+  EXPECT_NE(e.find("give share"), std::string::npos) << e;
+  ASSERT_EQ(parse(c, {"oversubscribe=error", "enforce"}), 0);
+  char err[256];
+  EXPECT_EQ(pin_check_enforced(&c, &r, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("remove --pin-oversubscribe"), std::string::npos) << err;
+}
+
 TEST(PluginConfig, EnforceHoldsEverySettingOrTheNamedOnes) {
   pin_config c;
   std::string e;
