@@ -24,14 +24,17 @@ setup() { set_plugstack; }
   [ -z "$(rank_env 1 SLURM_PIN_RANK_OPTIONS)" ]
   grep -q "rank 0 (local 0 of 2, started by batch script): strategy compact, 1 thread on CPUs 0, places {0}" <<<"$output"
   grep -q "rank 1 (local 1 of 2, started by batch script): strategy compact, 1 thread on CPUs 1, places {1}" <<<"$output"
+  stderr=$output claims_are_real
   # The same with a file that reverses the local ranks, against Open MPI's
   # own binding.
   batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 2 --bind-to core $WORK/bin/report_openmpi" \
     -n2 -c1 --pin-strategy="file:$WORK/reverse.placement"
   [ "$(rank_cpus 0)" = 1 ] && [ "$(rank_cpus 1)" = 0 ]
   # Hybrid: one rank with two threads.
-  batch "export OMP_NUM_THREADS=2; mpirun.openmpi -np 1 $WORK/bin/report_openmpi" -n1 -c2 --pin-strategy=scatter
+  batch "export OMP_NUM_THREADS=2; mpirun.openmpi -np 1 $WORK/bin/report_openmpi" -n1 -c2 --pin-strategy=scatter \
+    --pin-verbose
   [ "$(rank_cpus 0)" = "0 1" ]
+  stderr=$output claims_are_real
 }
 
 @test "MPICH mpiexec on one node: its proxy step left alone, its ranks placed" {
@@ -40,6 +43,7 @@ setup() { set_plugstack; }
   [ "$(rank_cpus 0)" = 1 ] && [ "$(rank_cpus 1)" = 0 ]
   grep -q "hydra_pmi_proxy, left as Slurm placed it" <<<"$output"
   [ "$(grep -c 'started by hydra_pmi_proxy' <<<"$output")" -eq 2 ]
+  stderr=$output claims_are_real
 }
 
 @test "the batch script's preparation reaches its ranks only: an inner srun step and other programs see none of it" {
