@@ -200,7 +200,8 @@ static struct spank_option options[] = {
     {"pin-threads", "HOW", "Deprecated spelling of --pin-thread-binding", 1, VALUE_THREADS_OLD, opt_value},
     {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0,
      FLAG_PHASES, opt_flag},
-    {"pin-oversubscribe", NULL, "Allow more threads than cores (they share cores)", 0, FLAG_OVERSUBSCRIBE,
+    {"pin-oversubscribe", NULL, "Let threads beyond the cores' hardware threads share them (where the site says "
+     "oversubscribe=error)", 0, FLAG_OVERSUBSCRIBE,
      opt_flag},
     {"pin-verbose", NULL, "Print each task's binding", 0, FLAG_VERBOSE, opt_flag},
     {"pin-dryrun", NULL, "Print what would be bound, bind nothing", 0, FLAG_DRYRUN, opt_flag},
