@@ -71,6 +71,7 @@ struct Units {
 void cut(const std::vector<std::vector<int>>& units, const std::vector<int>& tasks,
          std::vector<std::vector<int>>& out) {
   size_t k = tasks.size(), n = units.size(), at = 0;
+  if (n == 0) return;  // nothing to give (the engine refuses an empty tree first)
   if (n < k) {  // more tasks than units: spread them, neighbours sharing
     for (size_t i = 0; i < k; ++i) out[tasks[i]] = units[i * n / k];
     return;
