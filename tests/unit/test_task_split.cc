@@ -32,9 +32,8 @@ std::vector<Pus> domains(const std::string& path, hwloc_obj_type_t type) {
   std::vector<Pus> out;
   for (hwloc_obj_t o = nullptr; (o = hwloc_get_next_obj_by_type(t, type, o));) {
     Pus pus;
-    unsigned i;
-    hwloc_bitmap_foreach_begin(i, o->cpuset) pus.insert(i);
-    hwloc_bitmap_foreach_end();
+    for (int i = hwloc_bitmap_first(o->cpuset); i >= 0; i = hwloc_bitmap_next(o->cpuset, i))
+      pus.insert(static_cast<unsigned>(i));
     out.push_back(pus);
   }
   hwloc_topology_destroy(t);
@@ -60,10 +59,16 @@ int touched(const Pus& task, const std::vector<Pus>& domains) {
 void expect_clean(const std::vector<Pus>& tasks, const std::vector<Pus>& domains) {
   int n = static_cast<int>(tasks.size()), d = static_cast<int>(domains.size());
   if (d < 2) return;
-  if (n % d == 0)
-    for (const Pus& t : tasks) EXPECT_EQ(touched(t, domains), 1) << n << " tasks in " << d << " domains";
-  if (d % n == 0)
-    for (const Pus& dom : domains) EXPECT_EQ(touched(dom, tasks), 1) << n << " tasks over " << d << " domains";
+  if (n % d == 0) {
+    for (const Pus& t : tasks) {
+      EXPECT_EQ(touched(t, domains), 1) << n << " tasks in " << d << " domains";
+    }
+  }
+  if (d % n == 0) {
+    for (const Pus& dom : domains) {
+      EXPECT_EQ(touched(dom, tasks), 1) << n << " tasks over " << d << " domains";
+    }
+  }
 }
 
 struct Kind {
