@@ -37,8 +37,12 @@ omp() { echo "$WORK/bin/omp_gomp"; }
 }
 
 @test "more tasks than CPUs when Slurm oversubscribes: spread, as reported" {
-  run --separate-stderr as_user srun -n3 -O -c2 --pin-strategy=compact --pin-verbose "$(omp)"
+  # srun -O inside a job of 2 CPUs (outside one, Slurm 24.11 never grants it).
+  run as_user timeout 120 sbatch --wait -N1 -n2 -c1 -o "$WORK/over.out" -e "$WORK/over.err" \
+    --wrap "srun -n3 -O --pin-strategy=compact --pin-verbose $(omp)"
   [ "$status" -eq 0 ]
+  output=$(cat "$WORK/over.out")
+  stderr=$(cat "$WORK/over.err")
   claims_are_real
   [ "$(grep -c '^rank [0-2] thread 0 ' <<<"$output")" -eq 3 ]
 }
