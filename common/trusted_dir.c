@@ -21,6 +21,15 @@ static const char *untrusted_dir(const struct stat *st) {
   return NULL;
 }
 
+/* A file root may read or run: regular, root's, and nobody else may change
+ * it. */
+static const char *untrusted_file(const struct stat *st) {
+  if (!S_ISREG(st->st_mode)) return "is not a regular file";
+  if (st->st_uid != 0) return "is not owned by root";
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "is writable by others than root";
+  return NULL;
+}
+
 static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
   if (err && len) snprintf(err, len, fmt, a, b);
   return -1;
@@ -102,10 +111,8 @@ char *trusted_file_read(int dirfd, const char *name, size_t max_bytes, size_t *s
   struct stat st;
   const char *why = NULL;
   if (fstat(fd, &st) != 0) why = strerror(errno);
-  else if (!S_ISREG(st.st_mode)) why = "is not a regular file";
-  else if (st.st_uid != 0) why = "is not owned by root";
-  else if (st.st_mode & (S_IWGRP | S_IWOTH)) why = "is writable by others than root";
-  else if ((unsigned long long)st.st_size > max_bytes) why = "is larger than expected";
+  else why = untrusted_file(&st);
+  if (!why && (unsigned long long)st.st_size > max_bytes) why = "is larger than expected";
   char *text = why ? NULL : malloc((size_t)st.st_size + 2);
   if (!why && !text) why = "out of memory";
   size_t got = 0;
@@ -164,7 +171,6 @@ static int next_component(const char **p, char *out, size_t len) {
   return (int)n;
 }
 
-/* trusted_program (want_dir 0) and trusted_path_dir (want_dir 1). */
 /* fail() for what is there but cannot be trusted: errno EPERM, never a
  * stale ENOENT that callers would read as "nothing is there". */
 static int refuse(char *err, size_t len, const char *fmt, const char *a, const char *b) {
@@ -173,6 +179,7 @@ static int refuse(char *err, size_t len, const char *fmt, const char *a, const c
   return -1;
 }
 
+/* trusted_program (want_dir 0) and trusted_path_dir (want_dir 1). */
 static int resolve_trusted(const char *path, int want_dir, char *err, size_t len) {
   char todo[2 * PATH_MAX], done[PATH_MAX] = "", part[NAME_MAX + 1], at[PATH_MAX + NAME_MAX + 2], target[PATH_MAX];
   struct stat st;
@@ -220,9 +227,8 @@ static int resolve_trusted(const char *path, int want_dir, char *err, size_t len
       if (last) return 0;
       continue;
     }
-    if (!S_ISREG(st.st_mode)) return refuse(err, len, "%s %s", at, "is not a regular file");
-    if (st.st_uid != 0) return refuse(err, len, "%s %s", at, "is not owned by root");
-    if (st.st_mode & (S_IWGRP | S_IWOTH)) return refuse(err, len, "%s %s", at, "is writable by others than root");
+    const char *why = untrusted_file(&st);
+    if (why) return refuse(err, len, "%s %s", at, why);
     if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return refuse(err, len, "%s %s", at, "is not executable");
     return 0;
   }

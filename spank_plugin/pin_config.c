@@ -5,11 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "launcher_step.h"
 #include "slurm_pin/slurm_pin.h"
 #include "trusted_dir.h"
-#include <unistd.h>
 
 /* Copies src into a fixed buffer, failing instead of truncating. */
 static int set_field(char *dst, size_t size, const char *src, const char *what, char *err, size_t len) {

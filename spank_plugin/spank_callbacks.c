@@ -881,16 +881,20 @@ static int read_task(spank_t sp, struct task_view *v) {
   return 0;
 }
 
+static void say_note(const char *run, const char *node, const char *note) {
+  if (note && note[0]) stderr_line("slurm-pin: %s%s: note: %s\n", run, node, note);
+}
+
 /* The task's line; the node's first task adds what the engine noted of the
- * whole step there (tasks of different sizes, threads sharing CPUs). */
+ * whole step there (tasks of different sizes, threads sharing CPUs), and
+ * the plugin's own note (note_text). */
 static void describe(const struct task_view *v) {
-  const char *what = sp_describe_task(placement, v->task);
-  stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", request.dryrun ? "dry run: " : "", v->node, v->task,
-          v->rank, what ? what : sp_error(placement));
-  for (int i = 0; v->task == 0 && i < sp_get_nnotes(placement); ++i)
-    stderr_line("slurm-pin: %s%s: note: %s\n", request.dryrun ? "dry run: " : "", v->node, sp_get_note(placement, i));
-  if (v->task == 0 && note_text[0])
-    stderr_line("slurm-pin: %s%s: note: %s\n", request.dryrun ? "dry run: " : "", v->node, note_text);
+  const char *what = sp_describe_task(placement, v->task), *run = request.dryrun ? "dry run: " : "";
+  stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", run, v->node, v->task, v->rank,
+              what ? what : sp_error(placement));
+  if (v->task != 0) return;
+  for (int i = 0; i < sp_get_nnotes(placement); ++i) say_note(run, v->node, sp_get_note(placement, i));
+  say_note(run, v->node, note_text);
 }
 
 static int spank_set(void *sp, const char *name, const char *value) {
