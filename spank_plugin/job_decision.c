@@ -33,9 +33,7 @@ static int open_jobs(const char *run_dir, int create, char *err, size_t len) {
   return trusted_dir_open(jobs, create, err, len);
 }
 
-/* The decision in the job record, with one RPC; -1 when slurmctld cannot
- * tell. */
-static int ask_slurmctld(uint32_t job, char *out, size_t len) {
+int job_decision_ask(uint32_t job, char *out, size_t len) {
   job_info_msg_t *msg = NULL;
   if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
     if (msg) slurm_free_job_info_msg(msg);
@@ -94,7 +92,7 @@ int job_decision_read(const char *run_dir, uint32_t job, const char *node, char 
              "admin to check run_dir=", run_dir, why);
     return -1;
   }
-  if (ask_slurmctld(job, out, len) != 0) {
+  if (job_decision_ask(job, out, len) != 0) {
     snprintf(err, errlen, "cannot read the site policy's decision for this job from slurmctld (plugstack.conf "
              "has 'policy'): try again, or ask the admin");
     return -1;

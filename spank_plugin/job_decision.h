@@ -26,6 +26,10 @@ void job_decision_forget(const char *run_dir, uint32_t job, const char *node);
 int job_decision_read(const char *run_dir, uint32_t job, const char *node, char *out, size_t len, char *err,
                       size_t errlen);
 
+/* The decision in the job record, with one RPC (srun, the user, may ask
+ * too: the record is the user's own job); -1 when slurmctld cannot tell. */
+int job_decision_ask(uint32_t job, char *out, size_t len);
+
 /* This node's name as slurmd knows it (several slurmd may share a host),
  * as a safe file-name part; NULL when it has none. */
 const char *job_decision_node(void);

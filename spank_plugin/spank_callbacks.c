@@ -303,8 +303,18 @@ static int user_binds(int component, char *bind, size_t len) {
          strcmp(type, "quiet") != 0;
 }
 
+/* srun: the user's --cpu-bind a site default yielded to, when the site has
+ * a policy (whose rule, known once the job exists, may be enforced). */
+static char yielded_cpu_bind[256];
+
 /* The option's environment twin, which slurmstepd reads as the option. */
 #define PIN_STRATEGY_TWIN "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy"
+
+static void say_cpu_bind_kept(const char *bind) {
+  if (request.verbose || config.verbose)
+    slurm_info("slurm-pin: --cpu-bind=%.200s is this step's binding: the site's default placement does not apply "
+               "(--pin-strategy=STRATEGY chooses slurm-pin's instead)", bind);
+}
 
 /* The user's explicit --cpu-bind is the user's choice, as --pin-strategy
  * is: a strategy the user gave replaces it (said once); a site default
@@ -327,15 +337,14 @@ static void respect_cpu_bind(int component) {
     exit(1);
   }
   if (strcmp(config.default_strategy, "none") == 0 && !config.policy) return; /* nothing would replace it */
+  if (config.policy) snprintf(yielded_cpu_bind, sizeof yielded_cpu_bind, "%s", bind);
   strcpy(request.strategy, "none");
   request.strategy_set = 1;
   if (setenv(PIN_STRATEGY_TWIN, "none", 1) != 0) {
     slurm_error("slurm-pin: cannot pass --cpu-bind's choice on to the step");
     exit(1);
   }
-  if (request.verbose || config.verbose)
-    slurm_info("slurm-pin: --cpu-bind=%.200s is this step's binding: the site's default placement does not apply "
-               "(--pin-strategy=STRATEGY chooses slurm-pin's instead)", bind);
+  if (!config.policy) say_cpu_bind_kept(bind); /* else once the job's rule is known */
 }
 
 /* Cross-option checks of the options given (to component `component` of an
@@ -403,6 +412,30 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   int rc = check_request(spank_context() == S_CTX_LOCAL ? component_count : -1);
   if (spank_context() == S_CTX_LOCAL) save_component();
   return rc;
+}
+
+/* srun, once its job exists: the job's policy rule when it is enforced and
+ * binds (1), as slurmctld recorded it; 0 when not, or when slurmctld cannot
+ * tell (the node then decides, as always). */
+static int enforced_rule(spank_t sp, struct pin_policy *rule) {
+  uint32_t job = 0;
+  char text[PATH_MAX + 512];
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || !job) return 0;
+  if (job_decision_ask(job, text, sizeof text) != 0 || pin_policy_parse(text, rule) != 0) return 0;
+  return rule->present && rule->enforce && strcmp(rule->strategy, "none") != 0;
+}
+
+/* An explicit --cpu-bind that the job's enforced rule would override is
+ * refused here, in one line, before any task starts: on the node the rule
+ * wins, and the user's binding could not be kept. */
+int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
+  (void)ac, (void)av;
+  struct pin_policy rule;
+  if (active < 0 || !config.policy || !yielded_cpu_bind[0]) return 0;
+  if (!enforced_rule(sp, &rule)) return say_cpu_bind_kept(yielded_cpu_bind), 0;
+  slurm_error("--cpu-bind=%.200s: the site policy's rule %s binds every step of this job with strategy '%s' "
+              "(enforce): remove --cpu-bind", yielded_cpu_bind, rule.rule, rule.strategy);
+  exit(1);
 }
 
 /* ---- slurmstepd: compute once per node -------------------------------- */

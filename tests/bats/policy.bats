@@ -99,6 +99,26 @@ admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
 }
 
+@test "an explicit --cpu-bind: a default rule yields to it; an enforced rule refuses it at srun, in one line" {
+  run --separate-stderr as_user srun -J pairs2 -c2 --cpu-bind=map_cpu:1 --pin-verbose "$WORK/bin/pairs2"
+  [ "$status" -eq 0 ]
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" != lpgp ]
+  [[ "$stderr" == *"--cpu-bind=map_cpu:1 is this step's binding: the site's default placement does not apply"* ]]
+  run --separate-stderr as_user srun -A fixed -J pairs2 -c2 --cpu-bind=map_cpu:1 "$WORK/bin/pairs2"
+  [ "$status" -ne 0 ]
+  [ -z "$output" ]
+  stderr=$(grep -v 'lacks support for cpu binding' <<<"$stderr")  # task/none's own note
+  expect_one_error_line srun "--cpu-bind=map_cpu:1: the site policy's rule fixed-account binds every step of this job with strategy 'compact' (enforce): remove --cpu-bind"
+  # Refused before any task started, and the job srun made for it is over.
+  job=$(squeue -h -t all -n pairs2 -o %i | sort -n | tail -1)
+  for _ in $(seq 50); do [ -z "$(squeue -h -j "$job" -t R,CG -o %i 2>/dev/null)" ] && break; sleep 0.1; done
+  [ -z "$(squeue -h -j "$job" -t R,CG -o %i 2>/dev/null)" ]
+  node_is_idle
+  # Without --cpu-bind the enforced rule applies as before.
+  run as_user srun -A fixed -J pairs2 -c2 "$WORK/bin/pairs2"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+}
+
 @test "a broken policy file leaves submission working and logs one error naming file and line" {
   printf 'return {\n  rules = {\n    { name = "r", match = {}, action = { strategy = "fastest" } },\n  },\n}\n' \
     >"$CLUSTER/slurm-pin-policy.lua"
