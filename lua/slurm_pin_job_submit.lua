@@ -131,7 +131,8 @@ local function spank_options(env, environment)
 end
 
 -- Executables a batch script launches: the first word after srun, mpirun or
--- mpiexec at the start of a line, past their options. What this costs is
+-- mpiexec (or a distribution's mpirun.openmpi, mpiexec.hydra) at the start
+-- of a line, past their options. What this costs is
 -- bounded by these constants, never by the script: only its first
 -- MAX_SCRIPT_BYTES are read (launcher lines past them are not seen: name
 -- the application with --job-name or --pin-profile), searched in C
@@ -204,8 +205,9 @@ local function launched(script, add)
   for _ = 1, M.MAX_LAUNCH_LINES do
     if not at then return end
     local line_end = string.find(text, "\n", at + 1, true) or (#text + 1)
-    local word, rest = string.match(string.sub(text, at + 1, line_end - 1), "^[ \t]*(%a+)[ \t]+(.*)$")
-    if LAUNCHERS[word] then add(program_of(rest)) end
+    -- One class before the blank, so a failed match backtracks linearly.
+    local word, rest = string.match(string.sub(text, at + 1, line_end - 1), "^[ \t]*([%w%.]+)[ \t]+(.*)$")
+    if word and (LAUNCHERS[word] or LAUNCHERS[string.match(word, "^(%a+)%.") or ""]) then add(program_of(rest)) end
     at = string.find(text, MAY_LAUNCH, line_end)
   end
 end

@@ -54,7 +54,8 @@ int launcher_rank_options(const struct rank_request *r, char *out, size_t len) {
   int rc = kv_put(out, len, &at, "store", r->site->store) || kv_put(out, len, &at, "cache", r->topology_cache) ||
            kv_put(out, len, &at, "decision", r->decision) || kv_put(out, len, &at, "origin", r->origin) ||
            kv_put(out, len, &at, "launcher", r->launcher) || kv_put(out, len, &at, "launchers", r->site->launchers) ||
-           kv_put(out, len, &at, "node", r->node) ||
+           kv_put(out, len, &at, "node", r->node) || kv_put(out, len, &at, "rule", r->rule) ||
+           kv_put(out, len, &at, "rule_mode", r->rule_mode) || kv_put(out, len, &at, "fallback", r->fallback) ||
            kv_put(out, len, &at, "legacy", r->site->legacy_omp_env ? "1" : "");
   snprintf(number, sizeof number, "%llu", r->site->max_file);
   rc = rc || kv_put(out, len, &at, "max_file", number);

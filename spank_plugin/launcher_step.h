@@ -40,6 +40,10 @@ struct rank_request {
   const struct pin_request *settings; /* with the strategy, profile, mem, granularity in force */
   const struct pin_config *site;
   const char *topology_cache, *decision, *origin, *launcher, *node;
+  /* When the profile is a policy rule's: the rule, whether it is enforced
+   * (a rank it cannot apply to fails), and the strategy a rank places with,
+   * without the profile, when a default rule's does not fit it; "" else. */
+  const char *rule, *rule_mode, *fallback;
 };
 int launcher_rank_options(const struct rank_request *r, char *out, size_t len);
 

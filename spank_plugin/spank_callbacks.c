@@ -650,6 +650,12 @@ static int profile_from_policy(void) {
   return request.profile[0] ? 0 : 1; /* the user's own profile wins over a default */
 }
 
+/* The strategy a step or rank places with, without the profile, when a
+ * default rule's profile does not fit it. */
+static const char *without_profile(const char *strategy) {
+  return sp_strategy_needs_profile(strategy) == 1 ? "compact" : strategy;
+}
+
 /* The step placed as the request and the policy say. A default rule's
  * profile that does not fit the step (none for its thread count, none at
  * all) yields: the rule's strategy without a profile when it needs none,
@@ -666,7 +672,7 @@ static int compute_with_policy(spank_t sp, const char *strategy) {
     snprintf(m, sizeof m, "the site policy's enforced rule %s cannot apply to this step: %.800s", policy.rule, why);
     return fail(m), -1;
   }
-  const char *instead = sp_strategy_needs_profile(strategy) == 1 ? "compact" : strategy;
+  const char *instead = without_profile(strategy);
   failure[0] = '\0';
   sp_finalize(placement);
   placement = NULL;
@@ -832,7 +838,12 @@ static int prepare_launcher(spank_t sp, const char *strategy) {
     snprintf(origin, sizeof origin, "policy rule %s", policy.rule);
   const char *cache = cache_path();
   const char *node = job_decision_node();
-  struct rank_request r = {&ranks, &config, cache ? cache : "", policy_text, origin, launcher.name, node ? node : ""};
+  /* A rule's profile that does not fit a rank: as compute_with_policy. */
+  int from = profile_from_policy();
+  const char *rule = from ? policy.rule : "", *mode = from == 2 ? "enforce" : from ? "default" : "";
+  const char *fallback = from == 1 ? without_profile(strategy) : "";
+  struct rank_request r = {&ranks, &config, cache ? cache : "", policy_text, origin, launcher.name, node ? node : "",
+                           rule, mode, fallback};
   if (launcher_rank_options(&r, launcher.options, sizeof launcher.options) != 0)
     return fail("the ranks' options are too long to pass on"), -1;
   launcher.on = 1;

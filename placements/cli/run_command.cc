@@ -74,6 +74,10 @@ struct Options {
   std::string exec_file;     // --exec FILE (as execve) or --exec-search FILE (as execvp)
   bool exec_search = false;
   std::string cache, decision, origin, launcher, node;  // the plugin's settings for the ranks
+  // The policy rule whose profile this is, "enforce" or "default", and the
+  // strategy a default rule's yields to (launcher_step.h rank_request).
+  std::string rule, rule_mode, fallback;
+  std::string note;  // said after the rank's verbose line
   bool legacy_omp_env = false;
   unsigned long long max_file = 0;
   double max_time = 0;
@@ -101,6 +105,9 @@ int rank_option(const char* key, size_t key_len, const char* v, size_t n, void* 
   else if (k == "launchers") {  // for the runtime in the daemon (rank_launch.c), not the rank
   }
   else if (k == "node") o.node = value;
+  else if (k == "rule") o.rule = value;
+  else if (k == "rule_mode") o.rule_mode = value;
+  else if (k == "fallback") o.fallback = value;
   else if (k == "max_file") o.max_file = std::strtoull(value, nullptr, 10);
   else if (k == "max_time") o.max_time = std::strtod(value, nullptr);
   else if (k == "legacy") o.legacy_omp_env = true;
@@ -320,10 +327,16 @@ std::string where(const MpiRank& rank, const Options& o) {
   return s;
 }
 
-void describe(sp_placement_t* p, int task, const std::string& at, bool dryrun) {
+// The task's line, then (for the node's first task, as the plugin does)
+// the engine's notes and this command's own.
+void describe(sp_placement_t* p, int task, const std::string& at, const Options& o) {
   const char* what = sp_describe_task(p, task);
   if (!what) throw Error(sp_error(p));
-  stderr_line("slurm-pin: %s%s: %s\n", dryrun ? "dry run: " : "", at.c_str(), what);
+  const char* run = o.dryrun ? "dry run: " : "";
+  stderr_line("slurm-pin: %s%s: %s\n", run, at.c_str(), what);
+  if (task != 0) return;
+  for (int i = 0; i < sp_get_nnotes(p); ++i) stderr_line("slurm-pin: %s%s: note: %s\n", run, at.c_str(), sp_get_note(p, i));
+  if (!o.note.empty()) stderr_line("slurm-pin: %s%s: note: %s\n", run, at.c_str(), o.note.c_str());
 }
 
 [[noreturn]] void exec(const Options& o) {
@@ -343,7 +356,7 @@ void place(const Options& o, const MpiRank& rank) {
     compute(p, o, rank);
     int task = rank.local_rank < 0 ? 0 : rank.local_rank;
     if (o.dryrun) {
-      describe(p, task, where(rank, o), true);
+      describe(p, task, where(rank, o), o);
     } else {
       char err[1024];
       const char* path_env = std::getenv("PATH");
@@ -352,13 +365,40 @@ void place(const Options& o, const MpiRank& rank) {
         throw Error(err);
       check(p, sp_bind_task(p, task));
       export_env(p, task, o);
-      if (o.verbose) describe(p, task, where(rank, o), false);
+      if (o.verbose) describe(p, task, where(rank, o), o);
     }
   } catch (...) {
     sp_finalize(p);
     throw;
   }
   sp_finalize(p);
+}
+
+// A rank the policy's rule cannot place: it does not run.
+struct RuleError : Error {
+  using Error::Error;
+};
+
+// A launcher's rank placed as the policy says, as the plugin places an
+// srun step (compute_with_policy): a default rule's profile that does not
+// fit the rank yields to the rule's strategy without it (or compact), with
+// a note; an enforced rule's ends the rank with one line naming the rule.
+void place_launched(Options& o, const MpiRank& rank) {
+  try {
+    place(o, rank);
+    return;
+  } catch (const std::exception& e) {
+    if (o.rule.empty() || o.profile.empty()) throw;
+    std::string why = printable(e.what());
+    if (o.rule_mode == "enforce")
+      throw RuleError("the site policy's enforced rule " + o.rule + " cannot apply to this rank: " + why);
+    if (o.fallback.empty()) throw;
+    o.note = "policy rule " + o.rule + ": profile " + o.profile + " does not fit this step (" + why + "): placed " +
+             o.fallback + " without it";
+    o.strategy = o.fallback;
+    o.profile.clear();
+  }
+  place(o, rank);
 }
 
 }  // namespace
@@ -376,7 +416,10 @@ int run_command(int argc, char** argv) {
     try {
       read_rank_options(o);
       if (rank.local_rank < 0) throw Error("its launcher gives no local rank (Open MPI, PRRTE and hydra do)");
-      place(o, rank);
+      place_launched(o, rank);
+    } catch (const RuleError& e) {
+      stderr_line("slurm-pin: error: %s: %s\n", where(rank, o).c_str(), e.what());
+      return 1;
     } catch (const std::exception& e) {
       drop_inherited_binding();
       stderr_line("slurm-pin: %s: cannot be placed (%s); it runs as its launcher started it\n",

@@ -5,7 +5,7 @@
 # the partition default, a user's choice beats a default rule and loses to an
 # enforced one, and a broken policy never blocks submission.
 
-load slurm_helpers
+load mpi_helpers
 
 write_policy() {
   cat >"$CLUSTER/slurm-pin-policy.lua" <<POLICY
@@ -30,6 +30,8 @@ setup_file() {
   "$SLURM_PIN" profiles import "$FIXTURES/profiles/pairs2.profile" --app pairs2 --store "$STORE" >/dev/null
   # An application called pairs2: the OpenMP reporter under that name.
   cp "$WORK/bin/omp_gomp" "$WORK/bin/pairs2"
+  build_mpi_programs
+  cp "$WORK/bin/report_openmpi" "$WORK/bin/fixedapp"  # an MPI application the rule fixed-profile names
 }
 teardown_file() { slurm_down; }
 setup() { set_plugstack verbose policy; write_policy; }
@@ -71,6 +73,28 @@ admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p
   [ "$status" -ne 0 ]
   [[ "$output" != *"thread"* ]]
   [[ "$stderr" == *"slurm-pin: the site policy's enforced rule strict-profiled cannot apply to this step: "* ]]
+  node_is_idle
+}
+
+@test "ranks mpirun starts: a default rule's profile that does not fit yields, with a note; an enforced one ends them" {
+  # pairs2 is a 2-thread profile; these ranks run one thread each.
+  batch "export OMP_NUM_THREADS=1
+mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
+  [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
+  [ "$(rank_env 0 SLURM_PIN_STRATEGY)" = compact ]
+  grep -q "rank 0 (local 0 of 2, started by batch script): note: policy rule fixed-profile: profile pairs2 does not fit this step (.*): placed compact without it" <<<"$output"
+  ! grep -q "cannot be placed" <<<"$output"
+  stderr=$output claims_are_real
+  # Under an enforced rule whose profile cannot apply, no rank runs: each
+  # says so in one line naming the rule, and mpirun fails the job.
+  printf '#!/bin/bash\nexport %s\nexport OMP_NUM_THREADS=1\nmpirun.openmpi -np 2 %s\n' "$OMPI_TRANSPORT" \
+    "$WORK/bin/fixedapp" >"$WORK/strict.sh"
+  chmod 755 "$WORK/strict.sh"
+  run as_user timeout 120 sbatch --wait -A strict -n2 -c1 -o "$WORK/strict.out" "$WORK/strict.sh"
+  [ "$status" -ne 0 ]
+  output=$(cat "$WORK/strict.out")
+  [ "$(grep -c "error: .* rank [01] (local [01] of 2, started by batch script): the site policy's enforced rule strict-profiled cannot apply to this rank: " <<<"$output")" -eq 2 ]
+  ! grep -q "^rank [01] node" <<<"$output"
   node_is_idle
 }
 

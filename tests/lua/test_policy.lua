@@ -308,8 +308,9 @@ T.test("a script of 20,000 launcher lines is decided within budget; the policy s
   for _, line in ipairs(logs) do T.eq(string.sub(line, 1, 2) ~= "E ", true, line) end
   -- Lines that merely mention srun, and long option lists, are not candidates.
   local w = adapter._job_view(job_desc({ script = "echo srun ./no\n  srun -n 2 --x=1 ./yes\n\tmpiexec -np 4 ../b/c\n" ..
-                                                  "mpirun --map-by core --bind-to none -x A ./d\nsrun --ntasks 8 e\n" }), {})
-  T.eq(table.concat(w.apps, ","), "app,yes,c,d,e")
+                                                  "mpirun --map-by core --bind-to none -x A ./d\nsrun --ntasks 8 e\n" ..
+                                                  "mpirun.openmpi -np 2 f\nmpiexec.hydra -n 2 g\nsrunx h\nsrun2 i\n" }), {})
+  T.eq(table.concat(w.apps, ","), "app,yes,c,d,e,f,g")
 end)
 
 T.test("a script's cost is bounded by the policy's constants, not by its size or its words", function()

@@ -398,7 +398,7 @@ TEST(LauncherStep, TheRanksRequestCarriesTheSettingsInForceAndTheSites) {
   strcpy(r.threads, "env");
   r.verbose = 1;
   rank_request rr = {&r, &c, "/run/slurm-pin/topology.xml", "slurm-pin: rule=a mode=default", "policy rule a",
-                     "orted", "n1"};
+                     "orted", "n1", "a", "default", "compact"};
   char out[4096];
   ASSERT_EQ(launcher_rank_options(&rr, out, sizeof out), 0);
   EXPECT_STREQ(out,
@@ -406,7 +406,7 @@ TEST(LauncherStep, TheRanksRequestCarriesTheSettingsInForceAndTheSites) {
                "cache=/run/slurm-pin/topology.xml decision=slurm-pin:%20rule%3Da%20mode%3Ddefault "
                "origin=policy%20rule%20a launcher=orted "
                "launchers=orted,prted,hydra_pmi_proxy,hydra_bstrap_proxy,pmi_proxy,mpispawn "
-               "node=n1 legacy=1 max_file=16777216 max_time=2");
+               "node=n1 rule=a rule_mode=default fallback=compact legacy=1 max_file=16777216 max_time=2");
   EXPECT_EQ(launcher_rank_options(&rr, out, 40), -1);
 }
 
