@@ -400,15 +400,34 @@ void finish(Result& out, const Request& r, const LoadedTopology& lt) {
   if (out.scored) out.score_matrix = r.matrix;  // shared, not copied
 }
 
-// The step's slots split among its tasks: evenly along the tree (every
-// slot used) for the compact layout, dealt over the outermost domains for
-// scatter, nearest their GPUs with those (shares of equal size there).
+// Whether at least half of each task's slots are near its GPUs (a task
+// without GPUs anywhere).
+bool near_enough(const Tree& tree, const std::vector<std::vector<int>>& shares, const std::vector<CpuSet>& near) {
+  for (size_t t = 0; t < shares.size(); ++t) {
+    if (near[t].empty()) continue;
+    size_t inside = 0;
+    for (int s : shares[t]) inside += CpuSet::of(tree.nodes[s].pus).intersects(near[t]);
+    if (2 * inside < shares[t].size()) return false;
+  }
+  return true;
+}
+
+// The step's slots split among its tasks (every slot used, sizes within
+// one): evenly along the tree, in the task layout asked for. With GPUs the
+// tasks keep node order, each with the GPUs whose block meets it
+// (gpus_per_task); where a node's GPUs sit so unevenly that the even split
+// puts a task mostly away from its GPUs, each task instead takes as many
+// slots nearest its GPUs.
 std::vector<std::vector<int>> split(const Tree& tree, const Request& r, int tasks, const std::vector<VisibleGpu>& visible,
                                     const std::vector<std::vector<int>>& task_gpus) {
-  int slots = tree.nodes[tree.root].slots;
-  if (!visible.empty() && slots >= tasks) return split_tasks_near(tree, slots / tasks, cpus_near_gpus(visible, task_gpus));
-  if (r.task_layout == TaskLayout::kScatter && slots >= tasks) return split_tasks(tree, tasks, slots / tasks, r.task_layout);
-  return split_tasks_evenly(tree, tasks, r.cores_whole);
+  if (visible.empty()) return split_tasks(tree, tasks, r.task_layout, r.cores_whole);
+  std::vector<std::vector<int>> even = split_tasks_evenly(tree, tasks, r.cores_whole);
+  std::vector<CpuSet> near = cpus_near_gpus(visible, task_gpus);
+  // (split_tasks_near counts slots: a core's hardware threads kept whole stay with the even split.)
+  if (tasks > tree.nodes[tree.root].slots || r.cores_whole || near_enough(tree, even, near)) return even;
+  std::vector<int> sizes;
+  for (const auto& share : even) sizes.push_back(static_cast<int>(share.size()));
+  return split_tasks_near(tree, sizes, near);
 }
 
 // Whether a task's extra threads can go to its cores' hardware threads:

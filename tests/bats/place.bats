@@ -88,8 +88,11 @@ pus_of_task() {
   place_json --topology "$TOPO/core2.xml" --strategy compact --tasks 2 --threads 2 --restrict 0-3,4-7
   [ "$(jq -r '.tasks[0].cpus' <<<"$output")" = "0-3" ]
   [ "$(jq -r '.tasks[1].cpus' <<<"$output")" = "4-7" ]
+  # Scatter deals the even split's shares over the packages: every core used.
   place_json --topology "$TOPO/core2.xml" --strategy compact --tasks 3 --threads 2 --task-layout scatter
-  [ "$(jq -r '[.tasks[].cpus] | join(" ")' <<<"$output")" = "0-1 4-5 2-3" ]
+  [ "$(jq -r '[.tasks[].cpus] | join(" ")' <<<"$output")" = "0-2 6-7 3-5" ]
+  place_json --topology "$TOPO/core2.xml" --strategy compact --tasks 4 --threads 2 --task-layout scatter
+  [ "$(jq -r '[.tasks[].cpus] | join(" ")' <<<"$output")" = "0-1 4-5 2-3 6-7" ]
 }
 
 @test "a restricted, non-contiguous CPU set is never left" {

@@ -5,6 +5,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <set>
 
 #include "topology/devices.hh"
 #include "engine.hh"
@@ -132,6 +133,42 @@ TEST(Devices, EachTaskGetsItsNearestGpusAndCpusNearThem) {
   EXPECT_EQ(r.tasks[2].nic, "mlx5_2");
   r = gpu_place("gpu-nps4.xml", 4);
   EXPECT_EQ(r.tasks[3].nic, "mlx5_1");
+}
+
+TEST(Devices, WithGpusEveryCoreIsUsedAndTasksKeepNodeOrder) {
+  // From 2 to 16 tasks on both GPU nodes: the step's every core in one
+  // task, sizes within one core, tasks in node order (ranks sharing a GPU
+  // too: the first of them on its first cores), each task near a GPU of
+  // its own.
+  for (const char* node : {"gpu-dgx1.xml", "gpu-nps4.xml"}) {
+    for (int tasks = 2; tasks <= 16; ++tasks) {
+      Result r = gpu_place(node, tasks);
+      std::set<unsigned> used;
+      size_t least = ~size_t{0}, most = 0;
+      int previous_first = -1;
+      for (int t = 0; t < tasks; ++t) {
+        std::vector<unsigned> ids = r.tasks[t].share.ids();
+        used.insert(ids.begin(), ids.end());
+        least = std::min(least, ids.size()), most = std::max(most, ids.size());
+        EXPECT_GT(static_cast<int>(ids[0]), previous_first) << node << ", " << tasks << " tasks, task " << t;
+        previous_first = static_cast<int>(ids[0]);
+        EXPECT_FALSE(r.tasks[t].gpus.empty()) << node << ", " << tasks << " tasks, task " << t;
+      }
+      EXPECT_EQ(used.size(), r.allowed->nodes[r.allowed->root].pus.size()) << node << ", " << tasks << " tasks";
+      EXPECT_LE(most - least, 2u) << node << ", " << tasks << " tasks";  // dgx1: a core is two CPUs
+    }
+  }
+  // 6 tasks on the NPS4 node (2 packages of 32 cores, a GPU per NUMA node):
+  // 11, 11, 10 cores on each package, none across; the GPUs in blocks
+  // along them. Before: 10 cores each, 4 left idle, a task on two NUMA
+  // nodes of the wrong GPU.
+  Result r = gpu_place("gpu-nps4.xml", 6);
+  EXPECT_EQ(r.tasks[0].share.list(), "0-10");
+  EXPECT_EQ(r.tasks[2].share.list(), "22-31");
+  EXPECT_EQ(r.tasks[3].share.list(), "32-42");
+  EXPECT_EQ(r.tasks[5].share.list(), "54-63");
+  EXPECT_EQ(r.tasks[2].gpus, (std::vector<std::string>{"2", "3"}));
+  EXPECT_EQ(r.tasks[5].gpus, (std::vector<std::string>{"6", "7"}));
 }
 
 TEST(Devices, TaskEnvironmentAndDescriptionNameTheGpus) {

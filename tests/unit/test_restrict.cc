@@ -80,11 +80,20 @@ TEST(Tasks, CompactBlocksAndScatteredTasks) {
   EXPECT_EQ(c.tasks[2].share.list(), "6-7");
   ASSERT_EQ(c.notes.size(), 1u);
   EXPECT_EQ(c.notes[0], "8 cores split among 3 tasks: 2 tasks of 3 cores, 1 task of 2 cores");
+  // Scatter deals those shares over the packages (each held by the package
+  // of its first core): task 1 on the second package, every core still used.
   r.task_layout = TaskLayout::kScatter;
   Result s = compute_placement(r);
+  EXPECT_EQ(s.tasks[0].share.list(), "0-2");
+  EXPECT_EQ(s.tasks[1].share.list(), "6-7");
+  EXPECT_EQ(s.tasks[2].share.list(), "3-5");
+  // Four tasks: one per package in turn, each package's two in order.
+  r.tasks = 4;
+  s = compute_placement(r);
   EXPECT_EQ(s.tasks[0].share.list(), "0-1");
   EXPECT_EQ(s.tasks[1].share.list(), "4-5");
   EXPECT_EQ(s.tasks[2].share.list(), "2-3");
+  EXPECT_EQ(s.tasks[3].share.list(), "6-7");
 }
 
 TEST(Oversubscription, IsAnErrorUnlessAsked) {

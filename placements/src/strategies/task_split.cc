@@ -11,33 +11,6 @@ namespace slurmpin {
 
 namespace {
 
-void blocks(const Tree& t, int node, const std::vector<int>& tasks, int share,
-            std::vector<std::vector<int>>& out) {
-  std::vector<int> order = compact_order(t, node);
-  for (size_t i = 0; i < tasks.size(); ++i)
-    out[tasks[i]].assign(order.begin() + i * share, order.begin() + (i + 1) * share);
-}
-
-void deal(const Tree& t, int node, const std::vector<int>& tasks, int share,
-          std::vector<std::vector<int>>& out) {
-  const Domain& d = t.nodes[node];
-  if (tasks.size() == 1 || d.is_slot()) return blocks(t, node, tasks, share, out);
-  std::vector<int> room;
-  size_t total_room = 0;
-  for (int c : d.children) {
-    room.push_back(t.nodes[c].slots / share);
-    total_room += room.back();
-  }
-  // No child can hold the tasks whole: keep them together here.
-  if (total_room < tasks.size()) return blocks(t, node, tasks, share, out);
-  std::vector<std::vector<int>> per_child(d.children.size());
-  size_t next = 0;
-  for (size_t c = 0; next < tasks.size(); c = (c + 1) % d.children.size())
-    if (static_cast<int>(per_child[c].size()) < room[c]) per_child[c].push_back(tasks[next++]);
-  for (size_t c = 0; c < d.children.size(); ++c)
-    if (!per_child[c].empty()) deal(t, d.children[c], per_child[c], share, out);
-}
-
 // What the split counts and keeps whole: slots, or with `cores_whole` the
 // cores (each a run of hardware-thread slots).
 struct Units {
@@ -210,7 +183,7 @@ std::vector<std::vector<int>> split_tasks_evenly(const Tree& t, int tasks, bool 
   return out;
 }
 
-std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
+std::vector<std::vector<int>> split_tasks_near(const Tree& t, const std::vector<int>& sizes,
                                                const std::vector<CpuSet>& near) {
   std::vector<int> order = compact_order(t, t.root);
   std::vector<char> taken(t.nodes.size(), 0);
@@ -237,7 +210,8 @@ std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
       free.emplace_back(distance, i);
     }
     std::stable_sort(free.begin(), free.end());
-    for (size_t k = 0; k < static_cast<size_t>(share) && k < free.size(); ++k) {
+    size_t size = task < sizes.size() ? static_cast<size_t>(sizes[task]) : 0;
+    for (size_t k = 0; k < size && k < free.size(); ++k) {
       out[task].push_back(order[free[k].second]);
       taken[order[free[k].second]] = 1;
     }
@@ -247,12 +221,47 @@ std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
   return out;
 }
 
-std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, TaskLayout layout) {
-  std::vector<std::vector<int>> out(tasks);
+namespace {
+
+// The child of `node` whose subtree holds `slot`.
+size_t child_holding(const Tree& t, int node, int slot) {
+  int d = slot;
+  while (t.nodes[d].parent != node) d = t.nodes[d].parent;
+  const std::vector<int>& c = t.nodes[node].children;
+  return static_cast<size_t>(std::find(c.begin(), c.end(), d) - c.begin());
+}
+
+// Scatter: the shares `shares` (indices into `even`, in compact order) go
+// to `tasks` dealt round-robin over `node`'s children, each child taking as
+// many tasks as it holds shares (a share is held by the child of its first
+// slot), and so on down, as Slurm's cyclic distribution deals tasks.
+void deal(const Tree& t, int node, const std::vector<int>& tasks, const std::vector<int>& shares,
+          const std::vector<std::vector<int>>& even, std::vector<std::vector<int>>& out) {
+  const Domain& d = t.nodes[node];
+  if (tasks.size() == 1 || d.is_slot()) {
+    for (size_t i = 0; i < tasks.size(); ++i) out[tasks[i]] = even[shares[i]];
+    return;
+  }
+  std::vector<std::vector<int>> held(d.children.size()), per_child(d.children.size());
+  for (int s : shares) held[child_holding(t, node, even[s][0])].push_back(s);
+  size_t next = 0;
+  for (size_t c = 0; next < tasks.size(); c = (c + 1) % d.children.size())
+    if (per_child[c].size() < held[c].size()) per_child[c].push_back(tasks[next++]);
+  for (size_t c = 0; c < d.children.size(); ++c)
+    if (!per_child[c].empty()) deal(t, d.children[c], per_child[c], held[c], even, out);
+}
+
+}  // namespace
+
+std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, TaskLayout layout, bool cores_whole) {
+  std::vector<std::vector<int>> even = split_tasks_evenly(t, tasks, cores_whole);
+  if (layout == TaskLayout::kCompact) return even;
+  for (const auto& share : even)
+    if (share.empty()) return even;  // more tasks than slots: they share, in order
   std::vector<int> ids(tasks);
   for (int i = 0; i < tasks; ++i) ids[i] = i;
-  if (layout == TaskLayout::kCompact) blocks(t, t.root, ids, share, out);
-  else deal(t, t.root, ids, share, out);
+  std::vector<std::vector<int>> out(tasks);
+  deal(t, t.root, ids, ids, even, out);
   return out;
 }
 

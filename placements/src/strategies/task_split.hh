@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // Splitting a node's allowed slots among the tasks of a step, before any
-// thread is placed: every task gets `share` slots, contiguous in the tree.
+// thread is placed: every slot used, task sizes within one, each task's
+// slots together in the tree.
 #pragma once
 #include <vector>
 
@@ -9,12 +10,6 @@
 namespace slurmpin {
 
 enum class TaskLayout { kCompact, kScatter };
-
-// compact: task t takes slots [t*share, (t+1)*share) in compact order (like
-// Slurm's block distribution). scatter: tasks are dealt round-robin over the
-// outermost domains that can hold a whole share (like cyclic), each task's
-// slots staying contiguous inside its domain.
-std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, TaskLayout layout);
 
 // Every slot of the tree to one of `tasks` tasks, in task order along the
 // tree (as mpibind splits a node): down from the root, each domain's tasks
@@ -30,10 +25,17 @@ std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, int share, T
 // hardware threads go to two tasks.
 std::vector<std::vector<int>> split_tasks_evenly(const Tree& t, int tasks, bool cores_whole = false);
 
-// Near devices: task t (in order) takes `share` free slots, those whose PUs
-// are all in near[t] first, then the free slots closest to them in the tree
-// (fewest levels up to a domain holding one), each group in compact order.
-std::vector<std::vector<int>> split_tasks_near(const Tree& t, int share,
+// The even split (split_tasks_evenly) in `layout`: compact keeps it;
+// scatter deals its shares to the tasks round-robin over the outermost
+// domains, and so on down inside each (like Slurm's cyclic distribution):
+// task 1 on the second package, every slot still used.
+std::vector<std::vector<int>> split_tasks(const Tree& t, int tasks, TaskLayout layout, bool cores_whole = false);
+
+// Near devices: task t (in order) takes sizes[t] free slots, those whose
+// PUs are all in near[t] first, then the free slots closest to them in the
+// tree (fewest levels up to a domain holding one), each group in compact
+// order.
+std::vector<std::vector<int>> split_tasks_near(const Tree& t, const std::vector<int>& sizes,
                                                const std::vector<CpuSet>& near);
 
 }  // namespace slurmpin
