@@ -20,7 +20,7 @@ namespace {
 
 // Bumped whenever an entry's meaning changes; with the engine's version in
 // every key, an upgraded engine never reads what an older one placed.
-constexpr int kFormat = 2;  // 2: tasks split evenly along the tree (every slot used)
+constexpr int kFormat = 3;  // 2: tasks split evenly along the tree (every slot used); 3: with GPUs and scatter too
 constexpr const char* kMagic = "slurm-pin-placement-cache";
 
 // A 64-bit hash of a store entry's text, 32 bytes per step in four
