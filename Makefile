@@ -3,7 +3,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all check check-debian13 bench demo clean install fuzz
+.PHONY: all check check-debian13 check-debian-testing bench demo clean install fuzz
 FUZZ_TIME ?= 300
 
 all: $(BUILD)/Makefile
@@ -16,9 +16,13 @@ check: all
 	tests/run-all $(BUILD)
 
 # The Slurm-facing suites in a Debian 13 root made with debootstrap (root;
-# tests/debian13/run): Slurm 24.11, gcc 14, clang 19, Valgrind 3.24.
+# tests/debian/run): Slurm 24.11, gcc 14, clang 19, Valgrind 3.24.
 check-debian13:
-	tests/debian13/run
+	tests/debian/run trixie
+
+# The same in a Debian testing root: Slurm 26.05, gcc 16, clang 21 (late 2026).
+check-debian-testing:
+	tests/debian/run testing
 
 # Every libFuzzer harness for FUZZ_TIME seconds, then the sanitized unit tests.
 fuzz:

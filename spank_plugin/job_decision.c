@@ -35,7 +35,13 @@ static int open_jobs(const char *run_dir, int create, char *err, size_t len) {
 
 int job_decision_ask(uint32_t job, char *out, size_t len) {
   job_info_msg_t *msg = NULL;
-  if (slurm_load_job(&msg, job, SHOW_ALL) != SLURM_SUCCESS || !msg || msg->record_count < 1) {
+#ifdef SP_SLURM_LOAD_JOB_BY_STEP_ID /* Slurm 26.05 */
+  slurm_step_id_t id = {.job_id = job, .step_het_comp = NO_VAL, .step_id = NO_VAL};
+  int rc = slurm_load_job(&msg, id, SHOW_ALL);
+#else
+  int rc = slurm_load_job(&msg, job, SHOW_ALL);
+#endif
+  if (rc != SLURM_SUCCESS || !msg || msg->record_count < 1) {
     if (msg) slurm_free_job_info_msg(msg);
     return -1;
   }

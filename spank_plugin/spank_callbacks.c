@@ -42,6 +42,14 @@
 
 SPANK_PLUGIN(slurm_pin, 1);
 
+#ifdef SP_SPANK_FAILURE_MODE
+/* Slurm 25.05 and later drain the node when a hook fails, unless the plugin
+ * says otherwise. slurm-pin fails a job by ending its tasks with one line
+ * (task_init), never by a failing hook in slurmstepd; should a hook fail
+ * all the same, it is that job's failure, never the node's. */
+int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
+#endif
+
 #define ERR_LEN 1024
 #define LIST_LEN 65536
 
@@ -1089,8 +1097,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   if (failure[0]) {
     /* This is the forked task, before exec: end it with the one line that
      * explains why. Returning -1 would do the same with three more lines of
-     * Slurm's own; every task fails alike, so nothing runs half-bound. */
-    slurm_error("slurm-pin: %s", failure);
+     * Slurm's own; every task fails alike, so nothing runs half-bound.
+     * The node is named here: since 25.05 Slurm's prefix no longer does. */
+    const char *node = job_decision_node();
+    slurm_error("%s: slurm-pin: %s", node ? node : "this node", failure);
     fflush(NULL);
     _exit(1);
   }

@@ -224,8 +224,10 @@ step_fails() {
   [[ "$stderr" == *"note: 3 threads per task on 2 cores (oversubscribed): threads share them, neighbours together"* ]]
   set_plugstack oversubscribe=error
   step_fails env OMP_NUM_THREADS=3 srun -c2 --pin-strategy=compact
-  [[ "$stderr" == *"slurmstepd-"*": error: slurm-pin: 3 threads per task but each task has only 2 cores"* ]]
-  [ "$(grep -c 'slurmstepd' <<<"$stderr")" -eq 1 ]  # our line only, no spank stack noise
+  # The node named in slurm-pin's own text: Slurm 25.05 and later no longer
+  # prefix slurmstepd's lines with it.
+  [[ "$stderr" == *"error: $(sinfo -h -o %N): slurm-pin: 3 threads per task but each task has only 2 cores"* ]]
+  [ "$(grep -c 'error:' <<<"$stderr")" -eq 1 ]  # our line only, no spank stack noise
   set_plugstack
 }
 

@@ -97,8 +97,8 @@ check_ranks() {
   run --separate-stderr as_user srun -N2 -n4 -c1 --pin-strategy="file:$WORK/one.placement" "$(omp)"
   [ "$status" -ne 0 ]
   ! grep -q '^rank ' <<<"$output" || false
-  grep -q 'slurmstepd-n1: error: slurm-pin: .*has 1 task but the step runs 2 tasks' <<<"$stderr" || { echo "$stderr"; false; }
-  grep -q 'slurmstepd-n2: error: slurm-pin: .*has 1 task but the step runs 2 tasks' <<<"$stderr" || { echo "$stderr"; false; }
+  grep -q 'error: n1: slurm-pin: .*has 1 task but the step runs 2 tasks' <<<"$stderr" || { echo "$stderr"; false; }
+  grep -q 'error: n2: slurm-pin: .*has 1 task but the step runs 2 tasks' <<<"$stderr" || { echo "$stderr"; false; }
 }
 
 @test "heterogeneous step: each component has its own --pin-* options, verbose shows the global rank" {
