@@ -227,7 +227,7 @@ step_fails() {
   # The node named in slurm-pin's own text: Slurm 25.05 and later no longer
   # prefix slurmstepd's lines with it.
   [[ "$stderr" == *"error: $(sinfo -h -o %N): slurm-pin: 3 threads per task but each task has only 2 cores"* ]]
-  [ "$(grep -c 'error:' <<<"$stderr")" -eq 1 ]  # our line only, no spank stack noise
+  [ "$(grep -Eci 'slurm-pin|spank' <<<"$stderr")" -eq 1 ]  # our line only, no spank stack noise
   set_plugstack
 }
 

@@ -110,8 +110,10 @@ submit_fails() {
   # refuses to run it unpinned.
   run --separate-stderr as_user srun true
   [ "$status" -ne 0 ]
-  [[ "$stderr" == *"error: slurm-pin: plugstack.conf: default=packed: unknown strategy 'packed'"* ]]
-  [ "$(grep -c 'slurmstepd' <<<"$stderr")" -eq 1 ]
+  # One line, naming the node in slurm-pin's own text (Slurm 25.05 and later
+  # no longer prefix slurmstepd's lines with it).
+  [[ "$stderr" == *"error: $(sinfo -h -o %N): slurm-pin: plugstack.conf: default=packed: unknown strategy 'packed'"* ]]
+  [ "$(grep -c "error: $(sinfo -h -o %N): slurm-pin: " <<<"$stderr")" -eq 1 ]
 }
 
 @test "a plugin without its engine: jobs that ask nothing run; others get one error naming the fix" {
@@ -128,6 +130,8 @@ submit_fails() {
   echo "required $CLUSTER/lonely/plugins/slurm_pin.so default=compact" >"$CLUSTER/plugstack.conf"
   run --separate-stderr as_user srun -n1 true
   [ "$status" -ne 0 ]
-  [[ "$stderr" == *"error: slurm-pin: cannot load the placement engine libslurmpin.so.0"* ]]
-  [ "$(grep -c 'slurmstepd' <<<"$stderr")" -eq 1 ]
+  # One line, naming the node in slurm-pin's own text (Slurm 25.05 and later
+  # no longer prefix slurmstepd's lines with it).
+  [[ "$stderr" == *"error: $(sinfo -h -o %N): slurm-pin: cannot load the placement engine libslurmpin.so.0"* ]]
+  [ "$(grep -c "error: $(sinfo -h -o %N): slurm-pin: " <<<"$stderr")" -eq 1 ]
 }
