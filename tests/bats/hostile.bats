@@ -78,7 +78,7 @@ STEPS
   ! grep -q 'rc=124' "$WORK/race.out" || false
   [ "$(grep -cvE 'rc=[01]$' "$WORK/race.out")" -eq 0 ]
   # The FIFO was met in slurmstepd, and said so in one line.
-  grep -q "slurmstepd.*slurm-pin: $WORK/x: not a regular file" "$WORK/race.err"
+  grep -q "error: .*slurm-pin: $WORK/x: not a regular file" "$WORK/race.err"
   echo "200 steps in ${elapsed}s" >&3
   [ "$(echo "$elapsed < 150" | bc)" -eq 1 ]
   node_is_idle
