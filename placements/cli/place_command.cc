@@ -15,6 +15,7 @@
 #include "input/args.hh"
 #include "error.hh"
 #include "place_output.hh"
+#include "quiet_stderr.hh"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
 
@@ -143,8 +144,13 @@ int place_command(int argc, char** argv) {
     throw Error("--phases needs --profile: the regions come from the profile");
   std::unique_ptr<sp_placement_t, decltype(&sp_finalize)> p(sp_init(), sp_finalize);
   if (!p) throw Error("out of memory");
-  set_inputs(p.get(), o);
-  check(p.get(), sp_compute(p.get()));
+  int computed;
+  {
+    QuietStderr quiet;  // a malformed topology file: the engine's line, not hwloc's too
+    set_inputs(p.get(), o);
+    computed = sp_compute(p.get());
+  }
+  check(p.get(), computed);
   std::fputs(format_result(o.format, {p.get(), o.strategy, o.seed}).c_str(), stdout);
   return 0;
 }

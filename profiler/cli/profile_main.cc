@@ -364,9 +364,16 @@ Sums run_backend(const Options& o, double& took) {
   int rc = run(argv, b.env);
   took = seconds_since(t);
   if (rc != 0) {
+    // srun ends with a failure status when the step's node is lost (Slurm
+    // 25.05 and later; 0 before): no results then means the run ended
+    // early, whichever ended it.
+    bool wrote = access((b.writes_sums ? sums : trace).c_str(), F_OK) == 0;
     remove_work();
-    throw Error("the profiled program exited with status " + std::to_string(rc) +
-                (o.keep_trace ? ": whatever it wrote is in " + work : ""));
+    std::string status = std::to_string(rc);
+    throw Error(wrote ? "the profiled program exited with status " + status +
+                            (o.keep_trace ? ": whatever it wrote is in " + work : "")
+                      : "the profiling run ended (status " + status + ") without writing its results (the program "
+                        "failed, or it or its node was killed, before it ended: see the lines above); run it again");
   }
   Sums s = b.writes_sums ? read_sums(sums) : sum_trace(read_trace(trace));
   if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
