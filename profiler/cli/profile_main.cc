@@ -372,8 +372,8 @@ Sums run_backend(const Options& o, double& took) {
     std::string status = std::to_string(rc);
     throw Error(wrote ? "the profiled program exited with status " + status +
                             (o.keep_trace ? ": whatever it wrote is in " + work : "")
-                      : "the profiling run ended (status " + status + ") without writing its results (the program "
-                        "failed, or it or its node was killed, before it ended: see the lines above); run it again");
+                      : "the profiling run ended without writing its results (status " + status + ": the program "
+                        "failed, or it or its node was killed, before it ended; see the lines above); run it again");
   }
   Sums s = b.writes_sums ? read_sums(sums) : sum_trace(read_trace(trace));
   if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
