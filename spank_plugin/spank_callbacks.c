@@ -34,6 +34,7 @@
 #include "pin_components.h"
 #include "pin_config.h"
 #include "placement_cache.h"
+#include "policy_yield.h"
 #include "slurm_binding_env.h"
 #include "slurm_pin/slurm_pin.h"
 #include "stderr_line.h"
@@ -677,7 +678,7 @@ static int compute_with_policy(spank_t sp, const char *strategy) {
   snprintf(why, sizeof why, "%s", failure);
   if (from == 2) {
     failure[0] = '\0';
-    snprintf(m, sizeof m, "the site policy's enforced rule %s cannot apply to this step: %.800s", policy.rule, why);
+    policy_enforced_error(m, sizeof m, policy.rule, "step", why);
     return fail(m), -1;
   }
   const char *instead = without_profile(strategy);
@@ -685,8 +686,7 @@ static int compute_with_policy(spank_t sp, const char *strategy) {
   sp_finalize(placement);
   placement = NULL;
   if ((rc = compute(sp, instead, "")) != 0) return rc;
-  snprintf(note_text, sizeof note_text, "policy rule %s: profile %.200s does not fit this step (%.600s): placed %s "
-           "without it", policy.rule, policy.profile, why, instead);
+  policy_yield_note(note_text, sizeof note_text, policy.rule, policy.profile, why, instead);
   return 0;
 }
 

@@ -30,6 +30,7 @@
 #include "error.hh"
 #include "kv_text.h"
 #include "mpi_rank.hh"
+#include "policy_yield.h"
 #include "preload_list.h"
 #include "input/printable.hh"
 #include "slurm_binding_env.h"
@@ -335,8 +336,9 @@ void describe(sp_placement_t* p, int task, const std::string& at, const Options&
   const char* run = o.dryrun ? "dry run: " : "";
   stderr_line("slurm-pin: %s%s: %s\n", run, at.c_str(), what);
   if (task != 0) return;
-  for (int i = 0; i < sp_get_nnotes(p); ++i) stderr_line("slurm-pin: %s%s: note: %s\n", run, at.c_str(), sp_get_note(p, i));
-  if (!o.note.empty()) stderr_line("slurm-pin: %s%s: note: %s\n", run, at.c_str(), o.note.c_str());
+  auto say_note = [&](const char* note) { stderr_line("slurm-pin: %s%s: note: %s\n", run, at.c_str(), note); };
+  for (int i = 0; i < sp_get_nnotes(p); ++i) say_note(sp_get_note(p, i));
+  if (!o.note.empty()) say_note(o.note.c_str());
 }
 
 [[noreturn]] void exec(const Options& o) {
@@ -390,11 +392,14 @@ void place_launched(Options& o, const MpiRank& rank) {
   } catch (const std::exception& e) {
     if (o.rule.empty() || o.profile.empty()) throw;
     std::string why = printable(e.what());
-    if (o.rule_mode == "enforce")
-      throw RuleError("the site policy's enforced rule " + o.rule + " cannot apply to this rank: " + why);
+    char text[2048];
+    if (o.rule_mode == "enforce") {
+      policy_enforced_error(text, sizeof text, o.rule.c_str(), "rank", why.c_str());
+      throw RuleError(text);
+    }
     if (o.fallback.empty()) throw;
-    o.note = "policy rule " + o.rule + ": profile " + o.profile + " does not fit this step (" + why + "): placed " +
-             o.fallback + " without it";
+    policy_yield_note(text, sizeof text, o.rule.c_str(), o.profile.c_str(), why.c_str(), o.fallback.c_str());
+    o.note = text;
     o.strategy = o.fallback;
     o.profile.clear();
   }

@@ -406,7 +406,8 @@ bool near_enough(const Tree& tree, const std::vector<std::vector<int>>& shares, 
   for (size_t t = 0; t < shares.size(); ++t) {
     if (near[t].empty()) continue;
     size_t inside = 0;
-    for (int s : shares[t]) inside += CpuSet::of(tree.nodes[s].pus).intersects(near[t]);
+    auto near_t = [&](unsigned pu) { return near[t].has(pu); };
+    for (int s : shares[t]) inside += std::any_of(tree.nodes[s].pus.begin(), tree.nodes[s].pus.end(), near_t);
     if (2 * inside < shares[t].size()) return false;
   }
   return true;
