@@ -6,7 +6,9 @@
 For each node-*.xml and each command, over 2 to 16 tasks (`slurm-pin place
 --strategy compact --tasks N`): how many task counts leave a core idle, the
 largest difference in cores between two tasks, how many put a task across a
-NUMA node or package although the tasks divide those evenly."""
+NUMA node or package although the tasks divide those evenly. The same for
+each gpu-*.xml with `--gpu closest`, plus how many task counts put a task
+before the one ahead of it in node order (its first CPU lower)."""
 import glob
 import os
 import subprocess
@@ -45,22 +47,25 @@ def cpus(text):
     return out
 
 
-def shares(binary, path, tasks):
+def shares(binary, path, tasks, extra):
     """Each task's CPUs as the command places them, or None on error."""
     r = subprocess.run([binary, "place", "--topology", path, "--strategy", "compact", "--tasks", str(tasks),
-                        "--format", "placement"], capture_output=True, text=True)
+                        "--format", "placement"] + extra, capture_output=True, text=True)
     if r.returncode:
         return None
     return [set(cpus(line.split(":", 1)[1])) for line in r.stdout.splitlines() if line.startswith("task ")]
 
 
-def stats(binary, path):
+def stats(binary, path, extra=()):
     numa, packages, core = domains(path, "NUMANode"), domains(path, "Package"), core_of(path)
-    idle = spread = across = bad_counts = 0
+    idle = spread = across = bad_counts = reordered = 0
     for tasks in TASKS:
-        s = shares(binary, path, tasks)
+        s = shares(binary, path, tasks, list(extra))
         if s is None:
             continue
+        firsts = [min(share) for share in s]
+        out_of_order = any(b < a for a, b in zip(firsts, firsts[1:]))
+        reordered += out_of_order
         sizes = [len({core[p] for p in share}) for share in s]
         spread = max(spread, max(sizes) - min(sizes))
         left_idle = len({core[p] for share in s for p in share}) < len(set(core.values()))
@@ -68,8 +73,11 @@ def stats(binary, path):
                       any(sum(1 for dom in d if dom & share) > 1 for share in s) for d in (numa, packages))
         idle += left_idle
         across += crosses
-        bad_counts += left_idle or crosses
-    return "%2d idle, spread %d, %2d across; %2d/%d bad" % (idle, spread, across, bad_counts, len(TASKS))
+        bad_counts += left_idle or crosses or out_of_order
+    text = "%2d idle, spread %d, %2d across" % (idle, spread, across)
+    if extra:
+        text += ", %2d reordered" % reordered
+    return text + "; %2d/%d bad" % (bad_counts, len(TASKS))
 
 
 def main():
@@ -77,6 +85,9 @@ def main():
     print("%-26s %s" % ("node kind (2-16 tasks)", " | ".join(binaries)))
     for path in sorted(glob.glob(os.path.join(fixtures, "node-*.xml"))):
         print("%-26s %s" % (os.path.basename(path), " | ".join(stats(b, path) for b in binaries)))
+    for path in sorted(glob.glob(os.path.join(fixtures, "gpu-*.xml"))):
+        name = os.path.basename(path) + " --gpu"
+        print("%-26s %s" % (name, " | ".join(stats(b, path, ["--gpu", "closest"]) for b in binaries)))
 
 
 main()

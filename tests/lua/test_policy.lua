@@ -319,6 +319,10 @@ T.test("a script's cost is bounded by the policy's constants, not by its size or
   -- quadratic in it), 4 MB of spaces after a newline, 4 MB without a launcher.
   local scripts = { "srun " .. string.rep("a", 4 * 1024 * 1024) .. "/\n",
                     "\n" .. string.rep(" ", 4 * 1024 * 1024) .. "x",
+                    -- A launcher-like first word with no blank after it
+                    -- (two classes that overlap before the blank would take
+                    -- quadratic time on it).
+                    "mpirun" .. string.rep("a", 4 * 1024 * 1024),
                     string.rep("echo no launcher on this line\n", math.floor(4 * 1024 * 1024 / 30)) }
   for i, script in ipairs(scripts) do
     local d = job_desc({ name = "n", script = script })
