@@ -131,6 +131,9 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
   [ "$status" -eq 0 ]
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" != lpgp ]
   [[ "$stderr" == *"--cpu-bind=map_cpu:1 is this step's binding: the site's default placement does not apply"* ]]
+  # This srun is refused after its job exists: wait until the last job has
+  # left the node, or srun would also say its job is waiting.
+  node_is_idle
   run --separate-stderr as_user srun -A fixed -J pairs2 -c2 --cpu-bind=map_cpu:1 "$WORK/bin/pairs2"
   [ "$status" -ne 0 ]
   [ -z "$output" ]

@@ -84,6 +84,7 @@ omp() { echo "$WORK/bin/omp_$1"; }
   run --separate-stderr as_user srun -n2 "$(omp gomp)"
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
   set_plugstack default=compact enforce
+  node_is_idle  # refused once its job exists: no "waiting" line from srun
   run --separate-stderr as_user srun -n2 --cpu-bind=map_cpu:1,0 "$(omp gomp)"
   [ "$status" -ne 0 ]
   expect_one_error_line srun "--cpu-bind=map_cpu:1,0: this cluster binds every step with strategy 'compact' (enforce): remove --cpu-bind"
