@@ -18,6 +18,7 @@ import sys
 import tempfile
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import exact_tests  # noqa: E402
 import speedup_test  # noqa: E402
 from speedup_test import AnalysisError  # noqa: E402
 
@@ -73,7 +74,8 @@ def config_shell(config):
                "cpus": config.get("cpus_per_task") or "", "metric": config.get("metric") or "",
                "metric_better": config.get("metric_better") or "lower", "seed": config["seed"],
                "app": config["app"], "welch_large": int(bool(config.get("welch_large"))),
-               "wmw_any_size": int(bool(config.get("wmw_any_size")))}
+               "wmw_any_size": int(bool(config.get("wmw_any_size"))),
+               "ks_centred": int(bool(config.get("ks_centred")))}
     out = ["%s=%s" % (k, q(str(v))) for k, v in scalars.items()]
     for name in ("command", "srun_args"):
         out.append("%s=(%s)" % (name, " ".join(q(str(v)) for v in config.get(name) or [])))
@@ -92,7 +94,8 @@ def noise_text(config):
 
 def options_of(config):
     return speedup_test.Options(alpha=float(config["alpha"]), welch_large=bool(config.get("welch_large")),
-                                wmw_any_size=bool(config.get("wmw_any_size")))
+                                wmw_any_size=bool(config.get("wmw_any_size")),
+                                ks_centred=bool(config.get("ks_centred")))
 
 
 def finished(config, run):
@@ -132,7 +135,31 @@ def analyse_figure(config, values, higher_better, label):
             entry["mean"] = speedup_test.as_dict(speedup_test.mean_decision(*pair, opts))
             entry["median"] = speedup_test.as_dict(speedup_test.median_decision(*pair, opts))
         out[s] = entry
+    correct(config, out)
     return out
+
+
+def comparisons(config):
+    """Every test of a figure: each strategy's mean and median against the baseline."""
+    return [(s, c) for s in config["strategies"] if s != config["baseline"] for c in ("mean", "median")]
+
+
+def correct(config, result):
+    """One verdict per comparison, the one every output shows: comparing
+    several strategies with one baseline makes 2 x (strategies - 1) tests,
+    so a speedup or slowdown stands only if Holm's step-down correction at
+    family-wise risk alpha keeps it; one it does not keep becomes "not
+    significant" (its protocol verdict stays in verdict_uncorrected)."""
+    tests = comparisons(config)
+    decisive = ("speedup", "slowdown")
+    p = [result[s][c]["p_value"] if result[s][c]["verdict"] in decisive else None for s, c in tests]
+    kept = speedup_test.holm(p, float(config["alpha"]))
+    for index, (s, c) in enumerate(tests):
+        d = result[s][c]
+        d["verdict_uncorrected"] = d["verdict"]
+        d["holm"] = {"comparisons": len(tests), "kept": index in kept}
+        if d["verdict"] in decisive and index not in kept:
+            d["verdict"] = "not significant"
 
 
 def analyse(config, runs):
@@ -157,26 +184,25 @@ def recommend(config, results, values):
     """The strategy the protocol supports on the deciding figure (the
     program's with --metric, else wall time): a speedup of its mean or of its
     median that survives Holm's correction over every comparison made (two
-    per strategy against one baseline) at family-wise risk alpha; the
-    largest such speedup wins (of a strategy both declare, the smaller of
-    its two). Nothing is recommended when none survives, and when the
-    protocol could not decide the advice is how many runs would let it."""
+    per strategy against one baseline) at family-wise risk alpha (the
+    verdicts correct() leaves); the largest such speedup wins (of a strategy
+    both declare, the smaller of its two). Nothing is recommended when none
+    survives, and when the protocol could not decide the advice is how many
+    runs would let it."""
     key = "metric" if config.get("metric") else "time"
     base, alpha = config["baseline"], float(config["alpha"])
     out = {"figure": key, "strategy": base, "decided": False, "runs_needed": None, "comparisons": 0, "failed": False}
     r, v = results[key], values[key]
     if "error" in r:
-        out.update(failed=True, why="nothing can be decided: %s; keeping %s" % (r["error"], base))
+        out.update(failed=True, why="nothing can be decided: %s" % r["error"])
         return out
     others = [s for s in config["strategies"] if s != base]
-    tests = [(s, c) for s in others for c in ("mean", "median")]
-    p = [r[s][c]["p_value"] if r[s][c]["verdict"] == "speedup" else None for s, c in tests]
-    rejected = speedup_test.holm(p, alpha)
+    tests = comparisons(config)
     out["comparisons"] = len(tests)
     holm_note = "Holm over %d comparisons at %s" % (len(tests), config["alpha"])
     best, best_speedup, best_why = None, 1.0, ""
     for s in others:
-        declared = [c for c in ("mean", "median") if tests.index((s, c)) in rejected]
+        declared = [c for c in ("mean", "median") if r[s][c]["verdict"] == "speedup"]
         if not declared or any(r[s][c]["verdict"] == "slowdown" for c in ("mean", "median")):
             continue
         c = min(declared, key=lambda c: r[s][c]["speedup"])
@@ -188,8 +214,8 @@ def recommend(config, results, values):
         out.update(strategy=best, decided=True, why=best_why)
         return out
     # Undecided: a "need more runs", or a speedup Holm's correction does not keep.
-    undecided = [s for s in others if any(r[s][c]["verdict"] == "need more runs" for c in ("mean", "median"))
-                 or any(p[tests.index((s, c))] is not None for c in ("mean", "median"))]
+    undecided = [s for s in others if any(r[s][c]["verdict"] == "need more runs"
+                                          or r[s][c]["verdict_uncorrected"] == "speedup" for c in ("mean", "median"))]
     if undecided:
         # Per strategy, the runs its observed difference needs at the corrected risk.
         need = {s: speedup_test.runs_needed(v[base], v[s], alpha / len(tests)) for s in undecided}
@@ -203,8 +229,8 @@ def recommend(config, results, values):
             advice = "about %d runs per strategy (--runs %d) to decide %s" % (need[first], need[first], first)
             advice += "".join(", %s about %d" % (s, need[s]) if need[s] <= MANY_RUNS else ", %s more than %d" % (s, MANY_RUNS)
                               for s in undecided if s != first)
-        out["why"] = "the protocol cannot decide %s against %s with %d runs (RV up to %.0f%%): the data suggest %s; " \
-                     "keeping %s" % (", ".join(undecided), base, r[base]["summary"]["runs"], 100 * rv, advice, base)
+        out["why"] = "the protocol cannot decide %s against %s with %d runs (RV up to %.0f%%): the data suggest %s" % (
+            ", ".join(undecided), base, r[base]["summary"]["runs"], 100 * rv, advice)
         return out
     out["why"] = "no strategy is significantly faster than %s (%s)" % (base, holm_note)
     return out
@@ -239,7 +265,14 @@ def decision_text(d):
 
 
 def test_text(d):
-    return "%s, p = %s" % (d["test"], fmt_p(d["p_value"])) if d["p_value"] is not None else d["test"]
+    """The test that decided and its p-value; P[X > Y] for a median; a
+    verdict Holm's correction did not keep says so."""
+    text = "%s, p = %s" % (d["test"], fmt_p(d["p_value"])) if d["p_value"] is not None else d["test"]
+    if d.get("p_x_greater_y") is not None:
+        text += ", P[X>Y] = %.2f" % d["p_x_greater_y"]
+    if d.get("verdict_uncorrected", d["verdict"]) != d["verdict"]:
+        text += "; a %s alone, not kept by Holm over %d" % (d["verdict_uncorrected"], d["holm"]["comparisons"])
+    return text
 
 
 def figure_table(config, result, unit):
@@ -268,7 +301,9 @@ def tables(config, results):
     """Wall time, then the program's own figure when --metric is given."""
     head = "Speedup-Test against %s at risk %s%s" % (config["baseline"], config["alpha"], "".join(
         "; " + o for o, on in (("Welch's t-test from 31 runs (--welch-large)", config.get("welch_large")),
-                                ("Wilcoxon-Mann-Whitney at any size (--wmw-any-size)", config.get("wmw_any_size")))
+                                ("Wilcoxon-Mann-Whitney at any size (--wmw-any-size)", config.get("wmw_any_size")),
+                                ("Kolmogorov-Smirnov on centred samples, then Wilcoxon-Mann-Whitney at any size "
+                                 "(--ks-centred)", config.get("ks_centred")))
         if on))
     text = head + "\n\nwall time of the step\n" + figure_table(config, results["time"], "s")
     if config.get("metric"):
@@ -328,6 +363,11 @@ def rule(config, rec):
         app, config["runs"], ", " + noise if noise else "",
         "the program's figure" if rec["figure"] == "metric" else "wall time")),
         lua_comment("-- " + recommendation_line(rec))] + notes
+    if not rec["decided"]:
+        # Nothing was decided: a rule naming the baseline would override a
+        # partition's default for this application on no evidence.
+        head.append(lua_comment("-- no rule: this application keeps what the policy gives it today"))
+        return "\n".join(head + ["return {", "  rules = {", "  },", "}"]) + "\n"
     body = ["return {", "  rules = {",
             "    { name = %s, match = { %s }, action = { %s } }," % (lua_string(name), match, action),
             "  },", "}"]
@@ -436,7 +476,9 @@ def report(config, values, results, text, rec, rule_text, directory):
           "RV is the relative variability (max - min) / max. The decisions follow the Speedup-Test protocol",
           "(seed 001, section 3.1.3.2; docs/evaluate.md): the mean by Student's t-test above 30 runs, below",
           "by Shapiro-Wilk, Fisher's F and Student's or Welch's t-test; the median by Kolmogorov-Smirnov,",
-          "then Wilcoxon-Mann-Whitney above 30 runs. \"need more runs\" means the protocol cannot decide.", "",
+          "then Wilcoxon-Mann-Whitney above 30 runs, both exact with ties. \"need more runs\" means the protocol",
+          "cannot decide. Every verdict (tables, plot, recommendation) is after Holm's correction over the",
+          "comparisons with the baseline; one it does not keep is \"not significant\" and says so.", "",
           "![wall time per strategy](violin.png)", ""]
     if config.get("profile"):
         problem = heatmap(config, os.path.join(directory, "heatmap.png"))
@@ -447,16 +489,108 @@ def report(config, values, results, text, rec, rule_text, directory):
         f.write("\n".join(md))
 
 
+# ---- several programs or inputs -----------------------------------------------------
+
+def read_evaluation(path):
+    """The configuration and results of one `--json` file, or ValueError."""
+    with open(path, encoding="utf-8") as f:
+        data = json.load(f)
+    if not isinstance(data, dict) or not {"config", "results"} <= set(data):
+        raise ValueError("%s is not a slurm-pin evaluate --json file" % path)
+    return data["config"], data["results"]
+
+
+def combine(paths, alpha=None):
+    """The proportion of evaluations (programs or inputs) each strategy
+    accelerates, with its Clopper-Pearson interval at confidence 1 - alpha
+    (seed 001, 3.1.3.2: "a confidence interval ... for this proportion of
+    accelerated benchmarks"). An evaluation counts as accelerated when the
+    verdict on its deciding figure (the program's with --metric, else wall
+    time) is a speedup after Holm's correction; one whose figure could not
+    be analysed counts as not accelerated. Text, and the numbers as a dict."""
+    evaluations = []
+    for path in paths:
+        try:
+            evaluations.append((path,) + read_evaluation(path))
+        except (OSError, ValueError) as e:
+            raise AnalysisError(str(e))
+    baselines = {c["baseline"] for _, c, _ in evaluations}
+    if len(baselines) != 1:
+        raise AnalysisError("the evaluations compare with different baselines (%s): combine those of one"
+                            % ", ".join(sorted(baselines)))
+    alphas = {float(c["alpha"]) for _, c, _ in evaluations}
+    if alpha is None:
+        if len(alphas) != 1:
+            raise AnalysisError("the evaluations were made at different risks (%s): give --alpha"
+                                % ", ".join("%g" % a for a in sorted(alphas)))
+        alpha = alphas.pop()
+    base = baselines.pop()
+    strategies = []
+    for _, c, _ in evaluations:
+        strategies += [s for s in c["strategies"] if s != base and s not in strategies]
+    table = {}
+    for s in strategies:
+        row = {}
+        for centre in ("mean", "median"):
+            seen = accelerated = 0
+            for _, c, r in evaluations:
+                if s not in c["strategies"]:
+                    continue
+                seen += 1
+                figure = r["metric" if c.get("metric") else "time"]
+                accelerated += "error" not in figure and figure[s][centre]["verdict"] == "speedup"
+            low, high = exact_tests.proportion_ci(accelerated, seen, alpha)
+            row[centre] = {"evaluations": seen, "accelerated": accelerated, "proportion": accelerated / seen,
+                           "interval": [low, high]}
+        table[s] = row
+    level = "%g%%" % (100 * (1 - alpha))
+    rows = [["strategy", "evaluations", "mean accelerated", level + " interval", "median accelerated",
+             level + " interval"]]
+    for s, row in table.items():
+        cells = [s, str(row["mean"]["evaluations"])]
+        for centre in ("mean", "median"):
+            e = row[centre]
+            cells += ["%d (%.0f%%)" % (e["accelerated"], 100 * e["proportion"]),
+                      "%.0f%% - %.0f%%" % (100 * e["interval"][0], 100 * e["interval"][1])]
+        rows.append(cells)
+    text = ("Proportion of %d evaluations (programs or inputs) each strategy accelerates against %s: a speedup "
+            "the protocol declares after Holm's correction, on each evaluation's deciding figure; "
+            "Clopper-Pearson interval at confidence %s\n\n" % (len(evaluations), base, level)) + columns(rows, right=(1,))
+    return text, {"baseline": base, "alpha": alpha, "evaluations": [p for p, _, _ in evaluations],
+                  "strategies": table}
+
+
 # ---- main ------------------------------------------------------------------------
 
 def main():
     ap = argparse.ArgumentParser(description=__doc__)
-    ap.add_argument("--journal", required=True)
+    ap.add_argument("--journal")
+    ap.add_argument("--combine", action="store_true", help="combine the evaluations given as JSON files")
+    ap.add_argument("--alpha", type=float)
+    ap.add_argument("evaluations", nargs="*", metavar="JSON")
     ap.add_argument("--config-shell", action="store_true", help="print the configuration for --resume")
     ap.add_argument("--json")
     ap.add_argument("--report")
     ap.add_argument("--emit-rule", action="store_true")
     a = ap.parse_args()
+    if a.combine:
+        if not a.evaluations:
+            die("--combine needs the --json files of one or more evaluations")
+        if a.alpha is not None and not 0 < a.alpha < 1:
+            die("--alpha takes a risk between 0 and 1, not %g" % a.alpha)
+        try:
+            text, numbers = combine(a.evaluations, a.alpha)
+        except AnalysisError as e:
+            die(str(e))
+        except (KeyError, TypeError, AttributeError) as e:
+            die("an evaluation is not a slurm-pin evaluate --json file of this version (%s missing or wrong)" % e)
+        print(text)
+        if a.json:
+            with open(a.json, "w") as f:
+                json.dump(numbers, f, indent=1)
+        return
+    if not a.journal:
+        die("give --journal JOURNAL or --combine JSON...")
     try:
         config, runs = read_journal(a.journal)
         if a.config_shell:

@@ -19,11 +19,23 @@ Median (protocol, default):
   2. they differ: (a) |X| > 30 and |Y| > 30: one-sided Wilcoxon-Mann-Whitney;
      (b) otherwise: "need more runs".
 
-Two choices outside the protocol exist, each behind an option named for
+Step 1's "not significant" is a reading: the seed says what to do when
+the distributions differ and is silent when Kolmogorov-Smirnov finds no
+difference. Read this way, 30 runs or fewer never give a median speedup.
+
+Choices outside the protocol or its reading, each behind an option named for
 what it is (Options): Welch's test instead of Student's for large samples
-(Student's assumes equal variances), and Wilcoxon-Mann-Whitney at any size
+(Student's assumes equal variances); Wilcoxon-Mann-Whitney at any size
 without the Kolmogorov-Smirnov step (the protocol's risk is then not the
-one stated).
+one stated); and the other reading of step 1, Kolmogorov-Smirnov on the
+samples centred on their medians (the same shape, whatever the shift), then
+Wilcoxon-Mann-Whitney at any size when the shapes agree (a shift of one
+shape is what it tests), "need more runs" below 31 runs when they differ.
+
+Both rank tests are exact with ties (exact_tests.py): run times tie at the
+timer's resolution, and scipy's formulas assume they do not. Each median
+comparison also reports P[X > Y], the probability that a baseline run is
+slower than a strategy run, which Wilcoxon-Mann-Whitney tests against 1/2.
 
 Each decision is "speedup", "slowdown" (the one-sided test the other way),
 "not significant" or "need more runs", with the test that decided and its
@@ -37,6 +49,8 @@ import statistics
 import warnings
 
 from scipy import stats
+
+import exact_tests
 
 LARGE = 30     # the protocol's "large enough": more than 30 runs
 MIN_RUNS = 3   # Shapiro-Wilk's smallest sample
@@ -52,6 +66,7 @@ class Options:
     # outside the protocol, each an explicit choice:
     welch_large: bool = False   # Welch's t-test for |X|, |Y| > 30 instead of Student's
     wmw_any_size: bool = False  # WMW at any size, without the Kolmogorov-Smirnov step
+    ks_centred: bool = False    # KS on median-centred samples (shape), then WMW at any size
 
 
 @dataclass
@@ -74,6 +89,7 @@ class Decision:
     test: str          # the test that decided
     verdict: str       # speedup | slowdown | not significant | need more runs
     steps: list = field(default_factory=list)  # every test run on the way, with its p-value
+    p_x_greater_y: float = None  # medians: estimate of P[X > Y], baseline slower than strategy
 
 
 def summarize(times):
@@ -177,31 +193,50 @@ def mean_decision(x, y, options=Options(), what="time"):
     return Decision(speedup, p, test, verdict, steps)
 
 
+def _ks_step(x, y, centred):
+    """The Kolmogorov-Smirnov step: (name, p), exact with ties."""
+    if centred:
+        mx, my = statistics.median(x), statistics.median(y)
+        p, how = exact_tests.ks_two_sided_p([v - mx for v in x], [v - my for v in y])
+        name = "Kolmogorov-Smirnov, centred"
+    else:
+        p, how = exact_tests.ks_two_sided_p(x, y)
+        name = "Kolmogorov-Smirnov"
+    return (name if how == "exact" else "%s (%s)" % (name, how)), p
+
+
 def median_decision(x, y, options=Options(), what="time"):
     """Speedup of the median of y (strategy) over x (baseline)."""
     x, y, speedup, early = _prepare(x, y, statistics.median, what)
     if early:
+        early.p_x_greater_y = exact_tests.prob_x_greater(x, y)
         return early
     a = options.alpha
     steps = []
-    if not options.wmw_any_size:
-        with warnings.catch_warnings():
-            # Exact when scipy can, else asymptotic: either is the test's p-value.
-            warnings.simplefilter("ignore")
-            pks = float(stats.ks_2samp(x, y, alternative="two-sided").pvalue)
-        steps.append(("Kolmogorov-Smirnov", pks))
+    pxy = exact_tests.prob_x_greater(x, y)
+    note = ""
+    if options.ks_centred:
+        name, pks = _ks_step(x, y, True)
+        steps.append((name, pks))
+        if pks < a and not _large(x, y):
+            return Decision(speedup, float("nan"), name + ": shapes differ, |X| or |Y| <= 30",
+                            "need more runs", steps, pxy)
+        note = "" if _large(x, y) else " (below 31 runs, one shape; --ks-centred)"
+    elif not options.wmw_any_size:
+        name, pks = _ks_step(x, y, False)
+        steps.append((name, pks))
         if pks >= a:
-            return Decision(speedup, pks, "Kolmogorov-Smirnov: one distribution", "not significant", steps)
+            return Decision(speedup, pks, name + ": one distribution", "not significant", steps, pxy)
         if not _large(x, y):
-            return Decision(speedup, float("nan"), "Kolmogorov-Smirnov: distributions differ, |X| or |Y| <= 30",
-                            "need more runs", steps)
-    test = "Wilcoxon-Mann-Whitney" + ("" if _large(x, y) or not options.wmw_any_size
-                                      else " (below 31 runs; --wmw-any-size)")
-    faster = float(stats.mannwhitneyu(x, y, alternative="greater").pvalue)
-    slower = float(stats.mannwhitneyu(x, y, alternative="less").pvalue)
+            return Decision(speedup, float("nan"), name + ": distributions differ, |X| or |Y| <= 30",
+                            "need more runs", steps, pxy)
+    elif not _large(x, y):
+        note = " (below 31 runs; --wmw-any-size)"
+    faster, slower, how = exact_tests.wmw_p(x, y)
+    test = "Wilcoxon-Mann-Whitney" + ("" if how == "exact" else " (%s)" % how) + note
     verdict, p = _verdict(faster, slower, a)
     steps.append((test, p))
-    return Decision(speedup, p, test, verdict, steps)
+    return Decision(speedup, p, test, verdict, steps, pxy)
 
 
 def runs_needed(x, y, alpha=0.05, power=0.8):

@@ -142,6 +142,7 @@ Analysis analyze_sums(const Sums& s, const AnalysisInput& in) {
   put_models(a.serial_excluded ? s.par : s.run, n, p.matrices, p.edges);
   p.working_set_lines = s.lines;
   p.thread_working_set_lines = s.thread_lines;
+  p.thread_accesses = s.thread_accesses;
   p.drr = data_reuse_ratio(s);
   p.drr_class = drr_class(p.drr);
 

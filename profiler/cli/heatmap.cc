@@ -96,21 +96,51 @@ std::string number(double v) {
 
 }  // namespace
 
-void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::string& title, const std::string& unit,
-                       const std::string& path) {
+namespace {
+
+// Each cell's colour value, 0 to 1: on the absolute scale, what a pair
+// shares as a share of the less active thread's accesses (at most all of
+// them in the simple model; the rw model can count a line's writes twice,
+// so it is capped); without accesses, against the largest entry.
+std::vector<std::vector<double>> colour_values(const std::vector<std::vector<double>>& m,
+                                               const std::vector<double>& accesses) {
+  size_t n = m.size();
+  double max = 0;
+  for (const auto& row : m)
+    for (double v : row) max = std::max(max, v);
+  std::vector<std::vector<double>> out(n, std::vector<double>(n, 0));
+  for (size_t i = 0; i < n; ++i)
+    for (size_t j = 0; j < n && j < m[i].size(); ++j) {
+      if (accesses.size() == n) {
+        double less = std::min(accesses[i], accesses[j]);
+        out[i][j] = less > 0 ? std::min(1.0, m[i][j] / less) : 0;
+      } else {
+        out[i][j] = max > 0 ? m[i][j] / max : 0;
+      }
+    }
+  return out;
+}
+
+}  // namespace
+
+void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::vector<double>& thread_accesses,
+                       const std::string& title, const std::string& unit, const std::string& path) {
   size_t n = m.size();
   if (n == 0) throw Error("empty matrix: nothing to draw");
   const uint32_t scale = 2, line = kGlyphHeight * scale, gap = 8;
   uint32_t cell = static_cast<uint32_t>(std::max<size_t>(2, 512 / n)), side = static_cast<uint32_t>(n) * cell;
+  bool absolute = thread_accesses.size() == n;
+  std::vector<std::vector<double>> value = colour_values(m, thread_accesses);
   double max = 0;
   for (const auto& row : m)
     for (double v : row) max = std::max(max, v);
-  std::string widest = std::to_string(n - 1), top_value = number(max);
+  std::string widest = std::to_string(n - 1), top_value = absolute ? "100%" : number(max);
   uint32_t label_w = Canvas::text_width(widest, scale);
   uint32_t left = gap + label_w + gap, top = gap + line + gap + line + gap;
   uint32_t bar_x = left + side + 2 * gap, bar_w = 20;
   // Under the matrix, what the colours count.
-  std::string caption = "colour scale: " + unit;
+  std::string caption = absolute ? "colour: " + unit + ", as a share of all accesses of the less active thread"
+                                 : "colour scale: " + unit + " (relative: no per-thread accesses recorded)";
   uint32_t width = std::max({bar_x + bar_w + gap + Canvas::text_width(top_value, scale) + gap,
                              gap + Canvas::text_width(title, scale) + gap, gap + Canvas::text_width(caption, scale) + gap});
   Canvas c(width, top + side + gap + line + gap);
@@ -125,10 +155,10 @@ void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::str
   uint8_t rgb[3];
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n; ++j) {
-      colour(max > 0 ? m[i][j] / max : 0, rgb);
+      colour(value[i][j], rgb);
       c.fill(left + static_cast<uint32_t>(j) * cell, top + static_cast<uint32_t>(i) * cell, cell, cell, rgb);
     }
-  // The colour scale: the top is the largest entry, the bottom 0.
+  // The colour scale: the top is all accesses (or the largest entry), the bottom 0.
   for (uint32_t y = 0; y < side; ++y) {
     colour(1.0 - static_cast<double>(y) / std::max<uint32_t>(1, side - 1), rgb);
     c.fill(bar_x, top + y, bar_w, 1, rgb);

@@ -195,7 +195,7 @@ int show(const Options& o) {
     std::string title = (o.title.empty() ? e.app + "@" + std::to_string(e.version) : o.title) + "  " +
                         std::to_string(p.threads) + " threads  " + o.model + " model" +
                         (region.empty() ? "" : "  region " + region);
-    write_heatmap_png(*rows, title, heatmap_unit(o.model), o.png);
+    write_heatmap_png(*rows, p.thread_accesses, title, heatmap_unit(o.model), o.png);
     std::printf("heatmap written to %s\n", o.png.c_str());
   }
   return 0;

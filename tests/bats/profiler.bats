@@ -136,6 +136,29 @@ pairs_of() {
   [ ! -f "$STORE/pc-copy/t4.v1.profile" ]
 }
 
+@test "the heatmap's colours are absolute: little sharing against each thread's accesses looks pale" {
+  grep -q '^thread_accesses [0-9]' "$STORE/pc/t4.v1.profile"  # the profiler records them
+  red_pixels() {  # pixels of the image that are red (the heatmap's top colours)
+    /usr/bin/python3 -c 'import sys, matplotlib.image as m; a = m.imread(sys.argv[1])[:, :, :3]
+print(int(((a[:, :, 0] > 0.4) & (a[:, :, 1] < 0.3) & (a[:, :, 2] < 0.3)).sum()))' "$1"
+  }
+  base='slurm-pin-profile 1\nthreads 2\n%bmatrix simple\n0 10\n10 0\n'
+  printf "$base" 'thread_accesses 1000000 2000000\n' >"$BATS_TEST_TMPDIR/little.profile"
+  printf "$base" '' >"$BATS_TEST_TMPDIR/relative.profile"
+  printf "$base" 'thread_accesses 10 20\n' >"$BATS_TEST_TMPDIR/all.profile"
+  for p in little relative all; do
+    "$SLURM_PIN" profiles import "$BATS_TEST_TMPDIR/$p.profile" --app "heat-$p" --store "$STORE" >/dev/null
+    "$SLURM_PIN" profiles show "heat-$p" --store "$STORE" --png "$BATS_TEST_TMPDIR/$p.png" >/dev/null
+  done
+  [ "$(red_pixels "$BATS_TEST_TMPDIR/little.png")" -lt 20000 ]  # 10 of 1,000,000 accesses: pale (the scale bar only)
+  [ "$(red_pixels "$BATS_TEST_TMPDIR/all.png")" -gt 60000 ]     # every access of thread 0: red
+  [ "$(red_pixels "$BATS_TEST_TMPDIR/relative.png")" -gt 60000 ]  # no accesses recorded: the largest entry
+  printf "$base" 'thread_accesses 10\n' >"$BATS_TEST_TMPDIR/short.profile"
+  run "$SLURM_PIN" profiles import "$BATS_TEST_TMPDIR/short.profile" --app heat-short --store "$STORE"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *thread_accesses* ]]
+}
+
 @test "an edge-list profile is stored, shown as its symmetric matrix, and refused to show past 2048 threads" {
   printf 'slurm-pin-profile 1\nthreads 3\nedges simple\n0 1 7\n2 1 2\n' > "$BATS_TEST_TMPDIR/e.profile"
   "$SLURM_PIN" profiles import "$BATS_TEST_TMPDIR/e.profile" --app edges --store "$STORE" >/dev/null

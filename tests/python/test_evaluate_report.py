@@ -134,7 +134,13 @@ class Recommendation(unittest.TestCase):
             self.fail("no borderline sample")
         times = {"none": base, "compact": fast, "scatter": list(reversed(base))}
         results, rec = self.decide(config(), runs_of(times, times))
-        self.assertEqual(results["time"]["compact"]["mean"]["verdict"], "speedup")
+        # One verdict everywhere: a speedup alone, not kept by Holm over 4 comparisons.
+        m = results["time"]["compact"]["mean"]
+        self.assertEqual((m["verdict_uncorrected"], m["verdict"], m["holm"]), ("speedup", "not significant",
+                                                                              {"comparisons": 4, "kept": False}))
+        self.assertIn("not significant", er.decision_text(m))
+        self.assertIn("a speedup alone, not kept by Holm over 4", er.test_text(m))
+        self.assertEqual(er.short_decision(m, "faster"), "not significant")  # the plot's label
         self.assertFalse(rec["decided"])
         self.assertGreater(rec["runs_needed"], 10)
         self.assertIn("the protocol cannot decide compact", rec["why"])
@@ -156,8 +162,10 @@ class Recommendation(unittest.TestCase):
         self.assertEqual(rec["runs_needed"], min(rec["runs_needed_by"].values()))
         self.assertRegex(rec["why"], r"RV up to \d+%%.*about %d runs per strategy" % rec["runs_needed"])
         rule = er.rule(config(), rec)
-        self.assertIn('strategy = "none"', rule)
         self.assertIn("-- no recommendation: the protocol cannot decide", rule)
+        # No rule at all: one naming the baseline would override a partition's default on no evidence.
+        self.assertNotIn("strategy", rule.replace("per strategy", ""))
+        self.assertNotIn("action", rule)
 
     def test_a_zero_figure_is_one_line_and_nothing_is_decided(self):
         figures = {"none": [0.0] * 10, "compact": [0.0] * 9 + [0.01], "scatter": [0.0] * 10}
@@ -166,6 +174,50 @@ class Recommendation(unittest.TestCase):
         self.assertNotIn("error", results["time"])  # wall time still analysed
         self.assertTrue(rec["failed"])
         self.assertTrue(er.recommendation_line(rec).startswith("no recommendation: nothing can be decided"))
+
+
+class Combined(unittest.TestCase):
+    """Several programs or inputs: the proportion each strategy accelerates."""
+
+    def evaluation(self, d, name, faster):
+        figures = {"none": gaussian(2.0, 0.05, 10, 1), "compact": gaussian(1.5 if faster else 2.0, 0.05, 10, 2),
+                   "scatter": gaussian(2.0, 0.05, 10, 3)}
+        cfg = config(app=name, metric="time: ([0-9.]+)")
+        results, values = er.analyse(cfg, runs_of(figures))
+        path = os.path.join(d, name + ".json")
+        with open(path, "w") as f:
+            json.dump({"config": cfg, "runs": [], "results": results,
+                       "recommendation": er.recommend(cfg, results, values)}, f)
+        return path
+
+    def test_proportion_with_its_clopper_pearson_interval(self):
+        with tempfile.TemporaryDirectory() as d:
+            paths = [self.evaluation(d, "app%d" % i, i < 7) for i in range(10)]
+            text, numbers = er.combine(paths)
+            mean = numbers["strategies"]["compact"]["mean"]
+            self.assertEqual((mean["accelerated"], mean["evaluations"]), (7, 10))
+            self.assertAlmostEqual(mean["interval"][0], stats.beta.ppf(0.025, 7, 4))
+            self.assertAlmostEqual(mean["interval"][1], stats.beta.ppf(0.975, 8, 3))
+            self.assertEqual(numbers["strategies"]["scatter"]["mean"]["accelerated"], 0)
+            self.assertIn("compact", text)
+            self.assertIn("7 (70%)", text)
+            self.assertIn("35% - 93%", text)
+            out = os.path.join(d, "combined.json")
+            r = subprocess.run(["/usr/bin/python3", REPORT, "--combine", "--json", out] + paths,
+                               capture_output=True, text=True)
+            self.assertEqual(r.returncode, 0, r.stderr)
+            self.assertIn("Clopper-Pearson", r.stdout)
+            with open(out) as f:
+                self.assertEqual(json.load(f)["strategies"]["compact"]["mean"]["accelerated"], 7)
+
+    def test_not_an_evaluation_is_one_line(self):
+        with tempfile.TemporaryDirectory() as d:
+            bad = os.path.join(d, "bad.json")
+            with open(bad, "w") as f:
+                f.write("[1, 2]")
+            r = subprocess.run(["/usr/bin/python3", REPORT, "--combine", bad], capture_output=True, text=True)
+            self.assertEqual((r.returncode, r.stderr.count("\n")), (1, 1), r.stderr)
+            self.assertIn("not a slurm-pin evaluate --json file", r.stderr)
 
 
 class CommandLine(unittest.TestCase):

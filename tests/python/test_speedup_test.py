@@ -1,19 +1,21 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
-"""The Speedup-Test protocol (evaluate/speedup_test.py) against values and
-decisions computed without it:
+"""The Speedup-Test protocol (evaluate/speedup_test.py, exact_tests.py)
+against values and decisions computed without it:
 
 - textbook values: the t statistics from their formulas, Fisher's F from
   the incomplete beta function, Shapiro and Wilk's own example, the exact
   Kolmogorov-Smirnov and Wilcoxon-Mann-Whitney p-values by enumerating
-  every split of the pooled sample;
+  every split of the pooled sample, with and without ties, scipy's exact
+  formulas where they hold (no ties), Clopper-Pearson's interval;
 - every decision path of the protocol as seed 001 writes it (section
-  3.1.3.2), and the two options outside it;
+  3.1.3.2), and the options outside it;
 - an independent implementation of the protocol, written here from the
-  seed's text with its own statistics (lattice-path Kolmogorov-Smirnov,
-  normal-approximation Mann-Whitney with tie correction, t-tests from
-  their formulas), run side by side on generated samples: normal,
-  log-normal, bimodal, a huge outlier, zero variance on one side, ties,
-  constants, at 10, 30, 31 and 35 runs."""
+  seed's text with its own statistics (Kolmogorov-Smirnov and
+  Wilcoxon-Mann-Whitney counted over the blocks of tied values with
+  binomial weights, in integers; t-tests from their formulas), run side
+  by side on generated samples: normal, log-normal, bimodal, a huge
+  outlier, zero variance on one side, ties, constants, at 10, 30, 31 and
+  35 runs."""
 import itertools
 import math
 import os
@@ -26,6 +28,7 @@ from scipy import special, stats
 
 sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "..", "evaluate"))
 import speedup_test as st  # noqa: E402
+import exact_tests  # noqa: E402
 
 BASE = [10.2, 10.5, 9.9, 10.8, 10.1, 10.4, 10.0, 10.6]
 FAST = [9.1, 9.4, 9.0, 9.6, 9.2, 9.5, 8.9, 9.3]
@@ -63,32 +66,57 @@ def ks_statistic(x, y):
     return max(abs(sum(v <= p for v in x) / len(x) - sum(v <= p for v in y) / len(y)) for p in points)
 
 
+def tie_blocks(x, y):
+    """The pooled sample's distinct values in order, each with its count."""
+    values = sorted(set(x) | set(y))
+    pooled = x + y
+    return [sum(1 for v in pooled if v == u) for u in values]
+
+
 def ks_p_exact(x, y):
-    """Two-sided exact p of the two-sample Kolmogorov-Smirnov test: the
-    share of lattice paths from (0, 0) to (n, m) that leave the band
-    |i / n - j / m| < D (Hodges 1958), counted by dynamic programming."""
+    """Two-sided exact p of the two-sample Kolmogorov-Smirnov test given
+    the ties: a split puts c of each block of g tied values in x (C(g, c)
+    ways); D is checked after each block. Counted in integers."""
     n, m = len(x), len(y)
-    d = ks_statistic(x, y) - 1e-12
-    inside = [[0.0] * (m + 1) for _ in range(n + 1)]
-    for i in range(n + 1):
-        for j in range(m + 1):
-            if abs(i / n - j / m) >= d:
-                continue
-            inside[i][j] = 1.0 if i == j == 0 else (inside[i - 1][j] if i else 0) + (inside[i][j - 1] if j else 0)
-    return 1.0 - inside[n][m] / math.comb(n + m, n)
+    d = round(ks_statistic(x, y) * n * m)  # D in units of 1 / (n m)
+    inside = {0: 1}  # values of x so far -> splits staying inside
+    placed = 0
+    for g in tie_blocks(x, y):
+        nxt = {}
+        for i, ways in inside.items():
+            for c in range(0, g + 1):
+                i2, j2 = i + c, placed + g - i - c
+                if i2 > n or j2 > m or abs(i2 * m - j2 * n) >= d:
+                    continue
+                nxt[i2] = nxt.get(i2, 0) + ways * math.comb(g, c)
+        inside, placed = nxt, placed + g
+    return 1.0 - inside.get(n, 0) / math.comb(n + m, n)
 
 
 def mwu_p_greater(x, y):
-    """One-sided p of Wilcoxon-Mann-Whitney, x tends to be larger: U from
-    the ranks, its normal approximation with the tie correction and a
-    continuity correction (the large-sample form the protocol uses)."""
-    ranks = stats.rankdata(x + y)
+    """One-sided exact p of Wilcoxon-Mann-Whitney, x tends to be larger:
+    the distribution of 2U (a tie counts one half) over every split, built
+    block of ties by block: c of a block of g tied values go to x in C(g, c)
+    ways, each of them beating every y below the block and tying with the
+    block's g - c values of y."""
     n, m = len(x), len(y)
-    u = sum(ranks[:n]) - n * (n + 1) / 2
-    _, counts = np.unique(x + y, return_counts=True)
-    ties = sum(t ** 3 - t for t in counts)
-    sigma = math.sqrt(n * m / 12 * ((n + m + 1) - ties / ((n + m) * (n + m - 1))))
-    return stats.norm.sf((u - n * m / 2 - 0.5) / sigma)
+    top = 2 * n * m
+    dist = np.zeros((n + 1, top + 1))  # [x so far, 2U so far] -> splits
+    dist[0, 0] = 1.0
+    placed = 0
+    for g in tie_blocks(x, y):
+        nxt = np.zeros_like(dist)
+        for i in range(n + 1):
+            below_y = placed - i
+            if below_y < 0 or below_y > m:
+                continue
+            for c in range(0, min(g, n - i) + 1):
+                add = c * (2 * below_y + (g - c))
+                if add <= top:
+                    nxt[i + c, add:] += math.comb(g, c) * dist[i, :top + 1 - add]
+        dist, placed = nxt, placed + g
+    observed = sum(2 * (a > b) + (a == b) for a in x for b in y)
+    return float(dist[n, observed:].sum() / math.comb(n + m, n))
 
 
 def reference_verdict(p_faster, p_slower, alpha):
@@ -115,33 +143,28 @@ def reference_median(x, y, alpha=0.05):
     return reference_verdict(mwu_p_greater(x, y), mwu_p_greater(y, x), alpha), "Wilcoxon-Mann-Whitney"
 
 
+def every_split(x, y):
+    pooled = x + y
+    for idx in itertools.combinations(range(len(pooled)), len(x)):
+        chosen = set(idx)
+        yield [pooled[i] for i in idx], [pooled[i] for i in range(len(pooled)) if i not in chosen]
+
+
 def exact_mwu_greater(x, y):
     """P(U >= u_observed) under H0, by enumerating every way to split the
-    pooled sample (no ties in the samples used)."""
-    pooled = x + y
-
+    pooled sample (ties count one half)."""
     def u(a, b):
-        return sum(1 for i in a for j in b if i > j)
+        return sum(2 * (i > j) + (i == j) for i in a for j in b)
     observed = u(x, y)
-    hits = total = 0
-    for idx in itertools.combinations(range(len(pooled)), len(x)):
-        a = [pooled[i] for i in idx]
-        b = [pooled[i] for i in range(len(pooled)) if i not in idx]
-        total += 1
-        hits += u(a, b) >= observed
-    return hits / total
+    splits = [u(a, b) >= observed for a, b in every_split(x, y)]
+    return sum(splits) / len(splits)
 
 
 def exact_ks_two_sided(x, y):
-    """P(D >= d_observed) under H0 by enumerating every split (no ties)."""
-    pooled, observed = x + y, ks_statistic(x, y)
-    hits = total = 0
-    for idx in itertools.combinations(range(len(pooled)), len(x)):
-        a = [pooled[i] for i in idx]
-        b = [pooled[i] for i in range(len(pooled)) if i not in idx]
-        total += 1
-        hits += ks_statistic(a, b) >= observed - 1e-12
-    return hits / total
+    """P(D >= d_observed) under H0 by enumerating every split (ties too)."""
+    observed = ks_statistic(x, y)
+    splits = [ks_statistic(a, b) >= observed - 1e-12 for a, b in every_split(x, y)]
+    return sum(splits) / len(splits)
 
 
 def generated(kind, n, shift, seed):
@@ -345,6 +368,101 @@ class IssueCases(unittest.TestCase):
         self.assertEqual(st.median_decision(x, y, st.Options(wmw_any_size=True)).verdict, "speedup")
 
 
+# ---- ties, exact tests, the outputs the protocol defines --------------------------
+
+# 31 runs a strategy, times printed to 10 ms (the timer's resolution): scipy's
+# Kolmogorov-Smirnov without ties says p = 0.079, the exact p given the ties
+# is 0.025, so the protocol goes on to Wilcoxon-Mann-Whitney and declares it.
+TIED_X = [1.0, 1.0, 1.0, 0.99, 1.01, 1.0, 0.99, 1.01, 1.0, 1.02, 1.01, 1.0, 0.99, 1.0, 1.01, 0.99, 1.01, 0.98,
+          1.0, 1.01, 1.0, 1.0, 1.01, 0.99, 0.99, 1.0, 1.02, 1.01, 1.0, 1.0, 1.01]
+TIED_Y = [0.98, 0.96, 0.98, 0.98, 0.99, 0.98, 0.98, 1.0, 1.0, 0.99, 1.01, 0.99, 0.99, 1.01, 0.98, 0.97, 1.01,
+          1.0, 1.0, 1.0, 1.01, 0.99, 0.99, 0.98, 1.0, 1.0, 0.99, 1.0, 1.03, 0.98, 1.0]
+
+
+class ExactWithTies(unittest.TestCase):
+    SMALL = ([1.0, 2.0, 2.0, 3.0, 3.0, 3.0], [2.0, 3.0, 4.0, 4.0, 5.0])  # ties inside and across
+
+    def test_kolmogorov_smirnov_with_ties_is_every_split_counted(self):
+        x, y = self.SMALL
+        p, how = exact_tests.ks_two_sided_p(x, y)
+        self.assertEqual(how, "exact")
+        self.assertAlmostEqual(p, exact_ks_two_sided(x, y), places=12)
+        self.assertAlmostEqual(p, ks_p_exact(x, y), places=12)
+
+    def test_mann_whitney_with_ties_is_every_split_counted(self):
+        x, y = self.SMALL
+        greater, less, how = exact_tests.wmw_p(y, x)
+        self.assertEqual(how, "exact")
+        self.assertAlmostEqual(greater, exact_mwu_greater(y, x), places=12)
+        self.assertAlmostEqual(less, exact_mwu_greater([-v for v in y], [-v for v in x]), places=12)
+
+    def test_without_ties_both_are_scipys_exact_formulas(self):
+        x, y = generated("normal", 14, 1.0, 3), generated("normal", 11, 1.05, 4)
+        self.assertAlmostEqual(exact_tests.ks_two_sided_p(x, y)[0],
+                               stats.ks_2samp(x, y, method="exact").pvalue, places=10)
+        self.assertAlmostEqual(exact_tests.wmw_p(x, y)[0],
+                               stats.mannwhitneyu(x, y, alternative="greater", method="exact").pvalue, places=10)
+
+    def test_times_at_the_timers_resolution_decide_the_median_at_31_runs(self):
+        self.assertGreater(stats.ks_2samp(TIED_X, TIED_Y).pvalue, 0.05)  # what was wrong: no ties assumed
+        d = st.median_decision(TIED_X, TIED_Y)
+        self.assertEqual(d.steps[0][0], "Kolmogorov-Smirnov")
+        self.assertAlmostEqual(d.steps[0][1], ks_p_exact(TIED_X, TIED_Y), places=10)
+        self.assertLess(d.steps[0][1], 0.03)
+        self.assertEqual((d.test, d.verdict), ("Wilcoxon-Mann-Whitney", "speedup"))
+        self.assertAlmostEqual(d.p_value, mwu_p_greater(TIED_X, TIED_Y), places=10)
+
+    def test_past_the_exact_sizes_a_permutation_estimate_close_to_the_exact_value(self):
+        exact = exact_tests.ks_two_sided_p(TIED_X, TIED_Y)[0]
+        saved = exact_tests.KS_EXACT_CELLS
+        exact_tests.KS_EXACT_CELLS = 0
+        try:
+            p, how = exact_tests.ks_two_sided_p(TIED_X, TIED_Y)
+        finally:
+            exact_tests.KS_EXACT_CELLS = saved
+        self.assertTrue(how.startswith("permutation"))
+        self.assertLess(abs(p - exact), 0.005)  # 3.5 standard errors at 20,000 splits
+
+    def test_wmw_any_size_is_exact_at_twelve_runs(self):
+        x = [10.87, 11.79, 11.25, 11.63, 10.47, 10.17, 10.16, 9.9, 11.4, 11.75, 10.22, 11.11]
+        y = [9.06, 10.41, 10.78, 9.51, 11.13, 9.81, 10.36, 11.46, 8.93, 10.53, 9.95, 11.32]
+        self.assertLess(stats.mannwhitneyu(x, y, alternative="greater").pvalue, 0.05)  # the approximation's
+        d = st.median_decision(x, y, st.Options(wmw_any_size=True))
+        self.assertAlmostEqual(d.p_value, mwu_p_greater(x, y), places=12)
+        self.assertAlmostEqual(d.p_value, 0.0503, places=4)
+        self.assertEqual(d.verdict, "not significant")
+
+    def test_p_x_greater_y_counts_ties_as_one_half(self):
+        self.assertAlmostEqual(exact_tests.prob_x_greater([3.0, 4.0, 5.0], [1.0, 4.0, 2.0]), 7.5 / 9)
+        self.assertAlmostEqual(st.median_decision(BASE, FAST).p_x_greater_y, 1.0)
+        self.assertIsNone(st.mean_decision(BASE, FAST).p_x_greater_y)
+
+    def test_clopper_pearson_textbook_intervals(self):
+        for k, n, want in ((7, 10, (0.3475, 0.9333)), (0, 10, (0.0, 0.3085)), (10, 10, (0.6915, 1.0)),
+                           (1, 4, (0.0063, 0.8059))):
+            low, high = exact_tests.proportion_ci(k, n, 0.05)
+            self.assertAlmostEqual(low, want[0], places=4)
+            self.assertAlmostEqual(high, want[1], places=4)
+
+    def test_ks_centred_reads_step_one_as_a_shape_test(self):
+        # One shape shifted by 20%: the centred test finds one shape, so Wilcoxon-Mann-Whitney
+        # decides at 10 runs; the default reading cannot below 31.
+        x = generated("normal", 10, 1.0, 11)
+        y = [v / 1.2 for v in x[3:] + x[:3]]
+        y = [v + (statistics.median(x) / 1.2 - statistics.median(y)) for v in y]
+        centred = st.median_decision(x, y, st.Options(ks_centred=True))
+        self.assertEqual(centred.steps[0][0], "Kolmogorov-Smirnov, centred")
+        self.assertEqual(centred.verdict, "speedup")
+        self.assertEqual(centred.test, "Wilcoxon-Mann-Whitney (below 31 runs, one shape; --ks-centred)")
+        self.assertEqual(st.median_decision(x, y).verdict, "need more runs")
+        # Different shapes (a narrow and a bimodal sample): need more runs below 31.
+        narrow = [10.0 + 0.01 * i for i in range(20)]
+        wide = [8.0 + 0.01 * i for i in range(10)] + [11.0 + 0.01 * i for i in range(10)]
+        d = st.median_decision(narrow, wide, st.Options(ks_centred=True))
+        self.assertEqual(d.verdict, "need more runs")
+        self.assertTrue(d.test.startswith("Kolmogorov-Smirnov, centred: shapes differ"))
+
+
 # ---- side by side with the reference -------------------------------------------------
 
 class AgainstTheReference(unittest.TestCase):
@@ -362,8 +480,10 @@ class AgainstTheReference(unittest.TestCase):
         if md.test == "Wilcoxon-Mann-Whitney":
             self.assertAlmostEqual(md.p_value, mwu_p_greater(x, y) if md.verdict != "slowdown"
                                    else mwu_p_greater(y, x), places=10)
-        if md.steps and md.steps[0][0] == "Kolmogorov-Smirnov" and len(set(x + y)) == len(x + y):
-            self.assertAlmostEqual(md.steps[0][1], ks_p_exact(x, y), places=8)  # exact without ties
+        if md.steps and md.steps[0][0] == "Kolmogorov-Smirnov":
+            self.assertAlmostEqual(md.steps[0][1], ks_p_exact(x, y), places=8)  # exact, ties too
+        self.assertAlmostEqual(md.p_x_greater_y, sum((a > b) + 0.5 * (a == b) for a in x for b in y)
+                               / (len(x) * len(y)), places=12)
 
     def test_generated_samples(self):
         checked = 0

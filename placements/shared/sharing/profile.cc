@@ -79,6 +79,7 @@ class ProfileParser {
     if (!matrices_seen_.count("\nsimple"))
       throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix)");
     per_thread(p_.thread_working_set_lines.size(), "thread_working_set_lines");
+    per_thread(p_.thread_accesses.size(), "thread_accesses");
     per_thread(p_.thread_creators.size(), "thread_creators");
     per_thread(p_.thread_starts.size(), "thread_starts");
     for (int c : p_.thread_creators)
@@ -214,6 +215,8 @@ class ProfileParser {
     } else if (k == "thread_working_set_lines") {
       for (size_t i = 1; i < f.size(); ++i)
         p_.thread_working_set_lines.push_back(parse_weight(f[i], path_, l.number));
+    } else if (k == "thread_accesses") {
+      for (size_t i = 1; i < f.size(); ++i) p_.thread_accesses.push_back(parse_weight(f[i], path_, l.number));
     } else if (k == "thread_creators") {
       for (size_t i = 1; i < f.size(); ++i)
         p_.thread_creators.push_back(f[i] == "-" ? -1 : parse_int(f[i], at, "a creator", 0, (1 << 16) - 1));
@@ -347,6 +350,11 @@ std::string format_profile(const Profile& p) {
   if (!p.thread_working_set_lines.empty()) {
     out << "thread_working_set_lines";
     for (double v : p.thread_working_set_lines) out << " " << v;
+    out << "\n";
+  }
+  if (!p.thread_accesses.empty()) {
+    out << "thread_accesses";
+    for (double v : p.thread_accesses) out << " " << v;
     out << "\n";
   }
   if (!p.thread_creators.empty()) {

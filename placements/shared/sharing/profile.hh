@@ -33,6 +33,9 @@ struct Profile {
   int line_size = 64;
   double working_set_lines = -1;  // -1: not recorded
   std::vector<double> thread_working_set_lines;
+  // Each thread's reads and writes in the whole run; empty: not recorded.
+  // What a pair shares is read against it (an absolute heatmap scale).
+  std::vector<double> thread_accesses;
   // Where each thread came from (creation order): its creator's index, -1
   // for none (the main thread), and its start routine; empty when unknown.
   std::vector<int> thread_creators;
