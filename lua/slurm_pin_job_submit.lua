@@ -56,8 +56,14 @@ function M.setup(options)
   if not state.io then state.io, state.io_error = load_io() end
 end
 
+-- One log line per new problem: a file with several errors logs its first
+-- and where to see them all.
 local function log_once(err)
-  if err ~= state.last_error then state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. err) end
+  if err ~= state.last_error then
+    local first = string.match(err, "^[^\n]*")
+    local more = first ~= err and (" (more errors: slurm-pin policy check " .. state.file .. ")") or ""
+    state.log.error("slurm-pin: policy disabled, jobs pass unchanged: " .. first .. more)
+  end
   state.last_error = err
 end
 

@@ -162,16 +162,38 @@ local function check_match(m, where)
   end
 end
 
--- Checks a policy table; returns it normalised. Errors name file and line.
--- Runs check(), and only when it fails looks up the line `needle` is on:
--- finding lines for every rule would make checking quadratic in the file.
-local function at_line(text, path, needle, check)
+-- Every error of a file is reported at once (an admin fixes them in one
+-- pass), at most MAX_ERRORS with their lines, then a count.
+M.MAX_ERRORS = 20
+
+-- The errors found so far in one file: each with the line it names.
+local function error_list()
+  return { shown = {}, count = 0 }
+end
+
+-- Runs check(); when it fails, records the error with the line `needle()`
+-- is on. Lines are looked up for the first MAX_ERRORS errors only: finding
+-- lines for every rule would make checking quadratic in the file.
+local function at_line(errors, text, path, needle, check)
   local ok, err = pcall(check)
   if ok then return end
-  if getmetatable(err) == PolicyError then
-    err.message = path .. ":" .. (line_of(text, needle()) or 1) .. ": " .. err.message
+  if getmetatable(err) ~= PolicyError then error(err, 0) end
+  errors.count = errors.count + 1
+  if errors.count > M.MAX_ERRORS then return end
+  local line = needle and line_of(text, needle()) or 1
+  errors.shown[#errors.shown + 1] = { line = line, message = path .. ":" .. line .. ": " .. err.message }
+end
+
+-- Fails with every recorded error, one per line in file order.
+local function fail_with(errors)
+  if errors.count == 0 then return end
+  table.sort(errors.shown, function(a, b) return a.line < b.line end)
+  local lines = {}
+  for i, e in ipairs(errors.shown) do lines[i] = e.message end
+  if errors.count > #lines then
+    lines[#lines + 1] = "... and " .. (errors.count - #lines) .. " more errors (fix these first)"
   end
-  error(err, 0)
+  fail(table.concat(lines, "\n"))
 end
 
 local function check_rule(i, r, seen)
@@ -195,24 +217,32 @@ local function check_rule(i, r, seen)
   end
 end
 
--- Checks a policy table; returns it normalised. Errors name file and line.
+-- Checks a policy table; returns it normalised. Errors name file and line,
+-- every one of them (at most MAX_ERRORS shown), one per line.
 function M.check(policy, text, path)
+  local errors = error_list()
   for k in pairs(policy) do
     if not TOP_KEYS[k] then
-      fail(path .. ":" .. (line_of(text, tostring(k)) or 1) .. ": unknown key '" .. tostring(k) ..
-           "' (a policy has store, partitions and rules)")
+      at_line(errors, text, path, function() return tostring(k) end, function()
+        fail("unknown key '" .. tostring(k) .. "' (a policy has store, partitions and rules)")
+      end)
     end
   end
-  if policy.store ~= nil and type(policy.store) ~= "string" then fail(path .. ": store must be a directory path") end
+  if policy.store ~= nil and type(policy.store) ~= "string" then
+    at_line(errors, text, path, function() return "store" end, function() fail("store must be a directory path") end)
+  end
   policy.partitions = policy.partitions or {}
   if type(policy.partitions) ~= "table" then fail(path .. ": partitions must be a table of partition = action") end
   for name, a in pairs(policy.partitions) do
-    if type(name) ~= "string" then fail(path .. ": partitions: every key must be a partition name") end
-    at_line(text, path, function() return line_of(text, '["' .. name .. '"]') and '["' .. name .. '"]' or name .. " =" end,
-            function()
-              check_action(a, "partition " .. name .. ": ")
-              if a.mode == "enforce" then fail("partition " .. name .. ": partition defaults are never enforced (use a rule)") end
-            end)
+    if type(name) ~= "string" then
+      at_line(errors, text, path, nil, function() fail("partitions: every key must be a partition name") end)
+    else
+      at_line(errors, text, path, function() return line_of(text, '["' .. name .. '"]') and '["' .. name .. '"]' or name .. " =" end,
+              function()
+                check_action(a, "partition " .. name .. ": ")
+                if a.mode == "enforce" then fail("partition " .. name .. ": partition defaults are never enforced (use a rule)") end
+              end)
+    end
   end
   policy.rules = policy.rules or {}
   if type(policy.rules) ~= "table" then fail(path .. ": rules must be a list") end
@@ -223,9 +253,12 @@ function M.check(policy, text, path)
   end
   local seen = {}
   for i, r in ipairs(policy.rules) do
-    at_line(text, path, function() return '"' .. tostring(type(r) == "table" and r.name) .. '"' end,
-            function() check_rule(i, r, seen) end)
+    at_line(errors, text, path, function()
+              local name = tostring(type(r) == "table" and r.name)
+              return line_of(text, '"' .. name .. '"') and '"' .. name .. '"' or "'" .. name .. "'"
+            end, function() check_rule(i, r, seen) end)
   end
+  fail_with(errors)
   -- Which rules name which application: a job then looks only at the rules
   -- naming one of its candidates, and at those naming none.
   policy._by_app = {}

@@ -130,6 +130,29 @@ local function load_error(text)
   return err
 end
 
+T.test("every error of a policy file at once, in file order, at most MAX_ERRORS with a count", function()
+  local err = load_error("return {\n  colour = 'blue',\n  rules = {\n" ..
+    "    { name = 'a', match = {}, action = { strategy = 'packed' } },\n" ..
+    "    { name = 'b', match = {}, action = { strategy = 'compact' } },\n" ..
+    "    { name = 'c', match = { colour = 'x' }, action = { strategy = 'compact' } },\n  },\n}\n")
+  local lines = {}
+  for line in string.gmatch(err, "[^\n]+") do lines[#lines + 1] = line end
+  T.eq(#lines, 3, err)
+  T.contains(lines[1], "bad.lua:2: unknown key 'colour'")
+  T.contains(lines[2], "bad.lua:4: rule 1 (a): unknown strategy 'packed'")
+  T.contains(lines[3], "bad.lua:6: rule 3 (c): unknown match 'colour'")
+  local rules = {}
+  for i = 1, 5000 do rules[i] = string.format("{ name = 'r%d', match = {}, action = { strategy = 'x' } },", i) end
+  local t0 = os.clock()
+  err = load_error("return { rules = {\n" .. table.concat(rules, "\n") .. "\n} }")
+  T.eq(os.clock() - t0 < 5, true, "5000 bad rules checked in linear time")
+  lines = {}
+  for line in string.gmatch(err, "[^\n]+") do lines[#lines + 1] = line end
+  T.eq(#lines, engine.MAX_ERRORS + 1)
+  T.contains(lines[1], "bad.lua:2: rule 1 (r1)")
+  T.contains(lines[#lines], "and " .. (5000 - engine.MAX_ERRORS) .. " more errors")
+end)
+
 T.test("broken policies: one line naming file, line and fix", function()
   local err = load_error("return {\n rules = {\n { name = 'x' \n")
   T.contains(err, tmp .. "/bad.lua:")
