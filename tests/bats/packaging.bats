@@ -19,6 +19,11 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   contents slurm-pin | grep -qx './usr/bin/slurm-pin'
   contents slurm-pin | grep -qx './usr/libexec/slurm-pin/slurm-pin-policy'
   contents slurm-pin | grep -qx './usr/share/slurm-pin/lua/job_submit.lua'
+  # The docs the commands and manual pages point to, and the example rules docs/policy.md copies.
+  for doc in README.md evaluate.md policy.md placement.md formats.md; do
+    contents slurm-pin | grep -qx "./usr/share/doc/slurm-pin/$doc.gz" || { echo "missing $doc"; false; }
+  done
+  contents slurm-pin | grep -qx './usr/share/doc/slurm-pin/examples/slurm-pin-policy.lua'
   dpkg -x "$DEBS/slurm-pin_0.1.0-1_amd64.deb" "$BATS_FILE_TMPDIR/root"
   run "$BATS_FILE_TMPDIR/root/usr/libexec/slurm-pin/slurm-pin-policy" check "$BATS_TEST_DIRNAME/../../etc/slurm-pin-policy.lua"
   [ "$status" -eq 0 ]

@@ -13,25 +13,27 @@ bats_require_minimum_version 1.5.0
 # build tree as where the packages put it).
 if [ -n "${SLURM_PIN_INSTALLED:-}" ]; then
   PLUGIN=$(dpkg -L slurm-pin-spank | grep '/slurm-wlm/slurm_pin\.so$')
-  LUA_MODULES=(/usr/share/slurm-pin/lua/*.lua)
 else
   PLUGIN=$BUILD/lib/slurm_pin.so
-  LUA_MODULES=()
 fi
 
 # The policy's modules installed into directory $1 by the cp lines of
 # docs/policy.md "Installing", run as written (from the source tree, the
 # build tree where they say build/, $1 where they say /etc/slurm/): a file
 # the docs forget is missing here too. The rules file is the suite's own.
+# From the packages (SLURM_PIN_INSTALLED) the lines that copy from /usr,
+# from a build the others.
 install_policy_as_documented() {
-  local src line
+  local src line from=-v
   src=$(cd "$BATS_TEST_DIRNAME/../.." && pwd)
+  [ -z "${SLURM_PIN_INSTALLED:-}" ] || from=
   while IFS= read -r line; do
     line=${line%%#*}
     line=${line//\/etc\/slurm\//$1\/}
     line=${line// build\// $BUILD\/}
     (cd "$src" && eval "$line") || return 1
-  done < <(sed -n '/^## Installing/,/^## [^I]/p' "$src/docs/policy.md" | grep -E '^    cp ' | grep -v 'slurm-pin-policy.lua')
+  done < <(sed -n '/^## Installing/,/^## [^I]/p' "$src/docs/policy.md" | grep -E '^    cp ' |
+    grep -v 'slurm-pin-policy.lua' | grep $from -E '^    cp /usr/')
 }
 LOCAL_CLUSTER=$BATS_TEST_DIRNAME/../slurm/local-cluster
 PROGRAMS=$BATS_TEST_DIRNAME/../programs
@@ -79,7 +81,7 @@ slurm_up() {
   grant_traversal
   if [ -n "${SLURM_PIN_JOB_SUBMIT:-}" ]; then
     # job_submit/lua loads job_submit.lua from slurm.conf's directory.
-    if [ ${#LUA_MODULES[@]} -gt 0 ]; then cp "${LUA_MODULES[@]}" "$CLUSTER/"; else install_policy_as_documented "$CLUSTER"; fi
+    install_policy_as_documented "$CLUSTER" || return 1
     export SLURM_PIN_EXTRA_CONF="JobSubmitPlugins=lua${SLURM_PIN_EXTRA_CONF:+
 $SLURM_PIN_EXTRA_CONF}"
   fi
