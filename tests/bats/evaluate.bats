@@ -90,11 +90,17 @@ expect_fixed_decisions() {
   grep -q '!\[wall time per strategy\](violin.png)' "$WORK/report/report.md"
   grep -q '1 CPU-bound noise process beside each task' "$WORK/report/report.md"
   # The rule for the best strategy is a policy slurm-pin policy accepts.
+  # A rule only when a strategy was recommended: none naming the baseline otherwise.
   run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies none,compact -c 2 --seed 3 \
-    --emit-rule --app jacobi3d -- $(jacobi)
+    --emit-rule --app jacobi3d --json "$WORK/rule.json" -- $(jacobi)
   [ "$status" -eq 0 ]
   echo "$output" >"$WORK/rule.lua"
-  grep -q 'name = "evaluated-jacobi3d", match = { app = "jacobi3d" }' "$WORK/rule.lua"
+  if [ "$(jq -r .recommendation.decided "$WORK/rule.json")" = true ]; then
+    grep -q 'name = "evaluated-jacobi3d", match = { app = "jacobi3d" }' "$WORK/rule.lua"
+  else
+    grep -q '^-- no rule: ' "$WORK/rule.lua"
+    ! grep -q 'action' "$WORK/rule.lua"
+  fi
   run "$SLURM_PIN" policy check "$WORK/rule.lua"
   [ "$status" -eq 0 ] || { echo "$output"; cat "$WORK/rule.lua"; false; }
 }
