@@ -3,8 +3,11 @@
 -- `slurm-pin policy check FILE`, try it with `slurm-pin policy explain ...`).
 -- Lua data only: the file runs with no access to os, io or anything else.
 return {
-  -- The profile store (`slurm-pin profile` writes it; has_profile reads its index).
-  store = "/var/lib/slurm-pin/profiles",
+  -- The profile store (`slurm-pin profile` writes it; has_profile reads its
+  -- index). Leave it out to use the site's: the store= of the slurm_pin.so
+  -- line in plugstack.conf (else /var/lib/slurm-pin/profiles), which the
+  -- plugin and every slurm-pin command use too.
+  -- store = "/srv/slurm-pin/profiles",
 
   -- The site default per partition, for jobs no rule matches, and only when
   -- the user chose nothing. "*" is every other partition. Seed 000: scatter

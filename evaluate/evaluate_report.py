@@ -451,14 +451,17 @@ def heatmap(config, path):
     profile, cli = config.get("profile"), config["slurm_pin"]
     title = "%s: profile %s" % (config["app"], os.path.basename(profile))
     with tempfile.TemporaryDirectory() as scratch:
-        name, store = profile, config.get("store") or os.environ.get("SLURM_PIN_STORE", "/var/lib/slurm-pin/profiles")
+        # The store the evaluation used (SLURM_PIN_STORE then), else the
+        # site's, which `slurm-pin profiles` finds as srun's plugin does.
+        name, store = profile, config.get("store") or os.environ.get("SLURM_PIN_STORE")
         if "/" in profile:
             name, store = store_name(config["app"]), scratch
             r = subprocess.run([cli, "profiles", "import", profile, "--app", name, "--store", store],
                                capture_output=True, text=True)
             if r.returncode != 0:
                 return "heatmap unavailable: " + r.stderr.strip()
-        r = subprocess.run([cli, "profiles", "show", name, "--store", store, "--png", path, "--title", title],
+        where = ["--store", store] if store else []
+        r = subprocess.run([cli, "profiles", "show", name, "--png", path, "--title", title] + where,
                            capture_output=True, text=True)
         return None if r.returncode == 0 else "heatmap unavailable: " + r.stderr.strip()
 

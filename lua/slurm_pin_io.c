@@ -20,6 +20,7 @@
  *   local io = require("slurm_pin_io")
  *   local text, err = io.read("/etc/slurm/slurm-pin-policy.lua", 16 * 2^20, 200)
  *   local head = io.read(store .. "/.index", 64 * 2^20, 200, 128)  -- its first 128 bytes
+ *   local store = io.site_store("/etc/slurm/slurm.conf", 200)  -- "" when plugstack.conf gives none
  *
  * Lua 5.1 (what Debian's job_submit/lua embeds) to 5.4.
  */
@@ -37,8 +38,11 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "site_store.h"
+
 struct read_job {
   char *path;
+  int site_store; /* path is slurm.conf: find the site's store (site_store.h) instead of reading */
   size_t max_bytes;
   size_t head; /* read at most this much (the file's first line, say) */
   /* Filled by the reader thread. */
@@ -120,9 +124,23 @@ static void read_checked(struct read_job *j) {
   free(dir_path);
 }
 
+/* The store= of the slurm_pin.so line of the plugstack.conf that slurm.conf
+ * (j->path) names; "" when none gives one. */
+static void find_site_store(struct read_job *j) {
+  char plugstack[4096], store[4096];
+  site_plugstack_path(j->path, plugstack, sizeof plugstack);
+  if (site_store_from_plugstack(plugstack, store, sizeof store) < 0)
+    snprintf(j->err, sizeof j->err, "%.400s: cannot read it: %s", plugstack, strerror(errno));
+  else if (!(j->text = strdup(store)))
+    snprintf(j->err, sizeof j->err, "out of memory");
+  else
+    j->size = strlen(store);
+}
+
 static void *reader(void *arg) {
   struct read_job *j = arg;
-  read_checked(j);
+  if (j->site_store) find_site_store(j);
+  else read_checked(j);
   pthread_mutex_lock(&lock);
   j->done = 1;
   if (j->abandoned) {
@@ -144,28 +162,19 @@ static struct timespec deadline_in(long ms) {
   return t;
 }
 
-/* io.read(path, max_bytes, timeout_ms[, head]) -> text | nil, error: the
- * whole file, or its first `head` bytes. */
-static int l_read(lua_State *L) {
-  const char *path = luaL_checkstring(L, 1);
-  lua_Number max = luaL_checknumber(L, 2), timeout = luaL_optnumber(L, 3, 1000), head = luaL_optnumber(L, 4, max + 1);
-  if (max < 0 || max > 1e12 || head < 0 || timeout < 0 || timeout > 60000)
-    return luaL_error(L, "slurm_pin_io.read: bad bound");
+/* Runs j on a reader thread and waits for it at most `timeout` ms: pushes
+ * its text, or nil and an error. */
+static int run_job(lua_State *L, struct read_job *j, lua_Number timeout) {
+  const char *path = j->path;
   pthread_mutex_lock(&lock);
   if (hung) {
     pthread_mutex_unlock(&lock);
     lua_pushnil(L);
     lua_pushfstring(L, "%s: not read: an earlier read has not finished yet (a hung file system?)", path);
+    job_free(j);
     return 2;
   }
   pthread_mutex_unlock(&lock);
-  struct read_job *j = calloc(1, sizeof *j);
-  if (!j || !(j->path = strdup(path))) {
-    free(j);
-    return luaL_error(L, "slurm_pin_io.read: out of memory");
-  }
-  j->max_bytes = (size_t)max;
-  j->head = (size_t)head;
   pthread_attr_t attr;
   pthread_t thread;
   pthread_attr_init(&attr);
@@ -188,7 +197,7 @@ static int l_read(lua_State *L) {
     pthread_mutex_unlock(&lock);
     lua_pushnil(L);
     lua_pushfstring(L, "%s: not read within %d ms (a FIFO, a device or a hung file system?)", path, (int)timeout);
-    return 2;
+    return 2; /* j is the thread's to free now; path lived in it, so it is not used again */
   }
   pthread_mutex_unlock(&lock);
   int ok = j->text != NULL;
@@ -202,7 +211,42 @@ static int l_read(lua_State *L) {
   return ok ? 1 : 2;
 }
 
-static const luaL_Reg functions[] = {{"read", l_read}, {NULL, NULL}};
+static struct read_job *new_job(lua_State *L, const char *path) {
+  struct read_job *j = calloc(1, sizeof *j);
+  if (!j || !(j->path = strdup(path))) {
+    free(j);
+    luaL_error(L, "slurm_pin_io: out of memory");
+    return NULL;
+  }
+  return j;
+}
+
+/* io.read(path, max_bytes, timeout_ms[, head]) -> text | nil, error: the
+ * whole file, or its first `head` bytes. */
+static int l_read(lua_State *L) {
+  const char *path = luaL_checkstring(L, 1);
+  lua_Number max = luaL_checknumber(L, 2), timeout = luaL_optnumber(L, 3, 1000), head = luaL_optnumber(L, 4, max + 1);
+  if (max < 0 || max > 1e12 || head < 0 || timeout < 0 || timeout > 60000)
+    return luaL_error(L, "slurm_pin_io.read: bad bound");
+  struct read_job *j = new_job(L, path);
+  j->max_bytes = (size_t)max;
+  j->head = (size_t)head;
+  return run_job(L, j, timeout);
+}
+
+/* io.site_store(slurm_conf, timeout_ms) -> store | "" | nil, error: the
+ * store= of the slurm_pin.so line in the plugstack.conf slurm.conf names
+ * (site_store.h), looked up on a reader thread like a read. */
+static int l_site_store(lua_State *L) {
+  const char *conf = luaL_checkstring(L, 1);
+  lua_Number timeout = luaL_optnumber(L, 2, 1000);
+  if (timeout < 0 || timeout > 60000) return luaL_error(L, "slurm_pin_io.site_store: bad bound");
+  struct read_job *j = new_job(L, conf);
+  j->site_store = 1;
+  return run_job(L, j, timeout);
+}
+
+static const luaL_Reg functions[] = {{"read", l_read}, {"site_store", l_site_store}, {NULL, NULL}};
 
 /* A thread left reading must never find this code unmapped: when
  * job_submit/lua reloads its script it closes the Lua state, which would

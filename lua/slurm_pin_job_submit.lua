@@ -67,6 +67,17 @@ local function log_once(err)
   state.last_error = err
 end
 
+-- The site's store, set once: the store= of the slurm_pin.so line in the
+-- plugstack.conf of the slurm.conf beside job_submit.lua (slurmctld's),
+-- looked up when the policy (re)loads; the default when none gives one.
+M.DEFAULT_STORE = "/var/lib/slurm-pin/profiles"
+local function site_store()
+  if not (state.io and state.io.site_store and state.here) then return M.DEFAULT_STORE end
+  local store, err = state.io.site_store(state.here .. "slurm.conf", M.READ_TIMEOUT_MS)
+  if not store then state.log.error("slurm-pin: the site's store: " .. err .. "; using " .. M.DEFAULT_STORE) end
+  return (store and store ~= "") and store or M.DEFAULT_STORE
+end
+
 -- The store index reads its file through slurm_pin_io, its first line per
 -- job and the rest only when the generation changed.
 local function index_reader(path, head)
@@ -100,7 +111,7 @@ local function current_policy()
     return nil
   end
   state.policy = policy
-  state.index = policy_engine.index(policy.store or "/var/lib/slurm-pin/profiles", index_reader)
+  state.index = policy_engine.index(policy.store or site_store(), index_reader)
   state.log.info("slurm-pin: policy " .. state.file .. " loaded: " .. #policy.rules .. " rules")
   return policy
 end
@@ -368,6 +379,23 @@ local function decide(view)
   return job, decision
 end
 
+-- An enforced rule replaces what the user asked: the user is told at
+-- submission (sbatch, srun and salloc print it), not only at run time.
+local function tell_overridden(job, decision)
+  if not (decision and decision.mode == "enforce" and job.user_choice and slurm and slurm.log_user) then return end
+  local replaced = {}
+  for _, k in ipairs({ "strategy", "profile", "mem", "granularity" }) do
+    local mine, rule = job.user_choice[k], decision[k]
+    if mine and rule and mine ~= rule then
+      replaced[#replaced + 1] = "--pin-" .. k .. "=" .. shown(mine) .. " becomes " .. shown(rule)
+    end
+  end
+  if #replaced > 0 then
+    slurm.log_user("%s", "slurm-pin: the site policy's rule " .. decision.rule .. " is enforced for this job: " ..
+                   table.concat(replaced, ", "))
+  end
+end
+
 -- job_submit: returns slurm.SUCCESS, or slurm.ERROR with the reason in
 -- slurm.log_user (the user sees it) when the policy cannot decide the job.
 function M.submit(job_desc, part_list, submit_uid)
@@ -378,6 +406,7 @@ function M.submit(job_desc, part_list, submit_uid)
       local comment = with_decision(job_desc.admin_comment, text)
       if comment ~= (job_desc.admin_comment or "") then job_desc.admin_comment = comment end
       log_decision(job, decision, text, "")
+      tell_overridden(job, decision)
     end
     return slurm and slurm.SUCCESS or 0
   end

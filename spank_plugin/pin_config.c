@@ -164,6 +164,51 @@ int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, 
   return 0;
 }
 
+/* Every argument plugstack.conf takes, as written there ("key=" takes a value). */
+static const char *const known_arguments[] = {
+    "default=", "allowed=", "store=", "topology=", "topology_cache=", "run_dir=", "max_file=", "max_time=",
+    "placement_cache=", "launchers=", "mem=", "granularity=", "gpu=", "oversubscribe=", "threads_lib=",
+    "enforce", "exclusive_only", "whole_node", "verbose", "legacy_omp_env", "policy"};
+#define N_KNOWN (sizeof known_arguments / sizeof known_arguments[0])
+
+/* Edit distance between a (n bytes) and b, at most 3 (more is "far"): one
+ * row of the usual table, so the cost is n times a key's length. */
+static int distance(const char *a, size_t n, const char *b) {
+  size_t m = strlen(b);
+  int row[32];
+  if (m >= sizeof row / sizeof row[0] || n > m + 3) return 4;
+  for (size_t j = 0; j <= m; ++j) row[j] = (int)j;
+  for (size_t i = 1; i <= n; ++i) {
+    int diag = row[0], best = row[0] = (int)i;
+    for (size_t j = 1; j <= m; ++j) {
+      int up = row[j], cost = a[i - 1] == b[j - 1] ? 0 : 1;
+      int v = diag + cost;
+      if (up + 1 < v) v = up + 1;
+      if (row[j - 1] + 1 < v) v = row[j - 1] + 1;
+      diag = up;
+      row[j] = v;
+      if (v < best) best = v;
+    }
+    if (best > 3) return 4;
+  }
+  return row[m];
+}
+
+const char *pin_config_suggest(const char *arg) {
+  const char *eq = strchr(arg, '=');
+  size_t key = eq ? (size_t)(eq - arg) : strlen(arg);
+  const char *best = NULL;
+  int best_d = 3;  /* a suggestion is at most 2 edits away */
+  for (size_t i = 0; i < N_KNOWN; ++i) {
+    size_t k = strcspn(known_arguments[i], "=");
+    char name[32];
+    snprintf(name, sizeof name, "%.*s", (int)k, known_arguments[i]);
+    int d = distance(arg, key, name);
+    if (d < best_d) best_d = d, best = known_arguments[i];
+  }
+  return best;
+}
+
 static int parse_one(struct pin_config *c, const char *arg, char *err, size_t len) {
   const char *eq = strchr(arg, '=');
   const char *v = eq ? eq + 1 : NULL;
@@ -233,12 +278,26 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
     return c->oversubscribe_error = strcmp(v, "error") == 0, 0;
   }
   if (v && KEY("granularity")) return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
+  if (KEY("enforce") || KEY("exclusive_only") || KEY("whole_node") || KEY("verbose") || KEY("legacy_omp_env") ||
+      KEY("policy")) {
+    snprintf(err, len, "plugstack.conf argument '%.200s': %.*s takes no value", arg, (int)key, arg);
+    return -1;
+  }
+  const char *near = pin_config_suggest(arg);
+  if (near) {
+    snprintf(err, len, "unknown plugstack.conf argument '%.200s': did you mean %s?", arg, near);
+    return -1;
+  }
 #undef KEY
-  snprintf(err, len,
-           "unknown plugstack.conf argument '%s' (known: default=, allowed=, store=, topology=, topology_cache=, run_dir=, max_file=, max_time=, placement_cache=, "
-           "launchers=, mem=, granularity=, gpu=, oversubscribe=, threads_lib=, enforce, exclusive_only, whole_node, verbose, legacy_omp_env, policy)",
-           arg);
+  char known[400] = "";
+  for (size_t i = 0; i < N_KNOWN; ++i)
+    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", known_arguments[i]);
+  snprintf(err, len, "unknown plugstack.conf argument '%.200s' (known: %s)", arg, known);
   return -1;
+}
+
+int pin_config_parse_arg(struct pin_config *c, const char *arg, char *err, size_t len) {
+  return parse_one(c, arg, err, len);
 }
 
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len) {

@@ -126,6 +126,7 @@ enum {
 int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, char *err, size_t len);
 
 #define PIN_RUN_DIR "/run/slurm-pin"
+#define PIN_DEFAULT_STORE "/var/lib/slurm-pin/profiles" /* the engine's, when store= is not given */
 #define PIN_MAX_FILE (16ULL << 20)
 #define PIN_PLACEMENT_CACHE 64
 #define PIN_PLACEMENT_CACHE_MAX 4096
@@ -142,6 +143,13 @@ void pin_config_defaults(struct pin_config *c);
  * syntax only: no engine needed (srun checks no more for jobs that give no
  * --pin-* option, engine_link.h). */
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);
+/* One argument into c: 0, or -1 with a message naming it (a near miss of
+ * a known key names the key meant). slurm-pin doctor checks every argument
+ * of a line this way. */
+int pin_config_parse_arg(struct pin_config *c, const char *arg, char *err, size_t len);
+/* The known argument (as "key=" or "key") within two edits of arg's key,
+ * or NULL. */
+const char *pin_config_suggest(const char *arg);
 /* The values the engine checks (default=, mem=, gpu=, granularity=), and
  * that run_dir= and topology_cache= cross no directory others can write to
  * (common/trusted_dir.h); -1 with a message naming the argument. */

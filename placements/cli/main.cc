@@ -24,8 +24,9 @@ const char kUsage[] =
     "  run       bind this process and run a program, outside Slurm (slurm-pin run --help)\n"
     "  profile   profile an application's sharing as a Slurm job (slurm-pin profile --help)\n"
     "  profiles  list, show, export, import and remove stored profiles\n"
-    "  policy    check a site policy file, explain what a job would get\n"
+    "  policy    check a site policy file, explain what a job would get, probe its install\n"
     "  evaluate  measure which strategy pays for an application (slurm-pin evaluate --help)\n"
+    "  doctor    check this node's or the controller's setup, one line per problem with its fix\n"
     "  version   print the version\n"
     "exit status: 0 success, 1 error, 2 the command line is wrong\n";
 

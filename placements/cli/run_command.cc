@@ -11,6 +11,7 @@
 // `slurm-pin run --launched-rank` (runtime/rank_launch.c): the request then
 // comes from SLURM_PIN_RANK_OPTIONS, and a rank that cannot be placed runs
 // as its launcher started it, after one line saying why.
+#include "site_store.h"
 #include "run_command.hh"
 
 #include <getopt.h>
@@ -62,7 +63,7 @@ const char kUsage[] =
     "wrong command line, 126 or 127 when PROGRAM cannot be run.\n";
 
 struct Options {
-  std::string strategy = "compact", profile, store = default_store_dir(), threads, mem = "none";
+  std::string strategy = "compact", profile, store = site_store(), threads, mem = "none";
   std::string granularity = "core", binding;
   bool phases = false, oversubscribe = false, verbose = false, dryrun = false, help = false;
   std::string seed;

@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "site_store.h"
 #include "cli_options.h"
 #include "input/args.hh"
 #include "backends.hh"
@@ -108,7 +109,7 @@ Options parse(int argc, char** argv) {
     throw UsageError("--threads N is required (profile at the thread count the application runs with)");
   if (o.program.empty() && o.from_trace.empty()) throw UsageError("no program to profile: put it after --");
   if (!o.output.empty() && !o.store.empty()) throw UsageError("give either --store or --output, not both");
-  if (o.output.empty() && o.store.empty()) o.store = default_store_dir();
+  if (o.output.empty() && o.store.empty()) o.store = site_store();
   return o;
 }
 

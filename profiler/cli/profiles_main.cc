@@ -10,6 +10,7 @@
 #include <sstream>
 #include <string>
 
+#include "site_store.h"
 #include "cli_options.h"
 #include "input/args.hh"
 #include "error.hh"
@@ -33,7 +34,8 @@ const char kUsage[] =
     "       slurm-pin profiles import FILE [--app NAME]\n"
     "       slurm-pin profiles rm NAME@V --threads N\n"
     "       slurm-pin profiles reindex        (after changing the store by hand)\n"
-    "The store is --store, else $SLURM_PIN_STORE, else /var/lib/slurm-pin/profiles.\n";
+    "The store is --store, else $SLURM_PIN_STORE, else the store= of the slurm_pin.so line in\n"
+    "plugstack.conf (the site's store), else /var/lib/slurm-pin/profiles.\n";
 
 struct Options {
   std::string verb, target, second, store, model = "simple", region, png, output, app, title;
@@ -51,7 +53,7 @@ Options parse(int argc, char** argv) {
       {"topology", required_argument, nullptr, SP_OPT_TOPOLOGY}, {"strategy", required_argument, nullptr, SP_OPT_STRATEGY},
       {nullptr, 0, nullptr, 0}};
   Options o;
-  o.store = default_store_dir();
+  o.store = site_store();
   opterr = 0;
   int c;
   while ((c = getopt_long(argc, argv, "h", longopts, nullptr)) != -1) {

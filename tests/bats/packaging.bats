@@ -35,6 +35,10 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
 
 @test "slurm-pin-spank holds the plugin where Debian's Slurm loads plugins, and the example config" {
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-wlm/slurm_pin.so'
+  contents slurm-pin-spank | grep -qx './usr/libexec/slurm-pin/slurm-pin-doctor'
+  contents slurm-pin-spank | grep -qx './usr/libexec/slurm-pin/slurm-pin-plugstack-check'
+  # The default store, root's, that users can read (docs/profiler.md "The store").
+  dpkg -c "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -qE '^drwxr-xr-x root/root .* \./var/lib/slurm-pin/profiles/$'
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_threads.so'
   contents slurm-pin-spank | grep -qx './usr/share/doc/slurm-pin-spank/examples/plugstack.conf'
   # The plugin loads the engine of its own version (dlopen: no shlibs entry).

@@ -101,6 +101,16 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
   node_is_idle
 }
 
+@test "a policy file without store uses the site's: the store= of the plugstack line" {
+  sed -i '/^  store = /d' "$CLUSTER/slurm-pin-policy.lua"
+  run as_user srun -J pairs2 -c2 "$WORK/bin/pairs2"
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = lpgp ]  # has_profile found pairs2 in the plugstack line's store
+  job=$(squeue -h -t all -n pairs2 -o %i | sort -n | tail -1)
+  [[ "$(admin_comment "$job")" == *"rule=profiled"* ]]
+  run "$SLURM_PIN" policy explain --policy "$CLUSTER/slurm-pin-policy.lua" --job-name pairs2 --threads 2
+  [[ "$output" == *"store index:  $STORE"* ]]
+}
+
 @test "an unknown application gets the partition default" {
   run as_user srun -J unknown -c2 "$WORK/bin/omp_gomp"
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = scatter ]
@@ -118,9 +128,10 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
 }
 
-@test "an enforced rule wins over the user's choice" {
-  run as_user srun -A fixed -J pairs2 -c2 --pin-strategy=scatter "$WORK/bin/pairs2"
+@test "an enforced rule wins over the user's choice, and the user is told at submission" {
+  run --separate-stderr as_user srun -A fixed -J pairs2 -c2 --pin-strategy=scatter "$WORK/bin/pairs2"
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+  [[ "$stderr" == *"slurm-pin: the site policy's rule fixed-account is enforced for this job: --pin-strategy='scatter' becomes 'compact'"* ]]
   run as_user sbatch --wait -A fixed -c2 --pin-strategy=scatter -o "$WORK/batch3.out" --wrap "srun $WORK/bin/pairs2"
   output=$(cat "$WORK/batch3.out")
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]

@@ -69,6 +69,21 @@ pairs_of() {
   scontrol -o show jobs | grep -q "JobName=profile:pc"
 }
 
+@test "the site's store, set once on the plugstack line: profile and profiles find it without --store" {
+  # No --store, no SLURM_PIN_STORE; only SLURM_CONF (the cluster's): the admin profiles, users list.
+  site_profile() { (cd "$WORK" && env -u SLURM_PIN_STORE "$SLURM_PIN" profile "$@"); }
+  run site_profile --app site-pc --threads 4 --cpus 2 -- "$WORK/bin/pc" 20 64
+  [ "$status" -eq 0 ] || { echo "$output"; return 1; }
+  [ -f "$STORE/site-pc/t4.v1.profile" ]
+  run as_user env -u SLURM_PIN_STORE "$SLURM_PIN" profiles list
+  [ "$status" -eq 0 ]
+  [[ "$output" == *site-pc* ]]
+  # The environment still chooses another (a user's own store).
+  mkdir -m 755 "$WORK/mine" && chown "$TEST_USER" "$WORK/mine"
+  run as_user env SLURM_PIN_STORE="$WORK/mine" "$SLURM_PIN" profiles list
+  [[ "$output" != *site-pc* ]]
+}
+
 @test "profiling again adds a version and keeps the earlier one" {
   profile --app pc --threads 4 -- "$WORK/bin/pc" 10 64
   [ -f "$STORE/pc/t4.v1.profile" ]

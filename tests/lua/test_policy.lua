@@ -229,6 +229,27 @@ T.test("submit: every job gets its admin_comment, and nothing in its environment
   T.contains(logs[#logs], "rule profiled yields to the user's own choice")
 end)
 
+T.test("submit: a user whose options an enforced rule replaces is told, in one line", function()
+  adapter.setup({ file = good_path, recheck = 0, log = { info = function() end, error = function() end } })
+  local told = {}
+  local saved = slurm
+  slurm = { SUCCESS = 0, ERROR = -1, log_user = function(fmt, m) told[#told + 1] = string.format(fmt, m) end }
+  local d = job_desc({ name = "x", account = "bench", cpus_per_task = 2,
+    spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" } })
+  T.eq(adapter.submit(d, {}, 0), 0)
+  T.eq(#told, 1)
+  T.eq(told[1], "slurm-pin: the site policy's rule bench-fixed is enforced for this job: " ..
+                "--pin-strategy='scatter' becomes 'compact'")
+  -- The rule's own strategy, or a default rule: nothing to tell.
+  told = {}
+  d = job_desc({ name = "x", account = "bench", spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=compact" } })
+  adapter.submit(d, {}, 0)
+  d = job_desc({ name = "stream", spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy=scatter" } })
+  adapter.submit(d, {}, 0)
+  T.eq(#told, 0)
+  slurm = saved
+end)
+
 T.test("a missing policy file is one error, however many jobs and looks", function()
   local logs = {}
   adapter.setup({ file = tmp .. "/absent.lua", recheck = 0,

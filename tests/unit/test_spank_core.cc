@@ -45,6 +45,28 @@ TEST(PluginConfig, ParsesEveryArgument) {
   EXPECT_TRUE(c.enforce && c.exclusive_only && c.verbose && c.legacy_omp_env && c.whole_node);
 }
 
+TEST(PluginConfig, NamesTheKeyANearMissMeant) {
+  pin_config c;
+  std::string e;
+  EXPECT_EQ(parse(c, {"defualt=compact"}, &e), -1);
+  EXPECT_NE(e.find("'defualt=compact': did you mean default=?"), std::string::npos);
+  EXPECT_STREQ(pin_config_suggest("enfroce"), "enforce");
+  EXPECT_STREQ(pin_config_suggest("granulrity=core"), "granularity=");
+  EXPECT_STREQ(pin_config_suggest("run-dir=/run/x"), "run_dir=");
+  EXPECT_EQ(pin_config_suggest("colour=blue"), nullptr);
+  EXPECT_EQ(pin_config_suggest(std::string(100000, 'd').c_str()), nullptr);  // linear, and far from every key
+  EXPECT_EQ(parse(c, {"verbose=1"}, &e), -1);
+  EXPECT_NE(e.find("verbose takes no value"), std::string::npos);
+  // One argument at a time, as slurm-pin doctor checks a line.
+  pin_config one;
+  pin_config_defaults(&one);
+  char err[512];
+  EXPECT_EQ(pin_config_parse_arg(&one, "mem=local", err, sizeof err), 0);
+  EXPECT_STREQ(one.mem, "local");
+  EXPECT_EQ(pin_config_parse_arg(&one, "whole-node", err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("did you mean whole_node?"), std::string::npos);
+}
+
 TEST(PluginConfig, RejectsBadArguments) {
   pin_config c;
   std::string e;

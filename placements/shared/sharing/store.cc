@@ -153,11 +153,6 @@ bool valid_app(const std::string& app) {
          app.find_first_not_of(kProfileNameChars) == std::string::npos;
 }
 
-std::string default_store_dir() {
-  const char* env = std::getenv("SLURM_PIN_STORE");
-  return env && *env ? env : "/var/lib/slurm-pin/profiles";
-}
-
 std::vector<StoredProfile> list_store(const std::string& dir, std::vector<std::string>* problems) {
   StoreDir s = open_store(dir);
   std::vector<StoredProfile> out;
@@ -183,7 +178,7 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
   Fd app_fd = open_app(s, app);
   if (app_fd.fd < 0)
     throw Error("no profile '" + app + "' in the store " + dir +
-                " (list them with `slurm-pin profiles list`, or give a file path)");
+                " (list them with `slurm-pin profiles list`; a file is named by a path with a '/': ./" + app + ")");
   std::vector<StoredProfile> all;
   list_app(s, app_fd.fd, app, all);
   const StoredProfile* best = nullptr;

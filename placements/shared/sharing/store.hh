@@ -17,10 +17,6 @@ struct StoredProfile {
   std::string text;  // filled by find_profile: the entry as read, once, from its descriptor
 };
 
-// The store the commands use without --store: $SLURM_PIN_STORE, else
-// /var/lib/slurm-pin/profiles.
-std::string default_store_dir();
-
 // Every profile in the store, sorted by app, threads, version. Throws Error
 // when the store or an entry is not trustworthy; with `problems`, an
 // untrustworthy entry is described there and left out instead.
