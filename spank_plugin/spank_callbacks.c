@@ -113,6 +113,47 @@ static int reject(const char *option, const char *message) {
   return -1;
 }
 
+/* The program's own arguments (srun's, sbatch's), NUL-separated after its
+ * name, in a buffer of its own; their size, 0 if unreadable. */
+static size_t own_cmdline(const char **args) {
+  static char cmdline[65536];
+  FILE *f = fopen("/proc/self/cmdline", "r");
+  if (!f) return 0;
+  size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
+  fclose(f);
+  cmdline[n] = '\0';
+  *args = cmdline;
+  return n;
+}
+
+static void strategy_help(void) {
+  printf("slurm-pin strategies (--pin-strategy=STRATEGY):\n%s", sp_strategies_help());
+  printf("profile-guided strategies need --pin-profile=NAME[@VERSION]|PATH\n");
+  exit(0);
+}
+
+/* sbatch reads its script before it hands options to plugins, so
+ * `sbatch --pin-strategy=help` alone would wait for a script on stdin (or
+ * say "Batch script is empty!"): sbatch and salloc ask for the help on
+ * their command line, before the script's name, when the plugin starts. */
+static int asks_strategy_help(void) {
+  const char *cmdline;
+  size_t n = own_cmdline(&cmdline);
+  if (!n) return 0;
+  const char *prev = "";
+  for (const char *a = cmdline + strlen(cmdline) + 1; a < cmdline + n; prev = a, a += strlen(a) + 1) {
+    if (strcmp(a, "--") == 0) break;
+    const char *v = strncmp(a, "--pin-strategy=", 15) == 0 ? a + 15 : strcmp(prev, "--pin-strategy") == 0 ? a : NULL;
+    if (v) {
+      while (strncmp(v, "verbose,", 8) == 0 || strncmp(v, "quiet,", 6) == 0) v += v[0] == 'v' ? 8 : 6;
+      if (strcmp(v, "help") == 0) return 1;
+      continue;
+    }
+    if (a[0] != '-' && !(prev[0] == '-' && !strchr(prev, '='))) break; /* the script */
+  }
+  return 0;
+}
+
 static int opt_strategy(int val, const char *arg, int remote) {
   (void)val;
   char err[ERR_LEN];
@@ -124,11 +165,7 @@ static int opt_strategy(int val, const char *arg, int remote) {
     else if (strncmp(arg, "quiet,", 6) == 0) request.verbose = 0, arg += 6;
     else break;
   }
-  if (!remote && strcmp(arg, "help") == 0) {
-    printf("slurm-pin strategies (--pin-strategy=STRATEGY):\n%s", sp_strategies_help());
-    printf("profile-guided strategies need --pin-profile=NAME[@VERSION]|PATH\n");
-    exit(0);
-  }
+  if (!remote && strcmp(arg, "help") == 0) strategy_help();
   strcpy(request.strategy, arg);
   request.strategy_set = 1;
   if (remote) return 0; /* checked in srun; slurmstepd reads no user file as root */
@@ -250,6 +287,7 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
   spank_context_t ctx = spank_context();
   if (ctx == S_CTX_SLURMD) return slurmd_start(ac, av);
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR) return 0;
+  if (ctx == S_CTX_ALLOCATOR && asks_strategy_help()) strategy_help();
   char err[ERR_LEN];
   pin_config_defaults(&config);
   memset(&request, 0, sizeof request);
@@ -278,15 +316,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
  * srun's own memory, in the user's process, and only a warning depends on
  * it: never a binding, never anything in slurmstepd. */
 static void user_cpu_bind(int component, char *buf, size_t len) {
-  static char cmdline[65536];
   buf[0] = '\0';
   const char *env = getenv("SLURM_CPU_BIND");
   if (env) snprintf(buf, len, "%s", env);
-  FILE *f = fopen("/proc/self/cmdline", "r");
-  if (!f) return;
-  size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
-  fclose(f);
-  cmdline[n] = '\0';
+  const char *cmdline;
+  size_t n = own_cmdline(&cmdline);
+  if (!n) return;
   const char *prev = "", *a = cmdline + strlen(cmdline) + 1;
   for (int k = 0; k < component && a < cmdline + n; a += strlen(a) + 1)
     if (strcmp(a, ":") == 0) ++k; /* srun splits its components there */

@@ -685,7 +685,8 @@ int sp_check_profile(const char* spec, const char* store, char* err, size_t len)
     for (const auto& e : list_store(dir)) found |= e.app == s.app && (!s.version || e.version == s.version);
     if (!found)
       throw Error("no profile '" + std::string(spec) + "' in the store " + dir +
-                  " (list them with `slurm-pin profiles list`, or give a file path)");
+                  " (list them with `slurm-pin profiles list`; a file is named by a path with a '/': ./" +
+                  std::string(spec) + ")");
   });
 }
 

@@ -391,6 +391,9 @@ void attach_devices(Result& out, const NodeDevices& devices, const std::vector<V
 // What every result carries, however its places were found.
 void finish(Result& out, const Request& r, const LoadedTopology& lt) {
   out.fingerprint = lt.fingerprint;
+  if (r.topology.smt > lt.most_pus_per_core && lt.most_pus_per_core > 0)
+    out.notes.push_back("smt " + std::to_string(r.topology.smt) + ": the cores here have " +
+                        plural(lt.most_pus_per_core, "hardware thread") + ", every one used");
   for (const auto& t : out.tasks) {
     out.slot_of_thread.emplace_back();
     for (const auto& th : t.threads) out.slot_of_thread.back().push_back(th.slot);

@@ -133,6 +133,18 @@ pus_of_task() {
   [[ "$output" == *"L2               4  61.0%"* ]]
 }
 
+@test "smt beyond the cores' hardware threads: every one used, and a note says so" {
+  run "$SLURM_PIN" place --topology "$TOPO/core2.xml" --strategy compact --threads 2 --smt 4 --format likwid
+  expect_status 0
+  [ "$output" = "0,1" ]
+  run "$SLURM_PIN" place --topology "$TOPO/core2.xml" --strategy compact --threads 2 --smt 4
+  [[ "$output" == *"note: smt 4: the cores here have 1 hardware thread, every one used"* ]]
+  run "$SLURM_PIN" place --topology "$TOPO/nehalem-smt.xml" --strategy compact --threads 2 --smt 2
+  [[ "$output" != *"note: smt"* ]]
+  run "$SLURM_PIN" place --topology "$TOPO/nehalem-smt.xml" --strategy compact --threads 2 --smt 3
+  [[ "$output" == *"note: smt 3: the cores here have 2 hardware threads, every one used"* ]]
+}
+
 @test "omp and likwid formats" {
   run "$SLURM_PIN" place --topology "$TOPO/nehalem-smt.xml" --strategy scatter --threads 3 --format omp
   expect_status 0

@@ -26,6 +26,13 @@ submit_fails() {
   run as_user srun --pin-strategy=help true
   [ "$status" -eq 0 ]
   [[ "$output" == *"lpgp "*"file:PATH"* ]]
+  # sbatch and salloc without a script or command (sbatch would read one from stdin first).
+  run as_user sbatch --pin-strategy=help </dev/null
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"lpgp "*"file:PATH"* ]]
+  run as_user salloc -J x --pin-strategy verbose,help </dev/null
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"lpgp "*"file:PATH"* ]]
   [ "$(job_count)" -eq "$before" ]
 }
 
@@ -71,6 +78,9 @@ submit_fails() {
   printf 'slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n' >"$WORK/short.profile"
   chmod 644 "$WORK/short.profile"
   submit_fails "matrix has 1 rows, expected 2" srun --pin-strategy=lpgp --pin-profile="$WORK/short.profile" true
+  # A file name without a '/' is a store name: the error says how to name the file.
+  submit_fails "no profile 'short.profile' in the store $STORE (list them with \`slurm-pin profiles list\`; a file is named by a path with a '/': ./short.profile)" \
+    srun --pin-strategy=lpgp --pin-profile=short.profile true
   submit_fails "profile version 'x'" srun --pin-strategy=lpgp --pin-profile=app@x true
   # Names are cheap to write and each would be placed per region: bounded.
   { printf 'slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 1\n1 0\nregion r\naliases'

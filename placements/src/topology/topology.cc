@@ -424,6 +424,18 @@ namespace {
 
 // The first k of `pus` (sorted) in each core, in hwloc's order within the
 // core: smt:k. PUs outside any core (no core level) are kept.
+// The most PUs of `pus` one core holds.
+int most_pus_per_core(hwloc_topology_t topo, const CpuSet& pus) {
+  std::map<const void*, int> count;
+  int most = 0;
+  pus.for_each([&](unsigned c) {
+    hwloc_obj_t pu = hwloc_get_pu_obj_by_os_index(topo, c);
+    hwloc_obj_t core = pu ? hwloc_get_ancestor_obj_by_type(topo, HWLOC_OBJ_CORE, pu) : nullptr;
+    most = std::max(most, core ? ++count[core] : 1);
+  });
+  return most;
+}
+
 CpuSet first_pus_per_core(hwloc_topology_t topo, const CpuSet& pus, int k) {
   std::map<const void*, int> used;
   CpuSet out;
@@ -453,7 +465,10 @@ LoadedTopology load_restricted(const TopologySpec& spec, TopologyPtr topo) {
   if (!missing.empty())
     throw Error("CPU " + std::to_string(missing.first()) + " is not in the topology, which has PUs " +
                 out.all_pus.list() + ": restrict to CPUs that exist");
-  if (spec.smt > 0) allowed = first_pus_per_core(raw, allowed.empty() ? out.all_pus : allowed, spec.smt);
+  if (spec.smt > 0) {
+    out.most_pus_per_core = most_pus_per_core(raw, allowed.empty() ? out.all_pus : allowed);
+    allowed = first_pus_per_core(raw, allowed.empty() ? out.all_pus : allowed, spec.smt);
+  }
   if (!allowed.empty()) {
     if (hwloc_topology_restrict(raw, allowed.get(), HWLOC_RESTRICT_FLAG_REMOVE_CPULESS) < 0)
       throw Error("hwloc cannot restrict the topology to " + allowed.list());

@@ -97,6 +97,9 @@ struct LoadedTopology {
   Tree tree;                  // restricted to `allowed`
   std::string fingerprint;    // summary of the whole machine, before restriction
   CpuSet all_pus;
+  // The most hardware threads a core has among the allowed PUs (before
+  // smt:k keeps k of them): smt beyond it changes nothing, and says so.
+  int most_pus_per_core = 0;
   // With TopologySpec::devices: every PCI device of the whole machine
   // (devices.hh's pci_devices), in PCI bus order (the order CUDA_DEVICE_ORDER=PCI_BUS_ID and resource
   // managers' GPU detection number GPUs in); from the same load as the tree.
