@@ -97,6 +97,12 @@ setup() {
   run "$SLURM_PIN" doctor
   [ "$status" -eq 1 ]
   [[ "$output" == *"store $STORE-missing: no such directory: create it"* ]]
+  # A directory above the store that anyone can write to (not sticky).
+  install -d -m 777 "$WORK/open" && install -d -m 755 "$WORK/open/store"
+  sed -i "s|store=$STORE-missing|store=$WORK/open/store|" "$CLUSTER/plugstack.conf"
+  run "$SLURM_PIN" doctor
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"store $WORK/open/store: $WORK/open above it is writable by anyone (mode 777)"* ]]
 }
 
 @test "doctor's command line: help, and a bad argument is exit status 2" {
