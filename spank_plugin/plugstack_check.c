@@ -32,6 +32,32 @@ struct where {
 
 static const char *plugin_dir = "";
 
+#ifndef PIN_SLURMFULL
+#define PIN_SLURMFULL "libslurmfull.so"
+#endif
+
+/* Slurm's own library, which srun and slurmstepd bring to the plugin: the
+ * plugin's calls into Slurm are bound when it loads (Debian builds it with
+ * -z now), so they must be there first, for every plugin loaded after. Beside
+ * the plugin (Debian and RPM put libslurmfull.so in the plugin directory),
+ * in PluginDir, or where the build found it. */
+static void load_slurm(const char *plugin) {
+  static int loaded;
+  if (loaded) return;
+  char path[PATH_MAX];
+  const char *slash = strrchr(plugin, '/');
+  const char *dirs[] = {NULL, plugin_dir};
+  char here[PATH_MAX];
+  snprintf(here, sizeof here, "%.*s", slash ? (int)(slash - plugin) : 1, slash ? plugin : ".");
+  dirs[0] = here;
+  for (size_t i = 0; i < 2 && !loaded; ++i) {
+    if (!dirs[i][0]) continue;
+    snprintf(path, sizeof path, "%s/libslurmfull.so", dirs[i]);
+    loaded = dlopen(path, RTLD_NOW | RTLD_GLOBAL) != NULL;
+  }
+  if (!loaded) loaded = dlopen(PIN_SLURMFULL, RTLD_NOW | RTLD_GLOBAL) != NULL;
+}
+
 static void finding(void *ctx, int error, const char *what, const char *message) {
   struct where *w = ctx;
   printf("%s\t%s:%d\t%s\t%s\n", error ? "error" : "note", w->file, w->line, what, message);
@@ -46,8 +72,9 @@ static void check_plugin_line(struct where *w, const char *path, int ac, char **
     path = full;
   }
   ++w->lines_found;
-  /* Lazy: Slurm's own functions (spank_*) are srun's and slurmstepd's,
-   * unresolved here and never called by the doctor. */
+  load_slurm(path);
+  /* Lazy where the plugin allows it: Slurm's functions are never called by
+   * the doctor. */
   void *plugin = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
   if (!plugin) {
     char m[1200];
