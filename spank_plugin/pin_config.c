@@ -8,6 +8,7 @@
 #include <unistd.h>
 
 #include "launcher_step.h"
+#include "site_store.h"
 #include "slurm_pin/slurm_pin.h"
 #include "trusted_dir.h"
 
@@ -32,6 +33,7 @@ void pin_config_defaults(struct pin_config *c) {
   c->placement_cache = PIN_PLACEMENT_CACHE;
   c->max_time = PIN_MAX_TIME;
   strcpy(c->launchers, PIN_LAUNCHERS);
+  strcpy(c->store, SITE_STORE_DEFAULT); /* the default every command and the policy use too */
 }
 
 /* The values are the engine's (one list, one message). */

@@ -21,7 +21,7 @@
 struct pin_config {
   char default_strategy[PIN_STRATEGY_MAX];
   char allowed[1024];      /* comma-separated; empty: all */
-  char store[PATH_MAX];    /* profile store directory */
+  char store[PATH_MAX];    /* profile store directory; default common/site_store.h's */
   char topology[PATH_MAX]; /* hwloc XML instead of discovery; empty: this machine */
   /* Where slurmd saves this node's topology when it starts, for every step
    * to read instead of discovering the machine again; "none": discover;
@@ -126,7 +126,6 @@ enum {
 int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, char *err, size_t len);
 
 #define PIN_RUN_DIR "/run/slurm-pin"
-#define PIN_DEFAULT_STORE "/var/lib/slurm-pin/profiles" /* the engine's, when store= is not given */
 #define PIN_MAX_FILE (16ULL << 20)
 #define PIN_PLACEMENT_CACHE 64
 #define PIN_PLACEMENT_CACHE_MAX 4096

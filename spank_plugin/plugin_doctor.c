@@ -82,7 +82,7 @@ int slurm_pin_doctor(int ac, char **av, pin_doctor_report report, void *ctx) {
   errors = check_thread_runtime(&line, report, ctx);
   /* What the doctor checks beyond the node's plugin: the store's directory
    * and whether the site's policy is on. */
-  report(ctx, 0, "store", line.store[0] ? line.store : PIN_DEFAULT_STORE);
+  report(ctx, 0, "store", line.store);
   report(ctx, 0, "policy", line.policy ? "on" : "off");
   return errors;
 }

@@ -103,11 +103,8 @@ namespace {
 // them in the simple model; the rw model can count a line's writes twice,
 // so it is capped); without accesses, against the largest entry.
 std::vector<std::vector<double>> colour_values(const std::vector<std::vector<double>>& m,
-                                               const std::vector<double>& accesses) {
+                                               const std::vector<double>& accesses, double max) {
   size_t n = m.size();
-  double max = 0;
-  for (const auto& row : m)
-    for (double v : row) max = std::max(max, v);
   std::vector<std::vector<double>> out(n, std::vector<double>(n, 0));
   for (size_t i = 0; i < n; ++i)
     for (size_t j = 0; j < n && j < m[i].size(); ++j) {
@@ -130,10 +127,10 @@ void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::vec
   const uint32_t scale = 2, line = kGlyphHeight * scale, gap = 8;
   uint32_t cell = static_cast<uint32_t>(std::max<size_t>(2, 512 / n)), side = static_cast<uint32_t>(n) * cell;
   bool absolute = thread_accesses.size() == n;
-  std::vector<std::vector<double>> value = colour_values(m, thread_accesses);
   double max = 0;
   for (const auto& row : m)
     for (double v : row) max = std::max(max, v);
+  std::vector<std::vector<double>> value = colour_values(m, thread_accesses, max);
   std::string widest = std::to_string(n - 1), top_value = absolute ? "100%" : number(max);
   uint32_t label_w = Canvas::text_width(widest, scale);
   uint32_t left = gap + label_w + gap, top = gap + line + gap + line + gap;

@@ -13,6 +13,7 @@
 
 extern "C" {
 #include "pin_components.h"
+#include "site_store.h"
 #include "pin_config.h"
 }
 
@@ -43,6 +44,13 @@ TEST(PluginConfig, ParsesEveryArgument) {
   EXPECT_STREQ(c.mem, "local");
   EXPECT_STREQ(c.granularity, "l3");
   EXPECT_TRUE(c.enforce && c.exclusive_only && c.verbose && c.legacy_omp_env && c.whole_node);
+}
+
+TEST(PluginConfig, WithoutStoreTheStoreIsTheSitesDefault) {
+  // What the commands and the policy use when the line gives no store= (common/site_store.h).
+  pin_config c;
+  pin_config_defaults(&c);
+  EXPECT_STREQ(c.store, SITE_STORE_DEFAULT);
 }
 
 TEST(PluginConfig, NamesTheKeyANearMissMeant) {
