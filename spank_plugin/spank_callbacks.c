@@ -126,6 +126,32 @@ static size_t own_cmdline(const char **args) {
   return n;
 }
 
+/* On that command line: the value of option `name` (also spelt `alt`, or
+ * NULL) when `a` is "NAME=V" or follows "NAME"; NULL otherwise. */
+static const char *option_value(const char *a, const char *prev, const char *name, const char *alt) {
+  for (const char *o = name; o; o = o == name ? alt : NULL) {
+    size_t n = strlen(o);
+    if (strncmp(a, o, n) == 0 && a[n] == '=') return a + n + 1;
+    if (strcmp(prev, o) == 0) return a;
+  }
+  return NULL;
+}
+
+/* `a` is where the command's own options end: the program (srun) or the
+ * script (sbatch), being neither an option nor the value of the one before. */
+static int is_program(const char *a, const char *prev) {
+  return a[0] != '-' && !(prev[0] == '-' && !strchr(prev, '='));
+}
+
+/* A --cpu-bind or --pin-strategy value past its modifiers (verbose, quiet). */
+static const char *skip_modifiers(const char *v) {
+  for (;;) {
+    if (strncmp(v, "verbose,", 8) == 0) v += 8;
+    else if (strncmp(v, "quiet,", 6) == 0) v += 6;
+    else return v;
+  }
+}
+
 static void strategy_help(void) {
   printf("slurm-pin strategies (--pin-strategy=STRATEGY):\n%s", sp_strategies_help());
   printf("profile-guided strategies need --pin-profile=NAME[@VERSION]|PATH\n");
@@ -143,13 +169,9 @@ static int asks_strategy_help(void) {
   const char *prev = "";
   for (const char *a = cmdline + strlen(cmdline) + 1; a < cmdline + n; prev = a, a += strlen(a) + 1) {
     if (strcmp(a, "--") == 0) break;
-    const char *v = strncmp(a, "--pin-strategy=", 15) == 0 ? a + 15 : strcmp(prev, "--pin-strategy") == 0 ? a : NULL;
-    if (v) {
-      while (strncmp(v, "verbose,", 8) == 0 || strncmp(v, "quiet,", 6) == 0) v += v[0] == 'v' ? 8 : 6;
-      if (strcmp(v, "help") == 0) return 1;
-      continue;
-    }
-    if (a[0] != '-' && !(prev[0] == '-' && !strchr(prev, '='))) break; /* the script */
+    const char *v = option_value(a, prev, "--pin-strategy", NULL);
+    if (v && strcmp(skip_modifiers(v), "help") == 0) return 1;
+    if (!v && is_program(a, prev)) break;
   }
   return 0;
 }
@@ -327,9 +349,9 @@ static void user_cpu_bind(int component, char *buf, size_t len) {
     if (strcmp(a, ":") == 0) ++k; /* srun splits its components there */
   for (; a < cmdline + n; prev = a, a += strlen(a) + 1) {
     if (strcmp(a, "--") == 0 || strcmp(a, ":") == 0) break;
-    if (strncmp(a, "--cpu-bind=", 11) == 0 || strncmp(a, "--cpu_bind=", 11) == 0) snprintf(buf, len, "%s", a + 11);
-    else if ((strcmp(prev, "--cpu-bind") == 0 || strcmp(prev, "--cpu_bind") == 0)) snprintf(buf, len, "%s", a);
-    else if (a[0] != '-' && !(prev[0] == '-' && !strchr(prev, '='))) break; /* the program */
+    const char *v = option_value(a, prev, "--cpu-bind", "--cpu_bind");
+    if (v) snprintf(buf, len, "%s", v);
+    else if (is_program(a, prev)) break;
   }
 }
 
@@ -337,12 +359,7 @@ static void user_cpu_bind(int component, char *buf, size_t len) {
  * asks Slurm for a binding (not none, nor only verbosity): 1, else 0. */
 static int user_binds(int component, char *bind, size_t len) {
   user_cpu_bind(component, bind, len);
-  const char *type = bind;
-  for (;;) { /* --cpu-bind=verbose,map_cpu:1: the type after the modifiers */
-    if (strncmp(type, "verbose,", 8) == 0) type += 8;
-    else if (strncmp(type, "quiet,", 6) == 0) type += 6;
-    else break;
-  }
+  const char *type = skip_modifiers(bind); /* --cpu-bind=verbose,map_cpu:1: map_cpu:1 */
   return *type && strcmp(type, "none") != 0 && strcmp(type, "no") != 0 && strcmp(type, "verbose") != 0 &&
          strcmp(type, "quiet") != 0;
 }
