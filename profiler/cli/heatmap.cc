@@ -1,91 +1,79 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "heatmap.hh"
 
-#include <zlib.h>
+#include <fcntl.h>
+#include <jansson.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
-#include <cstdint>
+#include <cerrno>
+#include <csignal>
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
-#include <fstream>
+#include <memory>
 
-#include "bitmap_font.hh"
 #include "error.hh"
 
 namespace slurmpin {
 
 namespace {
 
-void put32(std::string& s, uint32_t v) {
-  for (int i = 3; i >= 0; --i) s += static_cast<char>((v >> (8 * i)) & 0xff);
+// The drawer, slurm-pin-heatmap, sits beside this helper: in a build's bin/
+// and in LIBEXECDIR/slurm-pin once installed.
+std::string drawer_path() {
+  char self[4096];
+  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
+  if (n <= 0) throw Error("cannot find slurm-pin-heatmap: /proc/self/exe is unreadable");
+  std::string dir(self, static_cast<size_t>(n));
+  return dir.substr(0, dir.rfind('/') + 1) + "slurm-pin-heatmap";
 }
 
-void chunk(std::string& png, const char* type, const std::string& data) {
-  put32(png, static_cast<uint32_t>(data.size()));
-  std::string body = std::string(type, 4) + data;
-  png += body;
-  put32(png, static_cast<uint32_t>(crc32(0, reinterpret_cast<const Bytef*>(body.data()), body.size())));
-}
-
-// An RGB image with just what a labelled heatmap needs.
-class Canvas {
- public:
-  Canvas(uint32_t w, uint32_t h) : w_(w), h_(h), rgb_(static_cast<size_t>(w) * h * 3, 255) {}
-
-  void fill(uint32_t x, uint32_t y, uint32_t w, uint32_t h, const uint8_t c[3]) {
-    for (uint32_t j = y; j < y + h && j < h_; ++j)
-      for (uint32_t i = x; i < x + w && i < w_; ++i) std::memcpy(&rgb_[(static_cast<size_t>(j) * w_ + i) * 3], c, 3);
+// Runs the drawer with `input` on its standard input; its error, if any,
+// becomes ours.
+void run_drawer(const std::string& input, const std::string& path) {
+  std::string drawer = drawer_path();
+  int in[2], err[2];
+  if (pipe2(in, O_CLOEXEC) != 0) throw Error(std::string("heatmap: ") + std::strerror(errno));
+  if (pipe2(err, O_CLOEXEC) != 0) {
+    close(in[0]), close(in[1]);
+    throw Error(std::string("heatmap: ") + std::strerror(errno));
   }
-
-  // Black text, each font pixel `scale` x `scale`.
-  void text(uint32_t x, uint32_t y, const std::string& s, uint32_t scale) {
-    static const uint8_t black[3] = {0, 0, 0};
-    for (size_t k = 0; k < s.size(); ++k)
-      for (int row = 0; row < kGlyphHeight; ++row) {
-        unsigned bits = glyph_row(s[k], row);
-        for (int col = 0; col < kGlyphWidth; ++col)
-          if (bits & (0x10u >> col))
-            fill(x + static_cast<uint32_t>((k * (kGlyphWidth + 1) + col)) * scale, y + row * scale, scale, scale, black);
-      }
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(in[0], STDIN_FILENO);
+    dup2(err[1], STDERR_FILENO);
+    execl(drawer.c_str(), drawer.c_str(), path.c_str(), static_cast<char*>(nullptr));
+    dprintf(STDERR_FILENO, "cannot run %s: %s (slurm-pin-profiler installs it)\n", drawer.c_str(), std::strerror(errno));
+    _exit(127);
   }
-  static uint32_t text_width(const std::string& s, uint32_t scale) {
-    return static_cast<uint32_t>(s.size() * (kGlyphWidth + 1)) * scale;
+  close(in[0]);
+  close(err[1]);
+  void (*old)(int) = std::signal(SIGPIPE, SIG_IGN);  // a drawer that died early is reported below
+  for (size_t done = 0; pid > 0 && done < input.size();) {
+    ssize_t w = write(in[1], input.data() + done, input.size() - done);
+    if (w < 0 && errno == EINTR) continue;
+    if (w <= 0) break;
+    done += static_cast<size_t>(w);
   }
-
-  // PNG: 8-bit RGB, one zlib stream.
-  std::string png() const {
-    std::string raw;
-    raw.reserve((static_cast<size_t>(w_) * 3 + 1) * h_);
-    for (uint32_t y = 0; y < h_; ++y) {
-      raw += '\0';  // filter: none
-      raw.append(reinterpret_cast<const char*>(&rgb_[static_cast<size_t>(y) * w_ * 3]), static_cast<size_t>(w_) * 3);
-    }
-    uLongf size = compressBound(raw.size());
-    std::string z(size, '\0');
-    if (compress2(reinterpret_cast<Bytef*>(&z[0]), &size, reinterpret_cast<const Bytef*>(raw.data()), raw.size(), 6) !=
-        Z_OK)
-      throw Error("cannot compress the image");
-    z.resize(size);
-    std::string out = "\x89PNG\r\n\x1a\n", ihdr;
-    put32(ihdr, w_);
-    put32(ihdr, h_);
-    ihdr += std::string("\x08\x02\x00\x00\x00", 5);  // 8-bit RGB, no interlace
-    chunk(out, "IHDR", ihdr);
-    chunk(out, "IDAT", z);
-    chunk(out, "IEND", "");
-    return out;
+  close(in[1]);
+  std::signal(SIGPIPE, old);
+  std::string message;
+  char buf[512];
+  for (ssize_t r; pid > 0 && (r = read(err[0], buf, sizeof buf)) != 0;) {
+    if (r < 0 && errno == EINTR) continue;
+    if (r < 0) break;
+    if (message.size() < 4096) message.append(buf, static_cast<size_t>(r));
   }
-
- private:
-  uint32_t w_, h_;
-  std::vector<uint8_t> rgb_;
-};
-
-// 0 -> white, then yellow, red, dark red at 1.
-void colour(double v, uint8_t c[3]) {
-  c[0] = static_cast<uint8_t>(255 - 100 * std::max(0.0, v - 0.66) * 3);
-  c[1] = static_cast<uint8_t>(255 * (1 - std::min(1.0, v * 1.5)));
-  c[2] = static_cast<uint8_t>(255 * (1 - std::min(1.0, v * 3)));
+  close(err[0]);
+  int status = 0;
+  if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+    while (!message.empty() && message.back() == '\n') message.pop_back();
+    size_t last = message.rfind('\n');  // a traceback's last line says what went wrong
+    throw Error("heatmap not drawn: " + (message.empty() ? std::string("slurm-pin-heatmap failed")
+                                                         : message.substr(last == std::string::npos ? 0 : last + 1)));
+  }
 }
 
 std::string number(double v) {
@@ -124,47 +112,28 @@ void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::vec
                        const std::string& title, const std::string& unit, const std::string& path) {
   size_t n = m.size();
   if (n == 0) throw Error("empty matrix: nothing to draw");
-  const uint32_t scale = 2, line = kGlyphHeight * scale, gap = 8;
-  uint32_t cell = static_cast<uint32_t>(std::max<size_t>(2, 512 / n)), side = static_cast<uint32_t>(n) * cell;
   bool absolute = thread_accesses.size() == n;
   double max = 0;
   for (const auto& row : m)
     for (double v : row) max = std::max(max, v);
   std::vector<std::vector<double>> value = colour_values(m, thread_accesses, max);
-  std::string widest = std::to_string(n - 1), top_value = absolute ? "100%" : number(max);
-  uint32_t label_w = Canvas::text_width(widest, scale);
-  uint32_t left = gap + label_w + gap, top = gap + line + gap + line + gap;
-  uint32_t bar_x = left + side + 2 * gap, bar_w = 20;
-  // Under the matrix, what the colours count.
+  std::unique_ptr<json_t, void (*)(json_t*)> rows(json_array(), json_decref);
+  for (const auto& row : value) {
+    json_t* r = json_array();
+    for (double v : row) json_array_append_new(r, json_real(v));
+    json_array_append_new(rows.get(), r);
+  }
   std::string caption = absolute ? "colour: " + unit + ", as a share of all accesses of the less active thread"
                                  : "colour scale: " + unit + " (relative: no per-thread accesses recorded)";
-  uint32_t width = std::max({bar_x + bar_w + gap + Canvas::text_width(top_value, scale) + gap,
-                             gap + Canvas::text_width(title, scale) + gap, gap + Canvas::text_width(caption, scale) + gap});
-  Canvas c(width, top + side + gap + line + gap);
-  c.text(gap, gap, title, scale);
-  // Thread numbers, as often as they fit: rows on the left, columns on top.
-  uint32_t row_step = (line + 2 + cell - 1) / cell, col_step = (label_w + scale * 3 + cell - 1) / cell;
-  for (size_t i = 0; i < n; i += row_step) {
-    std::string s = std::to_string(i);
-    c.text(left - gap - Canvas::text_width(s, scale), top + static_cast<uint32_t>(i) * cell, s, scale);
-  }
-  for (size_t j = 0; j < n; j += col_step) c.text(left + static_cast<uint32_t>(j) * cell, top - gap - line, std::to_string(j), scale);
-  uint8_t rgb[3];
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n; ++j) {
-      colour(value[i][j], rgb);
-      c.fill(left + static_cast<uint32_t>(j) * cell, top + static_cast<uint32_t>(i) * cell, cell, cell, rgb);
-    }
-  // The colour scale: the top is all accesses (or the largest entry), the bottom 0.
-  for (uint32_t y = 0; y < side; ++y) {
-    colour(1.0 - static_cast<double>(y) / std::max<uint32_t>(1, side - 1), rgb);
-    c.fill(bar_x, top + y, bar_w, 1, rgb);
-  }
-  c.text(bar_x + bar_w + gap, top, top_value, scale);
-  c.text(bar_x + bar_w + gap, top + side - line, "0", scale);
-  c.text(gap, top + side + gap, caption, scale);
-  std::ofstream out(path, std::ios::binary);
-  if (!(out << c.png())) throw Error(path + ": cannot write the image");
+  std::unique_ptr<json_t, void (*)(json_t*)> spec(
+      json_pack("{s:s%, s:s%, s:O, s:s}", "title", title.data(), title.size(), "caption", caption.data(),
+                caption.size(), "values", rows.get(), "top", absolute ? "100%" : number(max).c_str()),
+      json_decref);
+  char* text = spec ? json_dumps(spec.get(), JSON_COMPACT) : nullptr;
+  if (!text) throw Error("heatmap: out of memory");
+  std::string input(text);
+  std::free(text);
+  run_drawer(input, path);
 }
 
 }  // namespace slurmpin

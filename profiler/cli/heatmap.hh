@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
-// A sharing matrix as a PNG heatmap, with a title, thread numbers along both
+// A sharing matrix as a PNG heatmap, drawn by matplotlib (slurm-pin-heatmap), with a title, thread numbers along both
 // axes and a colour scale whose unit (what a cell counts) is written under
 // the matrix. The scale is absolute when the profile recorded each thread's
 // accesses (white: the pair shares nothing, dark red: every access of the

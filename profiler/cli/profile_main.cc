@@ -26,6 +26,7 @@
 #include "backends.hh"
 #include "capture.hh"
 #include "error.hh"
+#include "file_sha256.hh"
 #include "preflight.hh"
 #include "input/printable.hh"
 #include "sharing/profile.hh"
@@ -150,11 +151,6 @@ std::string which(const std::string& prog) {
     i = j + 1;
   }
   throw Error("program '" + prog + "' not found in PATH");
-}
-
-std::string sha256_of(const std::string& path) {
-  std::string out = capture({"sha256sum", "--", path});
-  return out.size() >= 64 && out.find_first_not_of("0123456789abcdef") >= 64 ? out.substr(0, 64) : "-";
 }
 
 // This machine as counts per kind (the engine's fingerprint), which the
@@ -394,7 +390,7 @@ int profile(const Options& o) {
   in.threads = o.threads;
   in.exclude_serial = !o.serial;
   in.application = o.app;
-  in.binary_sha256 = program.empty() ? "-" : sha256_of(program);
+  in.binary_sha256 = program.empty() ? "-" : file_sha256(program);
   in.date = utc_now();
   in.topology = machine_fingerprint();
   in.tool = sums.header.tool + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " +
