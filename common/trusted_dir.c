@@ -11,24 +11,19 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-/* Root's, and nobody else may add, change or remove its entries: not
- * writable by group or others, even when sticky (there others may add
- * entries, and so take a name root would make later). */
-static const char *untrusted_dir(const struct stat *st) {
-  if (!S_ISDIR(st->st_mode)) return "is not a directory";
-  if (st->st_uid != 0) return "is not owned by root";
-  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "is writable by others than root";
+const char *trusted_stat_problem(const struct stat *st, mode_t kind, uid_t owner) {
+  if ((st->st_mode & S_IFMT) != kind) return kind == S_IFDIR ? "is not a directory" : "is not a regular file";
+  if (st->st_uid != 0 && st->st_uid != owner)
+    return owner == 0 ? "is not owned by root" : "is owned by neither root nor its directory's owner";
+  /* Even when sticky: there others may add entries, and so take a name
+   * root would make later. */
+  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "is writable by group or others";
   return NULL;
 }
 
-/* A file root may read or run: regular, root's, and nobody else may change
- * it. */
-static const char *untrusted_file(const struct stat *st) {
-  if (!S_ISREG(st->st_mode)) return "is not a regular file";
-  if (st->st_uid != 0) return "is not owned by root";
-  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "is writable by others than root";
-  return NULL;
-}
+/* Root's alone: what root writes on the node, and the programs it runs. */
+static const char *untrusted_dir(const struct stat *st) { return trusted_stat_problem(st, S_IFDIR, 0); }
+static const char *untrusted_file(const struct stat *st) { return trusted_stat_problem(st, S_IFREG, 0); }
 
 static int fail(char *err, size_t len, const char *fmt, const char *a, const char *b) {
   if (err && len) snprintf(err, len, fmt, a, b);

@@ -15,11 +15,20 @@
 #define SLURM_PIN_TRUSTED_DIR_H
 
 #include <stddef.h>
+#include <sys/stat.h>
 #include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The one rule for what root-side code may trust, here and wherever else
+ * it reads (the profile store, the site policy's files): an object of the
+ * kind wanted (S_IFDIR or S_IFREG), owned by root or by `owner` (0: root
+ * alone), and writable by its owner alone (not by group or others, sticky
+ * or not). NULL when it may be trusted; else what is wrong, a phrase after
+ * the object's name ("is writable by group or others"). */
+const char *trusted_stat_problem(const struct stat *st, mode_t kind, uid_t owner);
 
 /* The directory `path` (absolute), opened O_DIRECTORY|O_CLOEXEC after
  * checking every component. With `create`, missing components are made

@@ -39,6 +39,7 @@
 #include <unistd.h>
 
 #include "site_store.h"
+#include "trusted_dir.h"
 
 struct read_job {
   char *path;
@@ -64,17 +65,13 @@ static void job_free(struct read_job *j) {
   free(j);
 }
 
-/* The directory's owner alone may change it. */
-static const char *untrusted_dir(const struct stat *st) {
-  if (!S_ISDIR(st->st_mode)) return "is not a directory";
-  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "is writable by group or others (chmod go-w)";
-  return NULL;
-}
+/* The directory's owner alone may change it (trusted_dir.h's rule, the
+ * directory's owner trusted as the store's is). */
+static const char *untrusted_dir(const struct stat *st) { return trusted_stat_problem(st, S_IFDIR, st->st_uid); }
 
 static const char *untrusted_file(const struct stat *st, const struct stat *dir, size_t max_bytes) {
-  if (!S_ISREG(st->st_mode)) return "is not a regular file";
-  if (st->st_uid != 0 && st->st_uid != dir->st_uid) return "is owned by neither root nor its directory's owner";
-  if (st->st_mode & (S_IWGRP | S_IWOTH)) return "is writable by group or others (chmod go-w)";
+  const char *why = trusted_stat_problem(st, S_IFREG, dir->st_uid);
+  if (why) return why;
   if ((unsigned long long)st->st_size > max_bytes) return "is larger than the policy reads";
   return NULL;
 }

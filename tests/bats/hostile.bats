@@ -481,14 +481,14 @@ PY
   [ "$(stat -c %a "$CLUSTER/secret")" = 600 ]
   # The path crosses /tmp and the user's directory: the admin's error, in
   # slurmd's log and for every step, whatever is there.
-  grep -q "slurm-pin: plugstack.conf: topology_cache=$WORK/planted/topology.xml: /tmp is writable by others than root" \
+  grep -q "slurm-pin: plugstack.conf: topology_cache=$WORK/planted/topology.xml: /tmp is writable by group or others" \
     "$CLUSTER/log/slurmd.log"
   rm "$WORK/planted/topology.xml"
   printf '<?xml version="1.0"?>\n<topology>nonsense</topology>\n' >"$WORK/planted/topology.xml"
   run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
   [ "$status" -ne 0 ]
   [[ "$output" != *ran* ]]
-  [[ "$stderr" == *"topology_cache=$WORK/planted/topology.xml: /tmp is writable by others than root"* ]]
+  [[ "$stderr" == *"topology_cache=$WORK/planted/topology.xml: /tmp is writable by group or others"* ]]
   node_is_idle
   plugstack ""
   "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
@@ -586,21 +586,21 @@ other_user() { id "$OTHER_USER" >/dev/null 2>&1 || useradd --system --no-create-
   run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
   [ "$status" -ne 0 ]
   [[ "$output" != *ran* ]]
-  [[ "$stderr" == *"/tmp is writable by others than root"* ]]
+  [[ "$stderr" == *"/tmp is writable by group or others"* ]]
   first=$stderr
   # The directory does not exist: a user makes it first. Nothing changes
   # for anyone: the path was refused before, for what it crosses.
   as_user mkdir "$dir"
   run --separate-stderr srun -c2 --pin-strategy=compact echo ran
   [ "$status" -ne 0 ]
-  [[ "$stderr" == *"/tmp is writable by others than root"* ]]
+  [[ "$stderr" == *"/tmp is writable by group or others"* ]]
   [ "$stderr" = "$first" ]
   rm -rf "$dir"
   # srun checks plugstack.conf too, for a job that asks for slurm-pin.
   plugstack "run_dir=$dir"
   run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
   [ "$status" -ne 0 ]
-  [[ "$stderr" == *"run_dir=$dir: /tmp is writable by others than root"* ]]
+  [[ "$stderr" == *"run_dir=$dir: /tmp is writable by group or others"* ]]
   plugstack "policy"  # the default run_dir, under /run: root's
   run --separate-stderr as_user srun -c2 --pin-strategy=compact echo ran
   [ "$status" -eq 0 ]

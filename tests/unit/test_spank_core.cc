@@ -244,7 +244,7 @@ TEST(PluginConfig, RunDirectoryAndCostBounds) {
   // Root's files for every user's steps never go where a user could make a
   // directory first: refused whether or not it exists yet.
   EXPECT_EQ(parse(c, {"run_dir=/tmp/slurm-pin-not-made"}, &e), -1);
-  EXPECT_NE(e.find("run_dir=/tmp/slurm-pin-not-made: /tmp is writable by others than root"), std::string::npos) << e;
+  EXPECT_NE(e.find("run_dir=/tmp/slurm-pin-not-made: /tmp is writable by group or others"), std::string::npos) << e;
   EXPECT_NE(e.find("such as the default /run/slurm-pin"), std::string::npos) << e;
   EXPECT_EQ(parse(c, {"topology_cache=/tmp/node.xml"}, &e), -1);
   EXPECT_NE(e.find("topology_cache=/tmp/node.xml: /tmp is writable"), std::string::npos) << e;
@@ -380,7 +380,7 @@ TEST(LauncherStep, ADaemonIsAProgramRootsAloneWherePathFindsIt) {
   // A directory anyone may write to, searched first: a user could put an
   // "sh" there before the step starts.
   EXPECT_EQ(launcher_program_trusted("sh", "/tmp:/usr/bin", why, sizeof why), 0);
-  EXPECT_NE(std::string(why).find("/tmp is writable by others than root"), std::string::npos) << why;
+  EXPECT_NE(std::string(why).find("/tmp is writable by group or others"), std::string::npos) << why;
   EXPECT_EQ(launcher_program_trusted("no-such-program-here", "/usr/bin", why, sizeof why), 0);
   EXPECT_EQ(launcher_program_trusted("sh", "/nonexistent:/usr/bin", why, sizeof why), 1) << why;
   if (geteuid() == 0) {

@@ -18,6 +18,7 @@
 #include "error.hh"
 #include "sharing/profile.hh"
 #include "input/user_file.hh"
+#include "trusted_dir.h"
 
 namespace slurmpin {
 
@@ -27,13 +28,14 @@ struct DirCloser {
   void operator()(DIR* d) const { closedir(d); }
 };
 
-// Trusted: owned by root or the store owner, not writable by group or others.
-void check_trusted(const std::string& path, const struct stat& st, uid_t owner, const std::string& what) {
-  if (st.st_uid != 0 && st.st_uid != owner)
-    throw Error(what + " " + path + " is owned by uid " + std::to_string(st.st_uid) +
-                ", not by root or the store owner: refusing it (ask the admin to fix its owner)");
-  if (st.st_mode & (S_IWGRP | S_IWOTH))
-    throw Error(what + " " + path + " is writable by group or others: refusing it (chmod go-w)");
+// Trusted by trusted_dir.h's one rule, the store's owner trusted beside root.
+void check_trusted(const std::string& path, const struct stat& st, mode_t kind, uid_t owner, const std::string& what) {
+  const char* why = trusted_stat_problem(&st, kind, owner);
+  if (!why) return;
+  bool owner_ok = st.st_uid == 0 || st.st_uid == owner;
+  throw Error(what + " " + path + " " + why + (owner_ok ? "" : " (uid " + std::to_string(st.st_uid) + ")") +
+              ": refusing it (" + (owner_ok && (st.st_mode & S_IFMT) == kind ? "chmod go-w" : "ask the admin to fix it") +
+              ")");
 }
 
 // "t8.v3.profile" -> threads 8, version 3.
@@ -96,7 +98,7 @@ StoreDir open_store(const std::string& dir) {
   struct stat st;
   StoreDir s =
       open_store_dir(dir, "profile store " + dir + " does not exist (create it, or configure another store)", st);
-  check_trusted(dir, st, st.st_uid, "profile store");
+  check_trusted(dir, st, S_IFDIR, st.st_uid, "profile store");
   return s;
 }
 
@@ -107,7 +109,7 @@ Fd open_app(const StoreDir& s, const std::string& app) {
   if (fd.fd < 0) return fd;
   struct stat st;
   if (fstat(fd.fd, &st) != 0) throw Error("profile store entry " + s.path + "/" + app + ": " + std::strerror(errno));
-  check_trusted(s.path + "/" + app, st, s.owner, "profile store entry");
+  check_trusted(s.path + "/" + app, st, S_IFDIR, s.owner, "profile store entry");
   return fd;
 }
 
@@ -122,7 +124,7 @@ void list_app(const StoreDir& s, int app_fd, const std::string& app, std::vector
     struct stat st;  // listing only: reading opens the entry and checks that descriptor
     if (fstatat(app_fd, name.c_str(), &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode)) continue;
     try {
-      check_trusted(p.path, st, s.owner, "profile");
+      check_trusted(p.path, st, S_IFREG, s.owner, "profile");
     } catch (const Error& e) {
       if (!problems) throw;
       problems->push_back(e.what());
@@ -138,7 +140,7 @@ std::string read_entry(const StoreDir& s, int app_fd, const StoredProfile& p) {
   struct stat st;
   std::string name = p.path.substr(p.path.rfind('/') + 1);
   std::string text = read_file_at(app_fd, name, kMaxProfileBytes, O_NOFOLLOW, p.path, &st);
-  check_trusted(p.path, st, s.owner, "profile");
+  check_trusted(p.path, st, S_IFREG, s.owner, "profile");
   return text;
 }
 
