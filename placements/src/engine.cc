@@ -472,92 +472,137 @@ void note_split(Result& out, const std::vector<std::vector<int>>& shares, size_t
                         " do not split evenly among " + plural(shares.size(), "task"));
 }
 
-}  // namespace
-
-Result compute_placement(const Request& request) {
-  Request r = request;
-  Deadline deadline(r.max_seconds);
-  if (r.topology.smt > 0) r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
-  r.topology.devices = r.gpu_closest;  // one load: the tree and the devices
-  std::shared_ptr<const LoadedTopology> loaded = load_topology(r.topology);
-  const LoadedTopology& lt = *loaded;
+// One placement as it goes, handed from stage to stage.
+struct Placing {
+  Request r;  // the request, completed as the stages learn more
+  Deadline deadline;
+  std::shared_ptr<const LoadedTopology> loaded;
   NodeDevices devices;
   std::vector<VisibleGpu> visible;
   std::vector<std::vector<int>> task_gpus;
-  if (r.gpu_closest) {
-    devices = node_devices(lt.devices);
-    visible = visible_gpus(devices, r.gpu_env, r.gpu_indices);
-  }
+  std::vector<std::vector<int>> shares;  // each task's slots of the allowed tree
+  int share = 0;                         // the smallest of them
+  int threads = 0;                       // per task
   Result out;
-  if (r.strategy == Strategy::kFile) {
-    out = from_file(r, loaded);
+
+  explicit Placing(const Request& request) : r(request), deadline(request.max_seconds) {}
+  const Tree& tree() const { return loaded->tree; }
+  std::string word() const { return slot_word(r.topology.granularity); }
+};
+
+// Stage 1: the machine (and its devices, for device locality), loaded once.
+void load_machine(Placing& p) {
+  if (p.r.topology.smt > 0) p.r.topology.granularity = Granularity::kPu;  // smt:k: each kept PU is a slot
+  p.r.topology.devices = p.r.gpu_closest;  // one load: the tree and the devices
+  p.loaded = load_topology(p.r.topology);
+  if (p.r.gpu_closest) {
+    p.devices = node_devices(p.loaded->devices);
+    p.visible = visible_gpus(p.devices, p.r.gpu_env, p.r.gpu_indices);
+  }
+}
+
+// Stage 2: each task's share of the allowed slots (near its GPUs).
+void split_tasks(Placing& p) {
+  const Tree& tree = p.tree();
+  std::vector<int> slots = tree.slots();
+  int tasks = p.r.tasks ? p.r.tasks : 1;
+  if (tasks > static_cast<int>(slots.size()) && !p.r.oversubscribe)
+    throw Error(plural(tasks, "task") + " but only " + plural(slots.size(), p.word()) + " in CPUs " +
+                format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
+  p.task_gpus = gpus_per_task(p.visible, tasks);
+  p.shares = split(tree, p.r, tasks, p.visible, p.task_gpus);
+  p.share = smallest(p.shares);
+  note_split(p.out, p.shares, slots.size(), p.word());
+}
+
+// Stage 3: the sharing profile, read now that the share is known; true when
+// the node's cache holds this very placement (its key holds every input, so
+// the entry passed every later check when it was computed).
+bool read_profile_or_cache(Placing& p) {
+  if (p.r.profile_spec.empty()) return false;
+  StoredProfile stored = fetch_profile(p.r, p.share);
+  if (stored.path.empty()) return false;
+  p.out.cache_key = placement_cache_key(p.r, *p.loaded, stored.path, stored.text);
+  if (!p.out.cache_key.empty() && read_cached_placement(p.r.cache_dir, p.out.cache_key, p.tree(),
+                                                        p.r.tasks ? p.r.tasks : 1, stored.threads, p.out)) {
+    p.out.cache_key.clear();
+    p.out.from_cache = true;
+    return true;
+  }
+  use_profile(p.r, parse_profile(stored.text, stored.path, needs_of(p.r, p.share)), stored.path, p.r.profile_spec);
+  return false;
+}
+
+// Stage 5: whether the task's threads fit its share (or may share it).
+void check_threads_fit(Placing& p) {
+  int threads = p.threads, share = p.share;
+  if (threads > share && !p.r.oversubscribe)
+    throw Error(plural(threads, "thread") + " per task but each task has only " + plural(share, p.word()) +
+                ": use fewer threads, more CPUs per task, granularity pu, or allow oversubscription");
+  if (threads > share * kMaxOversubscription)
+    throw Error(plural(threads, "thread") + " per task on " + plural(share, p.word()) + ": at most " +
+                std::to_string(kMaxOversubscription) + " threads share one " + p.word() +
+                " (use fewer threads or more CPUs per task)");
+  if (threads > share)
+    p.out.notes.push_back(plural(threads, "thread") + " per task on " + plural(share, p.word()) +
+                          " (oversubscribed): threads share them, neighbours together");
+}
+
+// Stage 6: every thread of every task (and of every region) on its slot.
+void place_threads(Placing& p) {
+  p.deadline.check();
+  auto subs = task_trees(p.tree(), p.shares, p.threads, p.deadline);
+  p.out.tasks = place_tasks(p.tree(), subs, p.r, p.r.matrix, p.threads, p.deadline);
+  add_regions(p.tree(), subs, p.r, p.threads, p.out, p.deadline);
+  if (p.r.has_matrix && p.r.matrix.all_zero())
+    p.out.notes.push_back(p.r.matrix_source + " is all zeros: no thread shares with another, so "
+                          "every placement scores the same");
+}
+
+// Stage 7: each task's GPUs and network adapter (a placement file chose the
+// CPUs: its tasks get GPUs in the same blocks).
+void attach_gpus(Placing& p) {
+  if (!p.r.gpu_closest) return;
+  if (p.r.strategy == Strategy::kFile) p.task_gpus = gpus_per_task(p.visible, static_cast<int>(p.out.tasks.size()));
+  attach_devices(p.out, p.devices, p.visible, p.task_gpus);
+}
+
+// The last stage, whatever the way: the allowed tree, the machine's
+// fingerprint, what levels() scores.
+Result finished(Placing& p) {
+  if (!p.out.allowed) p.out.allowed = shared_tree(p.loaded);
+  finish(p.out, p.r, *p.loaded);
+  return std::move(p.out);
+}
+
+}  // namespace
+
+Result compute_placement(const Request& request) {
+  Placing p(request);
+  load_machine(p);
+  if (p.r.strategy == Strategy::kFile) {
+    p.out = from_file(p.r, p.loaded);
   } else {
-    const Tree& tree = lt.tree;
-    std::vector<int> slots = tree.slots();
-    int tasks = r.tasks ? r.tasks : 1;
-    std::string word = slot_word(r.topology.granularity);
-    if (tasks > static_cast<int>(slots.size()) && !r.oversubscribe)
-      throw Error(plural(tasks, "task") + " but only " + plural(slots.size(), word) + " in CPUs " +
-                  format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
-    task_gpus = gpus_per_task(visible, tasks);
-    std::vector<std::vector<int>> shares = split(tree, r, tasks, visible, task_gpus);
-    int share = smallest(shares);
-    StoredProfile stored = r.profile_spec.empty() ? StoredProfile() : fetch_profile(r, share);
-    if (!stored.path.empty()) {
-      out.cache_key = placement_cache_key(r, lt, stored.path, stored.text);
-      // The key holds every input, so an entry found passed every check below when it was computed.
-      if (!out.cache_key.empty() &&
-          read_cached_placement(r.cache_dir, out.cache_key, tree, tasks, stored.threads, out)) {
-        out.allowed = shared_tree(loaded);
-        out.cache_key.clear();
-        out.from_cache = true;
-        finish(out, r, lt);
-        return out;
-      }
-      use_profile(r, parse_profile(stored.text, stored.path, needs_of(r, share)), stored.path, r.profile_spec);
-    }
-    int threads = 0;
-    resolve_threads(r, threads);
-    // More threads than a task has cores: on the cores' hardware threads
-    // first, a core's together (the same request, placed on hardware
-    // threads, each core's in one task); sharing only beyond them.
-    if (threads > share && hardware_threads_help(request, tree)) {
+    split_tasks(p);
+    if (read_profile_or_cache(p)) return finished(p);
+    resolve_threads(p.r, p.threads);  // stage 4: threads per task
+    // More threads than a task has cores: the same request placed on the
+    // cores' hardware threads, each core's in one task; sharing only beyond them.
+    if (p.threads > p.share && hardware_threads_help(request, p.tree())) {
       Request on_pus = request;
       on_pus.topology.granularity = Granularity::kPu;
       on_pus.cores_whole = true;
       Result res = compute_placement(on_pus);
-      res.notes.insert(res.notes.begin(), plural(threads, "thread") + " per task on " + plural(share, word) +
+      res.notes.insert(res.notes.begin(), plural(p.threads, "thread") + " per task on " +
+                                              plural(p.share, p.word()) +
                                               ": each on a hardware thread of the task's cores");
       return res;
     }
-    if (threads > share && !r.oversubscribe)
-      throw Error(plural(threads, "thread") + " per task but each task has only " +
-                  plural(share, word) + ": use fewer threads, more CPUs per task, granularity pu, "
-                  "or allow oversubscription");
-    if (threads > share * kMaxOversubscription)
-      throw Error(plural(threads, "thread") + " per task on " + plural(share, word) + ": at most " +
-                  std::to_string(kMaxOversubscription) + " threads share one " + word +
-                  " (use fewer threads or more CPUs per task)");
-    note_split(out, shares, slots.size(), word);
-    if (threads > share)
-      out.notes.push_back(plural(threads, "thread") + " per task on " + plural(share, word) +
-                          " (oversubscribed): threads share them, neighbours together");
-    out.allowed = shared_tree(loaded);
-    deadline.check();
-    auto subs = task_trees(tree, shares, threads, deadline);
-    out.tasks = place_tasks(tree, subs, r, r.matrix, threads, deadline);
-    add_regions(tree, subs, r, threads, out, deadline);
-    if (r.has_matrix && r.matrix.all_zero())
-      out.notes.push_back(r.matrix_source + " is all zeros: no thread shares with another, so "
-                          "every placement scores the same");
+    check_threads_fit(p);
+    place_threads(p);
   }
-  if (r.gpu_closest) {
-    // A placement file chose the CPUs: its tasks get GPUs in the same blocks.
-    if (r.strategy == Strategy::kFile) task_gpus = gpus_per_task(visible, static_cast<int>(out.tasks.size()));
-    attach_devices(out, devices, visible, task_gpus);
-  }
-  finish(out, r, lt);
-  return out;
+  attach_gpus(p);
+  return finished(p);
 }
 
 const std::vector<LevelScore>& Result::levels() const {

@@ -13,7 +13,7 @@
 #include <string>
 #include <string_view>
 
-#include "engine.hh"
+#include "placement.hh"
 
 namespace slurmpin {
 
