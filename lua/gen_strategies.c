@@ -5,8 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slurm_pin/placement.h"
-#include "slurm_pin/profile_names.h"
+#include "slurm_pin_frontend.h"
 
 /* argv[1]: where the packages install slurm_pin_io.so (per Lua version). */
 int main(int argc, char **argv) {
@@ -15,11 +14,13 @@ int main(int argc, char **argv) {
          "-- and its rule for profile names\n"
          "-- (lua/gen_strategies.c): do not edit.\n"
          "return {\n  names = {");
+  char name[64];
   for (int i = 0; i < sp_strategy_count(); ++i)
-    if (strncmp(sp_strategy_name(i), "file:", 5) != 0) printf(" \"%s\",", sp_strategy_name(i));
+    if (sp_strategy_name(i, name, sizeof name) > 0 && strncmp(name, "file:", 5) != 0) printf(" \"%s\",", name);
   printf(" },\n  needs_profile = {");
   for (int i = 0; i < sp_strategy_count(); ++i)
-    if (sp_strategy_needs_profile(sp_strategy_name(i)) == 1) printf(" [\"%s\"] = true,", sp_strategy_name(i));
+    if (sp_strategy_name(i, name, sizeof name) > 0 && sp_strategy_needs_profile(name) == 1)
+      printf(" [\"%s\"] = true,", name);
   printf(" },\n  profile_name = { chars = \"%s\", max = %d, version_digits = %d },\n",
          sp_profile_name_chars(), sp_profile_name_max(), sp_profile_version_digits());
   printf("  io_module_dirs = {");

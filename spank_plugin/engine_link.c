@@ -7,15 +7,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 #ifndef PIN_PLUGIN_TO_LIB
 #define PIN_PLUGIN_TO_LIB ".."
 #endif
-#ifndef PIN_ENGINE_SONAME
-#define PIN_ENGINE_SONAME "libslurmpin.so.0"
+/* The engine with the front-end interface the plugin uses beyond the
+ * public API: private to slurm-pin, shipped with the plugin. */
+#ifndef PIN_ENGINE_NAME
+#define PIN_ENGINE_NAME "libslurmpin_frontend.so"
 #endif
-#define ENGINE_SONAME PIN_ENGINE_SONAME
+#define ENGINE_NAME PIN_ENGINE_NAME
+#define ENGINE_FIX "install the plugin's package (slurm-pin-spank) again: the engine ships with it"
 
 static void *engine;
 static char load_error[1024];
@@ -41,20 +44,17 @@ int pin_engine_load(char *err, size_t len) {
   if (!engine) {
     char dir[PATH_MAX], path[PATH_MAX + 64];
     if (plugin_dir(dir, sizeof dir) == 0) {
-      snprintf(path, sizeof path, "%s/%s", dir, ENGINE_SONAME);
+      snprintf(path, sizeof path, "%s/%s", dir, ENGINE_NAME);
       engine = try_open(path);
       if (!engine) {
-        snprintf(path, sizeof path, "%s/%s/%s", dir, PIN_PLUGIN_TO_LIB, ENGINE_SONAME);
+        snprintf(path, sizeof path, "%s/%s/slurm-pin/%s", dir, PIN_PLUGIN_TO_LIB, ENGINE_NAME);
         engine = try_open(path);
       }
     }
-    if (!engine) engine = try_open(ENGINE_SONAME);
     if (!engine) {
       const char *why = dlerror();
-      snprintf(load_error, sizeof load_error,
-               "cannot load the placement engine %s (%.600s): install the libslurmpin0 package of the "
-               "plugin's version",
-               ENGINE_SONAME, why ? why : "not found");
+      snprintf(load_error, sizeof load_error, "cannot load the placement engine %s (%.600s): %s", ENGINE_NAME,
+               why ? why : "the plugin's directory is unknown", ENGINE_FIX);
     }
   }
   if (!engine && err && len) snprintf(err, len, "%s", load_error);
@@ -68,8 +68,7 @@ static void *engine_symbol(const char *name) {
   void *f = dlsym(engine, name);
   if (!f)
     snprintf(load_error, sizeof load_error,
-             "the placement engine %s lacks %s: install the libslurmpin0 package of the plugin's version",
-             ENGINE_SONAME, name);
+             "the placement engine %s lacks %s: %s", ENGINE_NAME, name, ENGINE_FIX);
   return f;
 }
 
@@ -106,9 +105,9 @@ void sp_finalize(sp_placement_t *p) {
 const char *sp_error(const sp_placement_t *p) { LINK(sp_error, load_error); return real(p); }
 const char *sp_strategies_help(void) { LINK(sp_strategies_help, load_error); return real(); }
 int sp_is_profile_name(const char *spec) { LINK(sp_is_profile_name, 0); return real(spec); }
-const char *const *sp_gpu_env_names(void) {
+const char *const *sp_job_gpu_variable_names(void) {
   static const char *const none[] = {NULL}; /* no engine: no GPU variables to read */
-  LINK(sp_gpu_env_names, none);
+  LINK(sp_job_gpu_variable_names, none);
   return real();
 }
 

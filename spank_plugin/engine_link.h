@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * The placement engine (libslurmpin.so.0), loaded when a step first needs
+ * The placement engine (the private libslurmpin_frontend.so), loaded when a step first needs
  * it rather than with the plugin. srun loads the plugin for every job, and
  * the engine brings hwloc, libudev, METIS and libnuma: about half a
  * millisecond per srun (bench/srun) for jobs that ask nothing of slurm-pin.
@@ -15,7 +15,8 @@
 /* Loads the engine if not yet loaded: 0, or -1 with `err` saying which
  * library could not be loaded and how to fix it. It is looked for beside
  * the plugin (a build tree), then where the packages install it relative to
- * the plugin (PIN_PLUGIN_TO_LIB), then by the system's library search. */
+ * the plugin (PIN_PLUGIN_TO_LIB/slurm-pin): it is private to slurm-pin, so
+ * never by the system's library search. */
 int pin_engine_load(char *err, size_t len);
 
 /* Why the engine could not be loaded ("" when it was, or was not tried). */

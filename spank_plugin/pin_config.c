@@ -9,7 +9,7 @@
 
 #include "launcher_step.h"
 #include "site_store.h"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 #include "trusted_dir.h"
 
 /* Copies src into a fixed buffer, failing instead of truncating. */

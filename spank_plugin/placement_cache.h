@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 #ifdef __cplusplus
 extern "C" {

@@ -9,7 +9,7 @@
 
 #include "engine_link.h"
 #include "pin_config.h"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 #define MSG_LEN 1200
 

@@ -36,7 +36,7 @@
 #include "placement_cache.h"
 #include "policy_yield.h"
 #include "slurm_binding_env.h"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 #include "stderr_line.h"
 #include "task_env.h"
 #include "task_file.h"
@@ -613,7 +613,7 @@ static int any_set(spank_t sp, const char *const *names) {
 static const char *gpu_mode(spank_t sp) {
   if (request.gpu[0]) return request.gpu;
   if (strcmp(config.gpu, "closest") != 0) return "";
-  return any_set(sp, slurm_gpu_list_names) || any_set(sp, sp_gpu_env_names()) ? config.gpu : "";
+  return any_set(sp, slurm_gpu_list_names) || any_set(sp, sp_job_gpu_variable_names()) ? config.gpu : "";
 }
 
 static int gpu_list_too_long(const char *name) {
@@ -628,18 +628,18 @@ static int gpu_list_too_long(const char *name) {
 static int set_gpus(spank_t sp) {
   if (strcmp(gpu_mode(sp), "closest") != 0) return 0;
   static char value[8192];
-  for (const char *const *name = sp_gpu_env_names(); *name; ++name) {
+  for (const char *const *name = sp_job_gpu_variable_names(); *name; ++name) {
     int rc = spank_getenv(sp, *name, value, sizeof value);
     if (rc == ESPANK_ENV_NOEXIST) continue;
-    if (rc != ESPANK_SUCCESS || sp_set_gpu_env(placement, *name, value) != 0) return gpu_list_too_long(*name);
+    if (rc != ESPANK_SUCCESS || sp_set_job_gpu_variable(placement, *name, value) != 0) return gpu_list_too_long(*name);
   }
   for (const char *const *name = slurm_gpu_list_names; *name; ++name) {
     int rc = spank_getenv(sp, *name, value, sizeof value);
     if (rc == ESPANK_ENV_NOEXIST || (rc == ESPANK_SUCCESS && !value[0])) continue;
-    if (rc != ESPANK_SUCCESS || sp_set_gpus(placement, value) != 0) return gpu_list_too_long(*name);
+    if (rc != ESPANK_SUCCESS || sp_set_job_gpus(placement, value) != 0) return gpu_list_too_long(*name);
     break;
   }
-  return sp_set_gpu(placement, "closest") == 0 ? 0 : (fail(sp_error(placement)), -1);
+  return sp_set_gpu_locality(placement, "closest") == 0 ? 0 : (fail(sp_error(placement)), -1);
 }
 
 /* SLURM_CPU_BIND_LIST for the step's placement on this node (one mask per
@@ -993,13 +993,33 @@ static void say_note(const char *run, const char *node, const char *note) {
  * whole step there (tasks of different sizes, threads sharing CPUs), and
  * the plugin's own note (note_text). */
 static void describe(const struct task_view *v) {
-  const char *what = sp_describe_task(placement, v->task), *run = request.dryrun ? "dry run: " : "";
+  char what[ERR_LEN], note[ERR_LEN]; /* one line each: cut to a terminal's worth */
+  const char *run = request.dryrun ? "dry run: " : "";
+  int n = sp_describe_task(placement, v->task, what, sizeof what);
   stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", run, v->node, v->task, v->rank,
-              what ? what : sp_error(placement));
+              n < 0 ? sp_error(placement) : what);
   if (v->task != 0) return;
-  for (int i = 0; i < sp_get_nnotes(placement); ++i) say_note(run, v->node, sp_get_note(placement, i));
+  for (int i = 0; i < sp_get_nnotes(placement); ++i)
+    if (sp_get_note(placement, i, note, sizeof note) >= 0) say_note(run, v->node, note);
   say_note(run, v->node, note_text);
 }
+
+/* A text output of the engine too long for a fixed buffer (a variable's
+ * value, the task data): asked its length, then read into malloc'd memory
+ * (the caller frees it); NULL with the engine's error. get(NULL, 0) is the
+ * first call. */
+#define ENGINE_TEXT(out, call_with_buf_len)                                  \
+  do {                                                                       \
+    char *buf = NULL;                                                        \
+    size_t len = 0;                                                          \
+    int n_ = (call_with_buf_len);                                            \
+    if (n_ >= 0 && (buf = malloc((len = (size_t)n_ + 1))) != NULL &&         \
+        (call_with_buf_len) < 0) {                                           \
+      free(buf);                                                             \
+      buf = NULL;                                                            \
+    }                                                                        \
+    (out) = buf;                                                             \
+  } while (0)
 
 static int spank_set(void *sp, const char *name, const char *value) {
   return spank_setenv((spank_t)sp, name, value, 1) == ESPANK_SUCCESS ? 0 : -1;
@@ -1012,16 +1032,25 @@ static int spank_set(void *sp, const char *name, const char *value) {
 static int export_env(spank_t sp, const struct task_view *v) {
   static char current[LIST_LEN];
   for (int i = 0; i < sp_get_env_count(placement); ++i) {
-    const char *name = sp_get_env_name(placement, i);
+    char name[256];
+    int n = sp_get_env_name(placement, i, name, sizeof name);
+    if (n < 0 || (size_t)n >= sizeof name) return fail("the engine names a variable it cannot"), -1;
     int got = spank_getenv(sp, name, current, sizeof current);
     if (got != ESPANK_SUCCESS && got != ESPANK_ENV_NOEXIST) {
       char m[ERR_LEN];
       snprintf(m, sizeof m, "%s is too long to extend", name);
       return fail(m), -1;
     }
-    const char *value = sp_get_env_value(placement, v->task, i, got == ESPANK_SUCCESS ? current : NULL);
-    if (!value && *sp_error(placement)) return fail(sp_error(placement)), -1;
-    int rc = value ? spank_setenv(sp, name, value, 1) : spank_unsetenv(sp, name);
+    const char *now = got == ESPANK_SUCCESS ? current : NULL;
+    if (sp_get_env_value(placement, v->task, i, now, NULL, 0) == SP_ENV_UNSET) {
+      if (spank_unsetenv(sp, name) != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
+      continue;
+    }
+    char *value;
+    ENGINE_TEXT(value, sp_get_env_value(placement, v->task, i, now, buf, len));
+    if (!value) return fail(*sp_error(placement) ? sp_error(placement) : "out of memory"), -1;
+    int rc = spank_setenv(sp, name, value, 1);
+    free(value);
     if (rc != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
   }
   int rc = policy_text[0] ? spank_setenv(sp, SP_ENV_POLICY, policy_text, 1) : spank_unsetenv(sp, SP_ENV_POLICY);
@@ -1065,11 +1094,15 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
  * process: nothing root writes, nothing another user can read, nothing
  * left when the task ends. */
 static int export_task_file(spank_t sp, const struct task_view *v) {
-  const char *data = sp_get_task_data(placement, v->task);
-  if (!data) return *sp_error(placement) ? (fail(sp_error(placement)), -1) : 0;
+  char *data;
+  ENGINE_TEXT(data, sp_get_task_data(placement, v->task, buf, len));
+  if (!data) return fail(*sp_error(placement) ? sp_error(placement) : "out of memory"), -1;
+  if (!data[0]) return free(data), 0; /* the task needs none */
   char path[64], m[ERR_LEN];
-  if (task_file_create(data, strlen(data), path, sizeof path) != 0) {
-    snprintf(m, sizeof m, "cannot keep the task's places for its thread library: %s", strerror(errno));
+  int made = task_file_create(data, strlen(data), path, sizeof path), e = errno;
+  free(data);
+  if (made != 0) {
+    snprintf(m, sizeof m, "cannot keep the task's places for its thread library: %s", strerror(e));
     return fail(m), -1;
   }
   if (spank_setenv(sp, SP_ENV_TASK_FILE, path, 1) != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;

@@ -33,7 +33,7 @@
 #include "sharing/profile.hh"
 #include "sharing/sharing_matrix.hh"
 #include "strategies/orders.hh"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 #include "strategies/profile_guided.hh"
 #include "strategies/score.hh"
 #include "strategies/strategy.hh"

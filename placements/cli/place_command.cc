@@ -17,7 +17,7 @@
 #include "place_output.hh"
 #include "quiet_stderr.hh"
 #include "slurm_binding_env.h"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 namespace slurmpin {
 
@@ -108,10 +108,10 @@ void set_inputs(sp_placement_t* p, const Options& o) {
   check(p, sp_set_strategy(p, o.strategy.c_str()));
   check(p, sp_set_granularity(p, o.granularity.c_str()));
   check(p, sp_set_smt(p, o.smt));
-  check(p, sp_set_gpu(p, o.gpu.c_str()));
-  for (const char* const* name = sp_gpu_env_names(); *name; ++name)  // the job's GPUs, as for srun
-    check(p, sp_set_gpu_env(p, *name, std::getenv(*name)));
-  check(p, sp_set_gpus(p, slurm_gpu_list_getenv()));
+  check(p, sp_set_gpu_locality(p, o.gpu.c_str()));
+  for (const char* const* name = sp_job_gpu_variable_names(); *name; ++name)  // the job's GPUs, as for srun
+    check(p, sp_set_job_gpu_variable(p, *name, std::getenv(*name)));
+  check(p, sp_set_job_gpus(p, slurm_gpu_list_getenv()));
   check(p, sp_set_tasks(p, o.tasks));
   check(p, sp_set_task_layout(p, o.task_layout.c_str()));
   check(p, sp_set_threads(p, o.threads));

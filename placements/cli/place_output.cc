@@ -7,36 +7,27 @@
 #include <memory>
 #include <vector>
 
+#include "api_check.hh"
 #include "error.hh"
 
 namespace slurmpin {
 
 namespace {
 
-// A text output of the API (a CPU list, a domain, a file): "length needed" calls.
-template <typename F>
-std::string text_of(F&& get) {
-  int n = get(nullptr, 0);
-  if (n < 0) throw Error("the placement has no such output");
-  std::vector<char> buf(static_cast<size_t>(n) + 1);
-  get(buf.data(), buf.size());
-  return std::string(buf.data(), static_cast<size_t>(n));
-}
-
 std::string task_cpus(sp_placement_t* p, int t) {
-  return text_of([&](char* b, size_t l) { return sp_get_task_cpus(p, t, b, l); });
+  return text_of(p, [&](char* b, size_t l) { return sp_get_task_cpus(p, t, b, l); });
 }
 
 std::string thread_cpus(sp_placement_t* p, int t, int i) {
-  return text_of([&](char* b, size_t l) { return sp_get_thread_cpus(p, t, i, b, l); });
+  return text_of(p, [&](char* b, size_t l) { return sp_get_thread_cpus(p, t, i, b, l); });
 }
 
 std::string region_cpus(sp_placement_t* p, int r, int t, int i) {
-  return text_of([&](char* b, size_t l) { return sp_get_region_thread_cpus(p, r, t, i, b, l); });
+  return text_of(p, [&](char* b, size_t l) { return sp_get_region_thread_cpus(p, r, t, i, b, l); });
 }
 
 std::string allowed_cpus(sp_placement_t* p) {
-  return text_of([&](char* b, size_t l) { return sp_get_allowed_cpus(p, b, l); });
+  return text_of(p, [&](char* b, size_t l) { return sp_get_allowed_cpus(p, b, l); });
 }
 
 // Threads of task `t` (the API's CPU sets: no list is formatted to count them).
@@ -63,22 +54,23 @@ std::string format_text(const OutputContext& c) {
   for (int t = 0; t < sp_get_ntasks(p); ++t)
     for (int i = 0, n = threads_of(p, t); i < n; ++i) {
       int pu = sp_get_thread_pu(p, t, i);
-      std::string where = text_of([&](char* b, size_t l) { return sp_get_thread_domain(p, t, i, b, l); });
+      std::string where = text_of(p, [&](char* b, size_t l) { return sp_get_thread_domain(p, t, i, b, l); });
       std::snprintf(line, sizeof line, "%-5d %-7d %-5s %-12s %s\n", t, i, pu < 0 ? "-" : std::to_string(pu).c_str(),
                     thread_cpus(p, t, i).c_str(), where.empty() ? "unbound" : where.c_str());
       out += line;
     }
   // Device locality (--gpu closest): each task's GPUs and nearest NIC.
   std::string variable = sp_get_gpu_variable(p);
-  if (!variable.empty() || (sp_get_ntasks(p) > 0 && *sp_get_task_nic(p, 0))) {
+  auto nic_of = [&](int t) { return text_of(p, [&](char* b, size_t l) { return sp_get_task_nic(p, t, b, l); }); };
+  if (!variable.empty() || (sp_get_ntasks(p) > 0 && !nic_of(0).empty())) {
     out += "\ntask  cpus         " + (variable.empty() ? std::string("-") : variable) + "  nic\n";
     for (int t = 0; t < sp_get_ntasks(p); ++t) {
       std::string gpus;
       for (int g = 0; g < sp_get_task_ngpus(p, t); ++g)
         gpus += std::string(g ? "," : "") + sp_get_task_gpu(p, t, g) + " (" + sp_get_task_gpu_name(p, t, g) + ")";
-      const char* nic = sp_get_task_nic(p, t);
+      std::string nic = nic_of(t);
       std::snprintf(line, sizeof line, "%-5d %-12s %s  %s\n", t, task_cpus(p, t).c_str(),
-                    gpus.empty() ? "-" : gpus.c_str(), *nic ? nic : "-");
+                    gpus.empty() ? "-" : gpus.c_str(), nic.empty() ? "-" : nic.c_str());
       out += line;
     }
   }
@@ -100,7 +92,7 @@ std::string format_text(const OutputContext& c) {
       out += "\n";
     }
   }
-  for (int i = 0; i < sp_get_nnotes(p); ++i) out += std::string("note: ") + sp_get_note(p, i) + "\n";
+  for (int i = 0; i < sp_get_nnotes(p); ++i) out += "note: " + note(p, i) + "\n";
   return out;
 }
 
@@ -127,7 +119,8 @@ json_t* json_task(sp_placement_t* p, int t, bool gpus) {
     for (int g = 0; g < sp_get_task_ngpus(p, t); ++g) json_array_append_new(list, json_string(sp_get_task_gpu(p, t, g)));
     json_object_set_new(task, "gpus", list);
   }
-  if (const char* nic = sp_get_task_nic(p, t); *nic) json_object_set_new(task, "nic", json_string(nic));
+  std::string nic = text_of(p, [&](char* b, size_t l) { return sp_get_task_nic(p, t, b, l); });
+  if (!nic.empty()) json_object_set_new(task, "nic", json_string(nic.c_str()));
   return task;
 }
 
@@ -191,7 +184,7 @@ std::string format_json(const OutputContext& c) {
   json_object_set_new(o, "regions", json_regions(p));
   json_object_set_new(o, "score", json_score(p));
   json_t* notes = json_array();
-  for (int i = 0; i < sp_get_nnotes(p); ++i) json_array_append_new(notes, json_string(sp_get_note(p, i)));
+  for (int i = 0; i < sp_get_nnotes(p); ++i) json_array_append_new(notes, json_string(note(p, i).c_str()));
   json_object_set_new(o, "notes", notes);
   char* text = json_dumps(o, JSON_COMPACT);
   std::string out = std::string(text) + "\n";
@@ -203,7 +196,7 @@ std::string format_json(const OutputContext& c) {
 std::string format_omp(sp_placement_t* p) {
   std::string out;
   for (int t = 0; t < sp_get_ntasks(p); ++t)
-    out += text_of([&](char* b, size_t l) { return sp_get_task_omp_places(p, t, b, l); }) + "\n";
+    out += text_of(p, [&](char* b, size_t l) { return sp_get_task_omp_places(p, t, b, l); }) + "\n";
   return out;
 }
 
@@ -226,7 +219,7 @@ std::string format_result(const std::string& format, const OutputContext& c) {
   if (format == "omp") return format_omp(c.placement);
   if (format == "likwid") return format_likwid(c.placement);
   if (format == "placement")
-    return text_of([&](char* b, size_t l) { return sp_get_placement_file(c.placement, c.strategy_name.c_str(), b, l); });
+    return text_of(c.placement, [&](char* b, size_t l) { return sp_get_placement_file(c.placement, c.strategy_name.c_str(), b, l); });
   throw Error("unknown format '" + format + "': use text, json, omp, likwid or placement");
 }
 

@@ -5,7 +5,7 @@
 #include <cstdint>
 #include <string>
 
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 namespace slurmpin {
 

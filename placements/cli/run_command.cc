@@ -36,7 +36,7 @@
 #include "input/printable.hh"
 #include "slurm_binding_env.h"
 #include "task_file.h"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 #include "sharing/store.hh"
 #include "stderr_line.h"
 #include "task_env.h"
@@ -235,10 +235,10 @@ void compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
   check(p, sp_set_strategy(p, o.strategy.c_str()));
   check(p, sp_set_granularity(p, o.granularity.c_str()));
   check(p, sp_set_smt(p, o.smt));
-  check(p, sp_set_gpu(p, o.gpu.c_str()));
-  for (const char* const* name = sp_gpu_env_names(); *name; ++name)  // the GPUs this job may use
-    check(p, sp_set_gpu_env(p, *name, std::getenv(*name)));
-  check(p, sp_set_gpus(p, slurm_gpu_list_getenv()));  // which of the node's they are
+  check(p, sp_set_gpu_locality(p, o.gpu.c_str()));
+  for (const char* const* name = sp_job_gpu_variable_names(); *name; ++name)  // the GPUs this job may use
+    check(p, sp_set_job_gpu_variable(p, *name, std::getenv(*name)));
+  check(p, sp_set_job_gpus(p, slurm_gpu_list_getenv()));  // which of the node's they are
   check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));
@@ -253,13 +253,10 @@ void compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
 // anonymous file the program inherits (no file is left behind): named
 // /proc/self/fd/N, which is the same file in the program after exec.
 void export_task_data(sp_placement_t* p, int task) {
-  const char* data = sp_get_task_data(p, task);
-  if (!data) {
-    if (*sp_error(p)) throw Error(sp_error(p));
-    return;
-  }
+  std::string data = text_of(p, [&](char* b, size_t l) { return sp_get_task_data(p, task, b, l); });
+  if (data.empty()) return;  // the task needs none
   char path[64];
-  if (task_file_create(data, std::strlen(data), path, sizeof path) != 0)
+  if (task_file_create(data.c_str(), data.size(), path, sizeof path) != 0)
     throw Error(std::string("cannot keep the task's places for its thread library: ") + std::strerror(errno));
   if (setenv(SP_ENV_TASK_FILE, path, 1) != 0) throw Error("cannot set " SP_ENV_TASK_FILE);
 }
@@ -306,10 +303,14 @@ void export_env(sp_placement_t* p, int task, const Options& o) {
   drop_inherited_binding();
   export_task_data(p, task);
   for (int i = 0; i < sp_get_env_count(p); ++i) {
-    const char* name = sp_get_env_name(p, i);
-    const char* value = sp_get_env_value(p, task, i, std::getenv(name));
-    if (!value && *sp_error(p)) throw Error(sp_error(p));
-    if (value ? setenv(name, value, 1) : unsetenv(name)) throw Error(std::string("cannot set ") + name);
+    std::string name = text_of(p, [&](char* b, size_t l) { return sp_get_env_name(p, i, b, l); });
+    const char* current = std::getenv(name.c_str());
+    if (sp_get_env_value(p, task, i, current, nullptr, 0) == SP_ENV_UNSET) {
+      if (unsetenv(name.c_str()) != 0) throw Error("cannot unset " + name);
+      continue;
+    }
+    std::string value = text_of(p, [&](char* b, size_t l) { return sp_get_env_value(p, task, i, current, b, l); });
+    if (setenv(name.c_str(), value.c_str(), 1) != 0) throw Error("cannot set " + name);
   }
   if (!o.decision.empty() && setenv(SP_ENV_POLICY, o.decision.c_str(), 1)) throw Error("cannot set " SP_ENV_POLICY);
   export_slurm_cpu_bind(p);
@@ -332,13 +333,12 @@ std::string where(const MpiRank& rank, const Options& o) {
 // The task's line, then (for the node's first task, as the plugin does)
 // the engine's notes and this command's own.
 void describe(sp_placement_t* p, int task, const std::string& at, const Options& o) {
-  const char* what = sp_describe_task(p, task);
-  if (!what) throw Error(sp_error(p));
+  std::string what = text_of(p, [&](char* b, size_t l) { return sp_describe_task(p, task, b, l); });
   const char* run = o.dryrun ? "dry run: " : "";
-  stderr_line("slurm-pin: %s%s: %s\n", run, at.c_str(), what);
+  stderr_line("slurm-pin: %s%s: %s\n", run, at.c_str(), what.c_str());
   if (task != 0) return;
   auto say_note = [&](const char* note) { stderr_line("slurm-pin: %s%s: note: %s\n", run, at.c_str(), note); };
-  for (int i = 0; i < sp_get_nnotes(p); ++i) say_note(sp_get_note(p, i));
+  for (int i = 0; i < sp_get_nnotes(p); ++i) say_note(note(p, i).c_str());
   if (!o.note.empty()) say_note(o.note.c_str());
 }
 

@@ -26,7 +26,7 @@
 #include "sharing/store.hh"
 #include "binding/task_binding.hh"
 #include "binding/thread_library.hh"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 using namespace slurmpin;
 
@@ -34,17 +34,18 @@ struct sp_placement {
   Request request;
   Result result;
   bool computed = false;
-  std::string error;
+  // What the const getters keep between calls (a caller asks for a
+  // length, then for the text): the last error, one task's environment and
+  // task data, the environment's names.
+  mutable std::string error;
   bool restrict_to_process = false;
   BindOptions bind;
-  // Outputs kept for the caller: CPU sets, one task's environment.
-  int env_task = -1;
-  std::vector<EnvVar> env;
-  // The names, the same for every task: kept apart from `env`, which is
-  // replaced task by task, so a name handed out stays valid.
-  std::vector<std::string> env_names;
-  bool names_valid = false;
-  std::string env_value, description, task_data;
+  mutable int env_task = -1;
+  mutable std::vector<EnvVar> env;
+  mutable std::vector<std::string> env_names;  // the same for every task
+  mutable bool names_valid = false;
+  mutable int data_task = -1;
+  mutable std::string task_data;
   std::string cache_name, cache_data;  // sp_get_cache_entry's, made when first asked
   std::unique_ptr<DomainNames> domains;  // of result.tree, made when first asked
 };
@@ -52,7 +53,7 @@ struct sp_placement {
 namespace {
 
 template <typename F>
-int guarded(sp_placement_t* p, F&& f) {
+int guarded(const sp_placement_t* p, F&& f) {
   if (!p) return -1;
   try {
     f();
@@ -143,7 +144,7 @@ std::string placement_file_of(const Result& r, const std::string& strategy) {
 }
 
 // The environment of `task`, computed once per task in turn.
-const std::vector<EnvVar>* env_of(sp_placement_t* p, int task) {
+const std::vector<EnvVar>* env_of(const sp_placement_t* p, int task) {
   if (!task_at(p, task)) return nullptr;
   if (p->env_task != task) {
     p->env = task_environment(p->result, static_cast<size_t>(task), p->bind);
@@ -158,6 +159,7 @@ int bind_option(sp_placement_t* p, F&& f) {
   return guarded(p, [&] {
     f();
     p->env_task = -1;
+    p->data_task = -1;
     p->names_valid = false;
   });
 }
@@ -211,6 +213,7 @@ int sp_set_strategy(sp_placement_t* p, const char* name) {
     p->request.strategy = parse_strategy(name ? name : "", &p->request.placement_path);
     p->bind.strategy = name;
     p->env_task = -1;
+    p->data_task = -1;
   });
 }
 
@@ -247,11 +250,11 @@ int sp_set_smt(sp_placement_t* p, int k) {
   });
 }
 
-int sp_set_gpu(sp_placement_t* p, const char* mode) {
+int sp_set_gpu_locality(sp_placement_t* p, const char* mode) {
   return guarded(p, [&] { set_gpu(p->request, mode ? mode : ""); });
 }
 
-int sp_set_gpu_env(sp_placement_t* p, const char* name, const char* value) {
+int sp_set_job_gpu_variable(sp_placement_t* p, const char* name, const char* value) {
   return guarded(p, [&] {
     std::string n = name ? name : "";
     bool known = false;
@@ -263,9 +266,9 @@ int sp_set_gpu_env(sp_placement_t* p, const char* name, const char* value) {
   });
 }
 
-const char* const* sp_gpu_env_names(void) { return kGpuEnvNames; }
+const char* const* sp_job_gpu_variable_names(void) { return kGpuEnvNames; }
 
-int sp_set_gpus(sp_placement_t* p, const char* indices) {
+int sp_set_job_gpus(sp_placement_t* p, const char* indices) {
   return guarded(p, [&] {
     require_gpu_list(indices, "the list of the job's GPUs");
     p->request.gpu_indices = indices ? indices : "";
@@ -394,6 +397,7 @@ int sp_compute(sp_placement_t* p) {
     p->cache_name.clear();
     p->cache_data.clear();
     p->env_task = -1;
+    p->data_task = -1;
     p->names_valid = false;
     Request r = p->request;
     if (p->restrict_to_process) r.topology.allowed = within_process(r.topology.allowed);
@@ -443,20 +447,20 @@ int sp_set_origin(sp_placement_t* p, const char* why) {
 }
 
 // The placement's own sets: the engine holds CPU sets as hwloc bitmaps.
-hwloc_const_bitmap_t sp_get_task_cpuset(sp_placement_t* p, int task) {
+hwloc_const_bitmap_t sp_get_task_cpuset(const sp_placement_t* p, int task) {
   const TaskPlace* t = task_at(p, task);
   return t ? t->share.get() : nullptr;
 }
 
-hwloc_const_bitmap_t sp_get_thread_cpuset(sp_placement_t* p, int task, int thread) {
+hwloc_const_bitmap_t sp_get_thread_cpuset(const sp_placement_t* p, int task, int thread) {
   const ThreadPlace* t = thread_at(p, task, thread);
   return t ? t->cpus.get() : nullptr;
 }
 
-int sp_get_env_count(sp_placement_t* p) {
+int sp_get_env_count(const sp_placement_t* p) {
   int n = -1;
   guarded(p, [&] {
-    if (!p->computed) return;
+    require(p->computed, "no placement yet: call sp_compute first");
     if (!p->names_valid) {
       p->env_names.clear();
       for (const EnvVar& v : task_environment(p->result, 0, p->bind)) p->env_names.push_back(v.name);
@@ -467,28 +471,34 @@ int sp_get_env_count(sp_placement_t* p) {
   return n;
 }
 
-const char* sp_get_env_name(sp_placement_t* p, int i) {
-  if (i < 0 || i >= sp_get_env_count(p)) return nullptr;
-  return p->env_names[static_cast<size_t>(i)].c_str();
+int sp_get_env_name(const sp_placement_t* p, int i, char* buf, size_t len) {
+  int n = sp_get_env_count(p);
+  if (n < 0) return -1;
+  if (i < 0 || i >= n) return guarded(p, [&] { require(false, "no variable " + std::to_string(i) + " in the environment"); });
+  return copy_out(p->env_names[static_cast<size_t>(i)], buf, len);
 }
 
-const char* sp_get_env_value(sp_placement_t* p, int task, int i, const char* current) {
-  const char* out = nullptr;
+int sp_get_env_value(const sp_placement_t* p, int task, int i, const char* current, char* buf, size_t len) {
+  int out = -1;
   guarded(p, [&] {
+    require_task(p, task);
     const auto* env = env_of(p, task);
-    if (env && i >= 0 && i < static_cast<int>(env->size()) &&
-        env_final_value((*env)[static_cast<size_t>(i)], current, &p->env_value))
-      out = p->env_value.c_str();
+    require(i >= 0 && i < static_cast<int>(env->size()), "no variable " + std::to_string(i) + " in the environment");
+    std::string value;
+    out = env_final_value((*env)[static_cast<size_t>(i)], current, &value) ? copy_out(value, buf, len) : SP_ENV_UNSET;
   });
   return out;
 }
 
-const char* sp_get_task_data(sp_placement_t* p, int task) {
-  const char* out = nullptr;
+int sp_get_task_data(const sp_placement_t* p, int task, char* buf, size_t len) {
+  int out = -1;
   guarded(p, [&] {
     require_task(p, task);
-    p->task_data = task_data(p->result, static_cast<size_t>(task), p->bind);
-    if (!p->task_data.empty()) out = p->task_data.c_str();
+    if (p->data_task != task) {  // kept: a caller asks its length, then the text
+      p->task_data = task_data(p->result, static_cast<size_t>(task), p->bind);
+      p->data_task = task;
+    }
+    out = copy_out(p->task_data, buf, len);
   });
   return out;
 }
@@ -502,12 +512,11 @@ int sp_bind_task(sp_placement_t* p, int task) {
   });
 }
 
-const char* sp_describe_task(sp_placement_t* p, int task) {
-  const char* out = nullptr;
+int sp_describe_task(const sp_placement_t* p, int task, char* buf, size_t len) {
+  int out = -1;
   guarded(p, [&] {
     require_task(p, task);
-    p->description = describe_task(p->result, static_cast<size_t>(task), p->bind);
-    out = p->description.c_str();
+    out = copy_out(describe_task(p->result, static_cast<size_t>(task), p->bind), buf, len);
   });
   return out;
 }
@@ -573,9 +582,17 @@ const char* sp_get_task_gpu_name(const sp_placement_t* p, int task, int i) {
   return p->result.tasks[task].gpu_names[i].c_str();
 }
 
-const char* sp_get_task_nic(const sp_placement_t* p, int task) {
+int sp_get_task_gpus(const sp_placement_t* p, int task, char* buf, size_t len) {
   const TaskPlace* t = task_at(p, task);
-  return t ? t->nic.c_str() : nullptr;
+  if (!t) return -1;
+  std::string all;
+  for (const std::string& g : t->gpus) all += (all.empty() ? "" : ",") + g;
+  return copy_out(all, buf, len);
+}
+
+int sp_get_task_nic(const sp_placement_t* p, int task, char* buf, size_t len) {
+  const TaskPlace* t = task_at(p, task);
+  return t ? copy_out(t->nic, buf, len) : -1;
 }
 
 int sp_get_task_omp_places(const sp_placement_t* p, int task, char* buf, size_t len) {
@@ -661,9 +678,9 @@ int sp_get_nnotes(const sp_placement_t* p) {
   return p && p->computed ? static_cast<int>(p->result.notes.size()) : -1;
 }
 
-const char* sp_get_note(const sp_placement_t* p, int i) {
-  if (sp_get_nnotes(p) <= i || i < 0) return nullptr;
-  return p->result.notes[i].c_str();
+int sp_get_note(const sp_placement_t* p, int i, char* buf, size_t len) {
+  if (sp_get_nnotes(p) <= i || i < 0) return -1;
+  return copy_out(p->result.notes[i], buf, len);
 }
 
 int sp_check_strategy(const char* name, char* err, size_t len) {
@@ -707,10 +724,6 @@ int sp_check_granularity(const char* granularity, char* err, size_t len) {
     Request r;
     set_granularity(r, granularity ? granularity : "");
   });
-}
-
-int sp_check_omp_num_threads(const char* value, char* err, size_t len) {
-  return checked(err, len, [&] { parse_omp_num_threads(value ? value : ""); });
 }
 
 int sp_check_gpu_mode(const char* mode, char* err, size_t len) {
@@ -765,8 +778,8 @@ int sp_save_topology(const char* path, char* err, size_t len) {
 
 int sp_strategy_count(void) { return static_cast<int>(all_strategies().size()); }
 
-const char* sp_strategy_name(int i) {
-  return i >= 0 && i < sp_strategy_count() ? all_strategies()[static_cast<size_t>(i)].name : nullptr;
+int sp_strategy_name(int i, char* buf, size_t len) {
+  return i >= 0 && i < sp_strategy_count() ? copy_out(all_strategies()[static_cast<size_t>(i)].name, buf, len) : -1;
 }
 
 int sp_strategy_needs_profile(const char* name) {

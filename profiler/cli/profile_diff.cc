@@ -6,7 +6,7 @@
 #include <vector>
 
 #include "error.hh"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 namespace slurmpin {
 

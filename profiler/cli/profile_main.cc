@@ -35,7 +35,7 @@
 #include "sharing/store.hh"
 #include "sums.hh"
 #include "trace.hh"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 
 using namespace slurmpin;
 

@@ -233,7 +233,7 @@ POLICY
   # A plugin installed without its library beside it (its engine is there).
   mkdir -p "$CLUSTER/lonely"
   cp "$PLUGIN" "$CLUSTER/lonely/slurm_pin.so"
-  cp -L "$BUILD/lib/libslurmpin.so.0" "$CLUSTER/lonely/"
+  cp -L "$BUILD/lib/libslurmpin_frontend.so" "$CLUSTER/lonely/"
   printf 'required %s\n' "$CLUSTER/lonely/slurm_pin.so" >"$CLUSTER/plugstack.conf"
   run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-thread-binding=ompt echo ran
   [ "$status" -ne 0 ]

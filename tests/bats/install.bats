@@ -39,13 +39,24 @@ bats_require_minimum_version 1.5.0
   [ -n "$(find "$dest/opt/slurm-pin-test" -type l -name 'vgpreload_core-amd64-linux.so')" ]
 }
 
-@test "libslurmpin.so exports only the C API, and links for a consumer through pkg-config and CMake" {
+@test "libslurmpin.so.1 exports exactly the public API, installs only its header, and links for a consumer through pkg-config and CMake" {
   prefix=$BATS_TEST_TMPDIR/prefix
   cmake --install "$BUILD" --prefix "$prefix" >/dev/null
-  lib=$(find "$prefix" -name 'libslurmpin.so.0' | head -1)
+  lib=$(find "$prefix" -name 'libslurmpin.so.1' | head -1)
   [ -n "$lib" ]
-  readelf -d "$lib" | grep -q 'SONAME.*libslurmpin.so.0'
-  [ -z "$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBW]/ && $3 !~ /^sp_/')" ]
+  readelf -d "$lib" | grep -q 'SONAME.*libslurmpin.so.1'
+  # What the library exports is what slurm_pin.h declares, nothing more or less.
+  header=$(find "$prefix" -path '*/include/slurm_pin/slurm_pin.h')
+  [ "$(find "$(dirname "$header")" -type f | wc -l)" -eq 1 ]  # the one public header
+  declared=$(grep -oE '\bsp_[a-z0-9_]+ *\(' "$header" | tr -d ' (' | sort -u)
+  exported=$(nm -D --defined-only "$lib" | awk '$2 ~ /[TDBW]/ { sub(/@.*/, "", $3); print $3 }' | sort -u)
+  diff <(echo "$declared") <(echo "$exported")
+  [ "$(wc -l <<<"$exported")" -le 40 ]
+  # The front-end interface is the private library's, installed out of the
+  # library path, and not in the public one.
+  [ -f "$(dirname "$lib")/slurm-pin/libslurmpin_frontend.so" ]
+  ! nm -D --defined-only "$lib" | grep -qw sp_check_strategy
+  [ -z "$(find "$prefix" -name slurm_pin_frontend.h)" ]
   pc=$(dirname "$(find "$prefix" -name slurm-pin.pc)")
   src=$BATS_TEST_DIRNAME/../consumer
   # pkg-config, from wherever the prefix is.
@@ -63,6 +74,15 @@ bats_require_minimum_version 1.5.0
   run "$BATS_TEST_TMPDIR/cm/consumer"
   expect_status 0
   [ "$output" = $'0 2 1 3\n0 4 1 5' ]
+  # docs/api.md's launcher: each task runs bound to its own CPUs, with its places.
+  [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
+  gcc "$src/launcher.c" -o "$BATS_TEST_TMPDIR/launcher" $flags -Wl,-rpath,"$(dirname "$lib")"
+  run "$BATS_TEST_TMPDIR/launcher" 2 scatter sh -c 'echo "$(grep Cpus_allowed_list /proc/self/status | cut -f2) $OMP_PLACES"'
+  expect_status 0
+  [ "${#lines[@]}" -eq 2 ] && [ "${lines[0]%% *}" != "${lines[1]%% *}" ] || { echo "$output"; false; }
+  for l in "${lines[@]}"; do [[ "$l" =~ ^[0-9,-]+\ \{[0-9,]+\}$ ]] || { echo "$l"; false; }; done
+  run "$BATS_TEST_TMPDIR/launcher" 2 packed true
+  [ "$status" -eq 1 ] && [[ "$output" == "launcher: unknown strategy 'packed'"* ]]
 }
 
 @test "the manual pages render without warnings, and bash completes commands and strategies" {

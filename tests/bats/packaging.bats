@@ -41,9 +41,11 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   dpkg -c "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -qE '^drwxr-xr-x root/root .* \./var/lib/slurm-pin/profiles/$'
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_threads.so'
   contents slurm-pin-spank | grep -qx './usr/share/doc/slurm-pin-spank/examples/plugstack.conf'
-  # The plugin loads the engine of its own version (dlopen: no shlibs entry).
-  dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libslurmpin0 (= 0.1.0-1)'
-  dpkg -I "$DEBS/libslurmpin0_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
+  # The plugin's engine ships with it, a private library out of the library
+  # path (the public libslurmpin1 does not export what the plugin uses).
+  contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-pin/libslurmpin_frontend.so'
+  ! dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libslurmpin1'
+  dpkg -I "$DEBS/libslurmpin1_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
   # Tied to the Slurm major.minor it was built against (Slurm refuses others).
   mm=$(dpkg-query -W -f='${Version}' libslurm-dev | sed -E 's/^([0-9]+:)?([0-9]+\.[0-9]+).*/\2/')
   dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" |
@@ -65,12 +67,14 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   [[ "$listing" == *"slurm-pin/valgrind/vgpreload_core-amd64-linux.so -> "*"libexec/valgrind/vgpreload_core-amd64-linux.so"* ]]
 }
 
-@test "libslurmpin0 holds the shared library; libslurmpin-dev the header, link, pkg-config and CMake files" {
-  contents libslurmpin0 | grep -qx './usr/lib/x86_64-linux-gnu/libslurmpin.so.0.1.0'
-  for f in usr/include/slurm_pin/placement.h usr/lib/x86_64-linux-gnu/libslurmpin.so \
+@test "libslurmpin1 holds the shared library; libslurmpin-dev the header, link, pkg-config and CMake files" {
+  contents libslurmpin1 | grep -qx './usr/lib/x86_64-linux-gnu/libslurmpin.so.1.0.0'
+  [ "$(contents libslurmpin-dev | grep -c '^\./usr/include/slurm_pin/.*\.h$')" -eq 1 ]  # the one public header
+  for f in usr/include/slurm_pin/slurm_pin.h usr/lib/x86_64-linux-gnu/libslurmpin.so \
     usr/lib/x86_64-linux-gnu/pkgconfig/slurm-pin.pc usr/lib/x86_64-linux-gnu/cmake/slurm-pin/slurm-pinConfig.cmake; do
     contents libslurmpin-dev | grep -qx "./$f"
   done
+  contents libslurmpin-dev | grep -qx './usr/share/doc/libslurmpin-dev/api.md'  # the API's map
 }
 
 @test "lintian finds no error and no warning (overrides say why)" {

@@ -301,10 +301,10 @@ one_core_xml() {
   run --separate-stderr as_user env LD_DEBUG=libs srun -n1 true
   [ "$status" -eq 0 ]
   [[ "$stderr" == *"slurm_pin.so"* ]]  # the plugin is loaded...
-  [[ "$stderr" != *"libslurmpin.so"* ]] || false  # ...its engine is not
+  [[ "$stderr" != *"libslurmpin"* ]] || false  # ...its engine is not
   run --separate-stderr as_user env LD_DEBUG=libs srun -n1 --pin-strategy=compact true
   [ "$status" -eq 0 ]
-  [[ "$stderr" == *"libslurmpin.so.0"* ]]
+  [[ "$stderr" == *"libslurmpin_frontend.so"* ]]
 }
 
 # hwloc's plugins mapped in the slurmstepd of a step running `sleep`, one

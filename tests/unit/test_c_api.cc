@@ -6,7 +6,8 @@
 #include <sstream>
 #include <string>
 
-#include "slurm_pin/slurm_pin.h"
+#include "api_text.hh"
+#include "slurm_pin_frontend.h"
 #include "test_support.hh"
 
 namespace {
@@ -223,14 +224,14 @@ TEST(CApi, ErrorsAreOneLineMessages) {
 TEST(CApi, GpuListsAreBounded) {
   sp_placement_t* p = sp_init();
   std::string huge(4097, '1');
-  EXPECT_EQ(sp_set_gpu_env(p, "CUDA_VISIBLE_DEVICES", "0,1"), 0);
-  EXPECT_EQ(sp_set_gpu_env(p, "CUDA_VISIBLE_DEVICES", huge.c_str()), -1);
+  EXPECT_EQ(sp_set_job_gpu_variable(p, "CUDA_VISIBLE_DEVICES", "0,1"), 0);
+  EXPECT_EQ(sp_set_job_gpu_variable(p, "CUDA_VISIBLE_DEVICES", huge.c_str()), -1);
   EXPECT_EQ(std::string(sp_error(p)), "CUDA_VISIBLE_DEVICES is longer than 4096 characters");
-  EXPECT_EQ(sp_set_gpu_env(p, "SLURM_STEP_GPUS", "0"), -1);  // the front end's, through sp_set_gpus
+  EXPECT_EQ(sp_set_job_gpu_variable(p, "SLURM_STEP_GPUS", "0"), -1);  // the front end's, through sp_set_job_gpus
   EXPECT_EQ(std::string(sp_error(p)), "not a GPU variable: SLURM_STEP_GPUS");
-  EXPECT_EQ(sp_set_gpus(p, "7,2"), 0);
-  EXPECT_EQ(sp_set_gpus(p, nullptr), 0);
-  EXPECT_EQ(sp_set_gpus(p, huge.c_str()), -1);
+  EXPECT_EQ(sp_set_job_gpus(p, "7,2"), 0);
+  EXPECT_EQ(sp_set_job_gpus(p, nullptr), 0);
+  EXPECT_EQ(sp_set_job_gpus(p, huge.c_str()), -1);
   EXPECT_EQ(std::string(sp_error(p)), "the list of the job's GPUs is longer than 4096 characters");
   sp_finalize(p);
 }
@@ -255,9 +256,13 @@ TEST(CApi, OneRuleForProfileNames) {
 TEST(CApi, OneListOfStrategies) {
   // The list the plugin's help, the CLI and the Lua policy are built from.
   std::string names;
-  for (int i = 0; i < sp_strategy_count(); ++i) names += std::string(i ? "|" : "") + sp_strategy_name(i);
+  auto name = [](int i) { return api_text([&](char* b, size_t l) { return sp_strategy_name(i, b, l); }); };
+  for (int i = 0; i < sp_strategy_count(); ++i) names += std::string(i ? "|" : "") + name(i);
   EXPECT_EQ(names, "none|compact|scatter|random|lp-compact|lp-scatter|gp|lpgp|gplp|file:PATH");
-  EXPECT_EQ(sp_strategy_name(sp_strategy_count()), nullptr);
+  EXPECT_EQ(sp_strategy_name(sp_strategy_count(), nullptr, 0), -1);
+  char shortbuf[4];  // cut to fit, the length needed returned
+  EXPECT_EQ(sp_strategy_name(1, shortbuf, sizeof shortbuf), 7);
+  EXPECT_STREQ(shortbuf, "com");
   EXPECT_EQ(sp_strategy_needs_profile("lpgp"), 1);
   EXPECT_EQ(sp_strategy_needs_profile("scatter"), 0);
   EXPECT_EQ(sp_strategy_needs_profile("file:/x"), 0);
@@ -266,7 +271,7 @@ TEST(CApi, OneListOfStrategies) {
   // Every strategy the list names is accepted by the checker.
   char err[256];
   for (int i = 0; i < sp_strategy_count(); ++i) {
-    std::string n = sp_strategy_name(i);
+    std::string n = name(i);
     if (n == "file:PATH") n = "file:/some/placement";
     EXPECT_EQ(sp_check_strategy(n.c_str(), err, sizeof err), 0) << n;
   }

@@ -9,14 +9,14 @@
 
 extern "C" {
 #include "engine_link.h"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 }
 
 namespace {
 
 bool names_fix(const std::string& text) {
-  return text.find("cannot load the placement engine libslurmpin-absent.so.0") != std::string::npos &&
-         text.find("install the libslurmpin0 package") != std::string::npos;
+  return text.find("cannot load the placement engine libslurmpin-absent.so") != std::string::npos &&
+         text.find("install the plugin's package (slurm-pin-spank) again") != std::string::npos;
 }
 
 }  // namespace
@@ -43,7 +43,7 @@ TEST(EngineLink, EveryCallFailsAsItsApiSays) {
   EXPECT_EQ(sp_save_topology("/tmp/x.xml", err, sizeof err), -1);
   EXPECT_EQ(sp_strategy_needs_profile("lpgp"), -1);
   EXPECT_EQ(sp_is_profile_name("app"), 0);
-  EXPECT_EQ(sp_gpu_env_names()[0], nullptr);
+  EXPECT_EQ(sp_job_gpu_variable_names()[0], nullptr);
   EXPECT_TRUE(names_fix(sp_strategies_help()));
 }
 
@@ -55,7 +55,7 @@ TEST(EngineLink, GeneratedForwardersFailByTheirType) {
   EXPECT_EQ(sp_get_task_cpuset(nullptr, 0), nullptr);
   EXPECT_EQ(sp_get_fingerprint(nullptr), nullptr);
   EXPECT_EQ(sp_get_level_score(nullptr, 0), -1);
-  EXPECT_EQ(sp_set_gpus(nullptr, "0"), -1);
+  EXPECT_EQ(sp_set_job_gpus(nullptr, "0"), -1);
   EXPECT_EQ(sp_find_thread_library("/x/slurm_pin.so", buf, sizeof buf, err, sizeof err), -1);
   EXPECT_TRUE(names_fix(err)) << err;
 }

@@ -12,7 +12,7 @@
 
 #include "topology/cpulist.hh"
 #include "topology/node_topology.hh"
-#include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_frontend.h"
 #include "test_support.hh"
 
 using namespace slurmpin;

@@ -16,7 +16,8 @@
 #include "error.hh"
 #include "binding/process_binding.hh"
 #include "slurm_binding_env.h"
-#include "slurm_pin/slurm_pin.h"
+#include "api_text.hh"
+#include "slurm_pin_frontend.h"
 #include "binding/task_binding.hh"
 #include "test_support.hh"
 
@@ -175,12 +176,13 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   ASSERT_NE(p, nullptr);
   std::map<std::string, std::string> env;
   for (int i = 0; i < sp_get_env_count(p); ++i) {
-    // A name stays valid while values of other tasks are computed (the
-    // plugin holds it across sp_get_env_value; found through srun -n2).
-    const char* name = sp_get_env_name(p, i);
-    sp_get_env_value(p, 0, i, nullptr);
-    const char* v = sp_get_env_value(p, 1, i, nullptr);
-    env[name] = v ? v : "(unset)";
+    std::string name = api_text([&](char* b, size_t l) { return sp_get_env_name(p, i, b, l); });
+    // Task 0's value asked between task 1's length and its text: each call stands alone.
+    int n = sp_get_env_value(p, 1, i, nullptr, nullptr, 0);
+    api_text([&](char* b, size_t l) { return sp_get_env_value(p, 0, i, nullptr, b, l); });
+    env[name] = n == SP_ENV_UNSET ? "(unset)"
+                                  : api_text([&](char* b, size_t l) { return sp_get_env_value(p, 1, i, nullptr, b, l); });
+    EXPECT_EQ(n == SP_ENV_UNSET ? n : static_cast<int>(env[name].size()), n) << name;
   }
   EXPECT_EQ(env["OMP_PLACES"], "{4,5},{6,7}");  // core granularity: both PUs
   EXPECT_EQ(env["OMP_NUM_THREADS"], "2");
@@ -189,8 +191,10 @@ TEST(TaskBinding, CApiEnvironmentLoop) {
   for (const auto& [name, value] : env)
     EXPECT_TRUE(name.rfind("SLURM_", 0) != 0 || name.rfind("SLURM_PIN_", 0) == 0) << name;
   EXPECT_EQ(env.count("SLURM_PIN_POLICY_DECISION"), 0u);
-  EXPECT_EQ(sp_get_env_value(p, 2, 0, nullptr), nullptr);
-  EXPECT_STREQ(sp_describe_task(p, 1), "strategy scatter, 2 threads on CPUs 4-7, places {4,5},{6,7}, mem none");
+  EXPECT_EQ(sp_get_env_value(p, 2, 0, nullptr, nullptr, 0), -1);  // no task 2
+  EXPECT_NE(std::string(sp_error(p)).find("no task 2"), std::string::npos) << sp_error(p);
+  EXPECT_EQ(api_text([&](char* b, size_t l) { return sp_describe_task(p, 1, b, l); }),
+            "strategy scatter, 2 threads on CPUs 4-7, places {4,5},{6,7}, mem none");
   sp_finalize(p);
 }
 

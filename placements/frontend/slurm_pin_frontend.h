@@ -1,96 +1,40 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * slurm-pin placement engine: a C API with an opaque handle, in the style of
- * mpibind. Init, set inputs, compute, read outputs, finalize. No Slurm here:
- * the SPANK plugin, the profiler and the CLI all call this.
- *
- *   sp_placement_t *p = sp_init();
- *   sp_set_topology(p, "pack:2 l3:1 core:4 pu:1");
- *   sp_set_restrict(p, "0-5");
- *   sp_set_strategy(p, "lpgp");
- *   sp_load_profile(p, "app.profile", "simple", NULL);
- *   sp_set_threads(p, 4);
- *   if (sp_compute(p) != 0) fprintf(stderr, "%s\n", sp_error(p));
- *   sp_get_thread_cpus(p, 0, 0, buf, sizeof buf);
- *   sp_finalize(p);
- *
- * A launcher then applies task t as binding.h says. The whole API, and its
- * one return convention, is slurm_pin.h.
- *
- * Every setter and sp_compute return 0, or -1 with a one-line message in
- * sp_error(): the problem, then the fix.
+ * What slurm-pin's own front ends (the slurm-pin command, the SPANK plugin,
+ * the profiler, the Lua policy's build) need of the engine beyond the
+ * public API of slurm_pin/slurm_pin.h: early checks with their messages,
+ * the node's caches, per-region placement, scores, output for people. Not
+ * installed and not exported by libslurmpin.so: the commands link the
+ * engine statically, the plugin loads the private libslurmpin_frontend.so,
+ * so none of this is an ABI promise. Conventions as slurm_pin.h's, except
+ * where a function says otherwise (its strings "valid until the next call",
+ * or static).
  */
-#ifndef SLURM_PIN_PLACEMENT_H
-#define SLURM_PIN_PLACEMENT_H
+#ifndef SLURM_PIN_FRONTEND_H
+#define SLURM_PIN_FRONTEND_H
 
-#include <hwloc.h>
-#include <stddef.h>
-#include <stdint.h>
+#include "slurm_pin/slurm_pin.h"
 
 #ifdef __cplusplus
 extern "C" {
 #endif
 
-typedef struct sp_placement sp_placement_t;
-
-sp_placement_t *sp_init(void);
-void sp_finalize(sp_placement_t *p);
-const char *sp_error(const sp_placement_t *p);
-
-/* Inputs. */
-int sp_set_topology(sp_placement_t *p, const char *source); /* "this", XML file, synthetic */
-/* The caller's own loaded hwloc topology instead (as mpibind_set_topology):
- * the handle copies it at each use and never modifies or frees it, so it
- * must stay valid until sp_finalize or the next sp_set_topology*. Device
- * locality (sp_set_gpu) needs its I/O objects (hwloc's io_types filter).
- * NULL: back to "this". */
-int sp_set_hwloc_topology(sp_placement_t *p, hwloc_topology_t topology);
+/* ---- placement */
 /* For "this": the node's topology as sp_save_topology wrote it, read
  * instead of discovered (milliseconds saved per step) when it is root's,
  * writable by nobody else and describes the CPUs online now; otherwise, or
  * with NULL, the machine is discovered. */
 int sp_set_topology_cache(sp_placement_t *p, const char *path);
-int sp_set_restrict(sp_placement_t *p, const char *cpulist); /* "0-3,8", NULL: all */
-int sp_set_granularity(sp_placement_t *p, const char *g);    /* pu|core|l2|l3|numa */
-int sp_set_strategy(sp_placement_t *p, const char *name);    /* none..gplp, file:PATH */
-int sp_set_tasks(sp_placement_t *p, int ntasks);
-int sp_set_task_layout(sp_placement_t *p, const char *layout); /* compact|scatter */
-int sp_set_threads(sp_placement_t *p, int nthreads);         /* 0: from matrix or share */
-int sp_set_oversubscribe(sp_placement_t *p, int allow);
-/* smt:k (as mpibind): use only the first k hardware threads of each core,
- * one thread per hardware thread; 0: every PU, slots by granularity. */
-int sp_set_smt(sp_placement_t *p, int k);
-/* Device locality: "closest" gives each task the GPUs nearest its CPUs
- * among those the job may use, takes its CPUs near them, and exports
- * CUDA_VISIBLE_DEVICES (or ROCR_VISIBLE_DEVICES, ZE_AFFINITY_MASK) and
- * SLURM_PIN_NIC per task; "none" (default) leaves devices alone. */
-int sp_set_gpu(sp_placement_t *p, const char *mode);
-/* The job's view of its GPUs: CUDA_VISIBLE_DEVICES, ROCR_VISIBLE_DEVICES,
- * ZE_AFFINITY_MASK as the job has them (value NULL: unset). Other names
- * are refused. */
-int sp_set_gpu_env(sp_placement_t *p, const char *name, const char *value);
-/* The names sp_set_gpu_env takes, NULL-terminated. */
-const char *const *sp_gpu_env_names(void);
-/* Which of the node's GPUs the job was given, by index among its vendor's
- * GPUs in the topology ("0,2"), as the resource manager says (Slurm: the
- * step's GPU list); they say which GPUs the entries of the job's
- * variable are. NULL or "": not said. */
-int sp_set_gpus(sp_placement_t *p, const char *indices);
-int sp_set_seed(sp_placement_t *p, uint64_t seed);
-int sp_set_matrix(sp_placement_t *p, const double *rows, int n); /* n x n, row-major */
-/* A sparse matrix for n threads: nedges entries (from[k], to[k], weight[k]),
- * 0 <= from, to < n, weights non-negative and finite; entries of one pair are
- * summed in both directions, as docs/formats.md's edge lists. Memory O(n +
- * nedges): the way in for thousands of threads. */
-int sp_set_edges(sp_placement_t *p, int n, size_t nedges, const int *from, const int *to,
-                 const double *weight);
+/* The names sp_set_job_gpu_variable takes, NULL-terminated. */
+const char *const *sp_job_gpu_variable_names(void);
+/* Tasks are laid out compact (the default) or scatter over the machine. */
+int sp_set_task_layout(sp_placement_t *p, const char *layout);
+/* A dense n x n sharing matrix, row-major (sp_set_edges is the public way). */
+int sp_set_matrix(sp_placement_t *p, const double *rows, int n);
+/* A matrix file (docs/formats.md), read now. */
 int sp_load_matrix(sp_placement_t *p, const char *path);
 /* Reads the profile now (with its regions, when sp_set_phases was called first). */
 int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
-/* A profile resolved at compute time, once the thread count is known: a file
- * path, or NAME[@VERSION] from the store directory. model: simple|rw. */
-int sp_set_profile(sp_placement_t *p, const char *spec, const char *store, const char *model,
-                   const char *region);
 
 /* Also place every parallel region of the profile (per-region pinning); a
  * region that moves at most `merge` (0-1) of the threads keeps the previous
@@ -122,7 +66,6 @@ int sp_set_budget(sp_placement_t *p, size_t max_file_bytes, double max_seconds);
  * gives -1 for it. */
 int sp_set_placement_cache(sp_placement_t *p, const char *dir);
 
-int sp_compute(sp_placement_t *p);
 /* 1 when the last sp_compute read its placement from the cache, 0 when it
  * computed it, -1 before a successful sp_compute. */
 int sp_get_cached(const sp_placement_t *p);
@@ -132,9 +75,6 @@ int sp_get_cached(const sp_placement_t *p);
  * cache, not cacheable, no cache set), -1 before a successful sp_compute. */
 int sp_get_cache_entry(sp_placement_t *p, const char **name, const char **data, size_t *size);
 
-/* Outputs, valid after a successful sp_compute. */
-int sp_get_ntasks(const sp_placement_t *p);
-int sp_get_nthreads(const sp_placement_t *p);
 /* CPU lists ("0-3,8") written into buf; returns the length needed, or -1. */
 int sp_get_task_cpus(const sp_placement_t *p, int task, char *buf, size_t len);
 int sp_get_thread_cpus(const sp_placement_t *p, int task, int thread, char *buf, size_t len);
@@ -149,7 +89,7 @@ int sp_get_thread_domain(sp_placement_t *p, int task, int thread, char *buf, siz
 const char *sp_get_fingerprint(const sp_placement_t *p);
 /* The CPUs the placement could use: the topology within sp_set_restrict. */
 int sp_get_allowed_cpus(const sp_placement_t *p, char *buf, size_t len);
-/* Device locality (sp_set_gpu closest): the job's GPU variable the tasks'
+/* GPU locality (sp_set_gpu_locality closest): the job's GPU variable the tasks'
  * GPUs are named for (CUDA_VISIBLE_DEVICES, ...; "" when no task got one),
  * each task's GPUs as that variable names them and as the node does
  * ("cuda3"), and the network adapter nearest it ("" when none). */
@@ -157,7 +97,6 @@ const char *sp_get_gpu_variable(const sp_placement_t *p);
 int sp_get_task_ngpus(const sp_placement_t *p, int task);
 const char *sp_get_task_gpu(const sp_placement_t *p, int task, int i);
 const char *sp_get_task_gpu_name(const sp_placement_t *p, int task, int i);
-const char *sp_get_task_nic(const sp_placement_t *p, int task);
 /* Per-region placements (sp_set_phases, or a placement file's regions). */
 int sp_get_nregions(const sp_placement_t *p);
 const char *sp_get_region_name(const sp_placement_t *p, int region);
@@ -183,8 +122,6 @@ int sp_get_kept_sharing(const sp_placement_t *p, const sp_placement_t *q, double
  * --pin-strategy=file:PATH applies again, its regions included; `strategy`
  * is what the file says made it. Length needed, or -1. */
 int sp_get_placement_file(const sp_placement_t *p, const char *strategy, char *buf, size_t len);
-int sp_get_nnotes(const sp_placement_t *p);
-const char *sp_get_note(const sp_placement_t *p, int i);
 
 /* Checks without computing, for early errors (srun, sbatch). Each returns 0,
  * or -1 with a one-line message in err. */
@@ -192,7 +129,6 @@ int sp_check_strategy(const char *name, char *err, size_t len);
 int sp_check_profile(const char *spec, const char *store, char *err, size_t len);
 int sp_check_placement_file(const char *path, char *err, size_t len);
 int sp_check_granularity(const char *granularity, char *err, size_t len);
-int sp_check_omp_num_threads(const char *value, char *err, size_t len);
 int sp_check_smt(const char *k, char *err, size_t len); /* "1".."64" */
 int sp_check_gpu_mode(const char *mode, char *err, size_t len); /* closest|none */
 
@@ -210,13 +146,61 @@ int sp_topology_fingerprint(sp_placement_t *p, char *buf, size_t len);
 /* One line per strategy, for --pin-strategy=help and `slurm-pin place --strategy help`. */
 const char *sp_strategies_help(void);
 
-/* The one list of strategies (the plugin, the CLI and the Lua policy use
- * it): names 0..sp_strategy_count()-1, "file:PATH" last. */
-int sp_strategy_count(void);
-const char *sp_strategy_name(int i);
 /* 1 when `name` (or file:PATH) needs a sharing profile, else 0 (also when
  * it is no strategy: sp_check_strategy says why). */
 int sp_strategy_needs_profile(const char *name);
+
+/* ---- binding */
+int sp_set_thread_library(sp_placement_t *p, const char *path);
+/* Also GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes before OpenMP 4.0. */
+int sp_set_legacy_omp_env(sp_placement_t *p, int on);
+/* Why this strategy ("policy rule R"), shown after it in sp_describe_task. */
+int sp_set_origin(sp_placement_t *p, const char *why);
+
+/* Checks without computing, for early errors: 0, or -1 with a one-line
+ * message in err. */
+int sp_check_mem_policy(const char *policy, char *err, size_t len);
+int sp_check_thread_mode(const char *mode, char *err, size_t len);
+
+/* ---- slurm-pin's thread runtime (libslurm_pin_threads.so) on disk, for
+ * front ends that bind threads with it (thread modes preload and ompt):
+ * where it is, and whether it can be preloaded into a program. Each returns
+ * 0, or -1 with a one-line message in err. */
+
+/* slurm-pin's thread library for a program or plugin whose own path is
+ * `from`: beside it, or where the packages install it relative to it; each
+ * candidate opened once and checked on its descriptor. Writes the path into
+ * buf; -1 with a message naming the places looked at. */
+int sp_find_thread_library(const char *from, char *buf, size_t len, char *err, size_t errlen);
+/* A readable regular file, checked the same way; -1 with a message. */
+int sp_check_thread_library(const char *path, char *err, size_t len);
+/* Whether the loader will preload the thread library into `program` (as
+ * execvp finds it in `path_env`, read as the caller): -1 with a one-line
+ * message when it is statically linked or set-user/group-ID (or a script
+ * whose interpreter is), so a task never claims places the library cannot
+ * give; 0 otherwise (a program exec cannot find passes: exec says so). */
+int sp_check_preloadable(const char *program, const char *path_env, char *err, size_t len);
+
+/* ---- how profiles in a store are named (NAME or NAME@VERSION), one rule
+ * for every front end */
+
+/* Store profile names, one rule for every front end: 1 when `spec` is NAME
+ * or NAME@VERSION (not a path, well formed), else 0. The rule's parts are
+ * exported for front ends that cannot call C (the Lua policy's generated
+ * module): NAME's characters, its longest length, VERSION's most digits. */
+int sp_is_profile_name(const char *spec);
+const char *sp_profile_name_chars(void);
+int sp_profile_name_max(void);
+int sp_profile_version_digits(void);
+
+/* ---- the node's topology saved once (slurmd's start, a package's install)
+ * for every later placement to read instead of discovering the machine */
+
+/* Discovers this machine (every PU, PCI and OS devices) and writes it to
+ * `path` (mode 0644, replaced atomically, its directory made if missing),
+ * for sp_set_topology_cache. Returns 0, or -1 with `err` filled. Saves
+ * nothing (and returns 0) when HWLOC_* variables choose the topology. */
+int sp_save_topology(const char *path, char *err, size_t len);
 
 #ifdef __cplusplus
 }
