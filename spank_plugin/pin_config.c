@@ -2,6 +2,7 @@
 #include "pin_config.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -166,12 +167,108 @@ int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, 
   return 0;
 }
 
-/* Every argument plugstack.conf takes, as written there ("key=" takes a value). */
-static const char *const known_arguments[] = {
-    "default=", "allowed=", "store=", "topology=", "topology_cache=", "run_dir=", "max_file=", "max_time=",
-    "placement_cache=", "launchers=", "mem=", "granularity=", "gpu=", "oversubscribe=", "threads_lib=",
-    "enforce", "exclusive_only", "whole_node", "verbose", "legacy_omp_env", "policy"};
-#define N_KNOWN (sizeof known_arguments / sizeof known_arguments[0])
+/* The arguments whose value is more than text to keep: each checks it.
+ * v is NULL for an argument given without a value (only enforce takes both). */
+static int arg_enforce(struct pin_config *c, const char *v, char *err, size_t len) {
+  if (!v) return c->enforce = PIN_ENFORCE_ALL, 0;
+  return parse_enforce(c, v, err, len);
+}
+
+static int arg_topology_cache(struct pin_config *c, const char *v, char *err, size_t len) {
+  if (strcmp(v, "none") != 0 && v[0] != '/') {
+    snprintf(err, len, "topology_cache=%s: give an absolute path, or none", v);
+    return -1;
+  }
+  return set_field(c->topology_cache, sizeof c->topology_cache, v, "topology_cache=", err, len);
+}
+
+static int arg_run_dir(struct pin_config *c, const char *v, char *err, size_t len) {
+  if (v[0] != '/') {
+    snprintf(err, len, "run_dir=%s: give an absolute path (a directory only root can change)", v);
+    return -1;
+  }
+  return set_field(c->run_dir, sizeof c->run_dir, v, "run_dir=", err, len);
+}
+
+static int arg_max_file(struct pin_config *c, const char *v, char *err, size_t len) {
+  if (parse_size(v, &c->max_file) == 0) return 0;
+  snprintf(err, len, "max_file=%.64s: give a size from 1K to 1G (16M, say)", v);
+  return -1;
+}
+
+static int arg_max_time(struct pin_config *c, const char *v, char *err, size_t len) {
+  char *end;
+  double t = strtod(v, &end);
+  if (end != v && !*end && t >= 0.1 && t <= 3600) return c->max_time = t, 0;
+  snprintf(err, len, "max_time=%.64s: give seconds from 0.1 to 3600", v);
+  return -1;
+}
+
+static int arg_placement_cache(struct pin_config *c, const char *v, char *err, size_t len) {
+  char *end;
+  long n = strtol(v, &end, 10);
+  if (end != v && !*end && n >= 0 && n <= PIN_PLACEMENT_CACHE_MAX) return c->placement_cache = (int)n, 0;
+  snprintf(err, len, "placement_cache=%.64s: give the number of placements to keep, from 0 (none) to %d", v,
+           PIN_PLACEMENT_CACHE_MAX);
+  return -1;
+}
+
+static int arg_launchers(struct pin_config *c, const char *v, char *err, size_t len) {
+  if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-,") != strlen(v)) {
+    snprintf(err, len, "launchers=%.200s: give program names separated by commas, or none", v);
+    return -1;
+  }
+  return set_field(c->launchers, sizeof c->launchers, v, "launchers=", err, len);
+}
+
+static int arg_oversubscribe(struct pin_config *c, const char *v, char *err, size_t len) {
+  if (strcmp(v, "share") != 0 && strcmp(v, "error") != 0) {
+    snprintf(err, len, "oversubscribe=%.64s: give share (threads beyond the cores' hardware threads share them) "
+             "or error", v);
+    return -1;
+  }
+  return c->oversubscribe_error = strcmp(v, "error") == 0, 0;
+}
+
+/* Every argument plugstack.conf takes, the one list the parser, its
+ * "did you mean" and its list of known arguments come from: a flag takes
+ * no value and sets its int; a text is kept in its field (the engine checks
+ * the values it knows, pin_config_check); the rest are read by their own
+ * function. In the order the error lists them. */
+enum arg_kind { ARG_TEXT, ARG_READ, ARG_FLAG, ARG_FLAG_OR_READ };
+#define CONFIG_FIELD(f) offsetof(struct pin_config, f), sizeof(((struct pin_config *)0)->f)
+static const struct plugstack_arg {
+  const char *key; /* as written: "name=" when it takes a value */
+  enum arg_kind kind;
+  size_t offset, size; /* ARG_TEXT: its buffer; ARG_FLAG: its int */
+  int (*read)(struct pin_config *c, const char *v, char *err, size_t len);
+} arguments[] = {
+    {"default=", ARG_TEXT, CONFIG_FIELD(default_strategy), NULL},
+    {"allowed=", ARG_TEXT, CONFIG_FIELD(allowed), NULL},
+    {"store=", ARG_TEXT, CONFIG_FIELD(store), NULL},
+    {"topology=", ARG_TEXT, CONFIG_FIELD(topology), NULL},
+    {"topology_cache=", ARG_READ, 0, 0, arg_topology_cache},
+    {"run_dir=", ARG_READ, 0, 0, arg_run_dir},
+    {"max_file=", ARG_READ, 0, 0, arg_max_file},
+    {"max_time=", ARG_READ, 0, 0, arg_max_time},
+    {"placement_cache=", ARG_READ, 0, 0, arg_placement_cache},
+    {"launchers=", ARG_READ, 0, 0, arg_launchers},
+    {"mem=", ARG_TEXT, CONFIG_FIELD(mem), NULL},
+    {"granularity=", ARG_TEXT, CONFIG_FIELD(granularity), NULL},
+    {"gpu=", ARG_TEXT, CONFIG_FIELD(gpu), NULL},
+    {"oversubscribe=", ARG_READ, 0, 0, arg_oversubscribe},
+    {"threads_lib=", ARG_TEXT, CONFIG_FIELD(threads_lib), NULL},
+    {"enforce", ARG_FLAG_OR_READ, 0, 0, arg_enforce},
+    {"exclusive_only", ARG_FLAG, CONFIG_FIELD(exclusive_only), NULL},
+    {"whole_node", ARG_FLAG, CONFIG_FIELD(whole_node), NULL},
+    {"verbose", ARG_FLAG, CONFIG_FIELD(verbose), NULL},
+    {"legacy_omp_env", ARG_FLAG, CONFIG_FIELD(legacy_omp_env), NULL},
+    {"policy", ARG_FLAG, CONFIG_FIELD(policy), NULL},
+};
+#define N_ARGUMENTS (sizeof arguments / sizeof arguments[0])
+
+/* An argument's name: its key without the "=" of one that takes a value. */
+static size_t name_length(const struct plugstack_arg *a) { return strcspn(a->key, "="); }
 
 /* Edit distance between a (n bytes) and b, at most 3 (more is "far"): one
  * row of the usual table, so the cost is n times a key's length. */
@@ -201,12 +298,11 @@ const char *pin_config_suggest(const char *arg) {
   size_t key = eq ? (size_t)(eq - arg) : strlen(arg);
   const char *best = NULL;
   int best_d = 3;  /* a suggestion is at most 2 edits away */
-  for (size_t i = 0; i < N_KNOWN; ++i) {
-    size_t k = strcspn(known_arguments[i], "=");
+  for (size_t i = 0; i < N_ARGUMENTS; ++i) {
     char name[32];
-    snprintf(name, sizeof name, "%.*s", (int)k, known_arguments[i]);
+    snprintf(name, sizeof name, "%.*s", (int)name_length(&arguments[i]), arguments[i].key);
     int d = distance(arg, key, name);
-    if (d < best_d) best_d = d, best = known_arguments[i];
+    if (d < best_d) best_d = d, best = arguments[i].key;
   }
   return best;
 }
@@ -215,85 +311,29 @@ static int parse_one(struct pin_config *c, const char *arg, char *err, size_t le
   const char *eq = strchr(arg, '=');
   const char *v = eq ? eq + 1 : NULL;
   size_t key = eq ? (size_t)(eq - arg) : strlen(arg);
-#define KEY(k) (key == strlen(k) && strncmp(arg, k, key) == 0)
-  if (!v && KEY("enforce")) return c->enforce = PIN_ENFORCE_ALL, 0;
-  if (v && KEY("enforce")) return parse_enforce(c, v, err, len);
-  if (!v && KEY("exclusive_only")) return c->exclusive_only = 1, 0;
-  if (!v && KEY("whole_node")) return c->whole_node = 1, 0;
-  if (!v && KEY("verbose")) return c->verbose = 1, 0;
-  if (!v && KEY("legacy_omp_env")) return c->legacy_omp_env = 1, 0;
-  if (!v && KEY("policy")) return c->policy = 1, 0;
-  if (v && KEY("default")) return set_field(c->default_strategy, sizeof c->default_strategy, v, "default=", err, len);
-  if (v && KEY("allowed")) return set_field(c->allowed, sizeof c->allowed, v, "allowed=", err, len);
-  if (v && KEY("store")) return set_field(c->store, sizeof c->store, v, "store=", err, len);
-  if (v && KEY("topology")) return set_field(c->topology, sizeof c->topology, v, "topology=", err, len);
-  if (v && KEY("topology_cache")) {
-    if (strcmp(v, "none") != 0 && v[0] != '/') {
-      snprintf(err, len, "topology_cache=%s: give an absolute path, or none", v);
-      return -1;
-    }
-    return set_field(c->topology_cache, sizeof c->topology_cache, v, "topology_cache=", err, len);
-  }
-  if (v && KEY("run_dir")) {
-    if (v[0] != '/') {
-      snprintf(err, len, "run_dir=%s: give an absolute path (a directory only root can change)", v);
-      return -1;
-    }
-    return set_field(c->run_dir, sizeof c->run_dir, v, "run_dir=", err, len);
-  }
-  if (v && KEY("max_file")) {
-    if (parse_size(v, &c->max_file) == 0) return 0;
-    snprintf(err, len, "max_file=%.64s: give a size from 1K to 1G (16M, say)", v);
-    return -1;
-  }
-  if (v && KEY("max_time")) {
-    char *end;
-    double t = strtod(v, &end);
-    if (end != v && !*end && t >= 0.1 && t <= 3600) return c->max_time = t, 0;
-    snprintf(err, len, "max_time=%.64s: give seconds from 0.1 to 3600", v);
-    return -1;
-  }
-  if (v && KEY("placement_cache")) {
-    char *end;
-    long n = strtol(v, &end, 10);
-    if (end != v && !*end && n >= 0 && n <= PIN_PLACEMENT_CACHE_MAX) return c->placement_cache = (int)n, 0;
-    snprintf(err, len, "placement_cache=%.64s: give the number of placements to keep, from 0 (none) to %d", v,
-             PIN_PLACEMENT_CACHE_MAX);
-    return -1;
-  }
-  if (v && KEY("launchers")) {
-    if (strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-,") != strlen(v)) {
-      snprintf(err, len, "launchers=%.200s: give program names separated by commas, or none", v);
-      return -1;
-    }
-    return set_field(c->launchers, sizeof c->launchers, v, "launchers=", err, len);
-  }
-  if (v && KEY("threads_lib")) return set_field(c->threads_lib, sizeof c->threads_lib, v, "threads_lib=", err, len);
-  if (v && KEY("mem")) return set_field(c->mem, sizeof c->mem, v, "mem=", err, len);
-  if (v && KEY("gpu")) return set_field(c->gpu, sizeof c->gpu, v, "gpu=", err, len);
-  if (v && KEY("oversubscribe")) {
-    if (strcmp(v, "share") != 0 && strcmp(v, "error") != 0) {
-      snprintf(err, len, "oversubscribe=%.64s: give share (threads beyond the cores' hardware threads share them) "
-               "or error", v);
-      return -1;
-    }
-    return c->oversubscribe_error = strcmp(v, "error") == 0, 0;
-  }
-  if (v && KEY("granularity")) return set_field(c->granularity, sizeof c->granularity, v, "granularity=", err, len);
-  if (KEY("enforce") || KEY("exclusive_only") || KEY("whole_node") || KEY("verbose") || KEY("legacy_omp_env") ||
-      KEY("policy")) {
+  const struct plugstack_arg *a = NULL;
+  for (size_t i = 0; i < N_ARGUMENTS && !a; ++i)
+    if (name_length(&arguments[i]) == key && strncmp(arg, arguments[i].key, key) == 0) a = &arguments[i];
+  if (a && v && a->kind == ARG_FLAG) {
     snprintf(err, len, "plugstack.conf argument '%.200s': %.*s takes no value", arg, (int)key, arg);
     return -1;
+  }
+  if (a && !v && (a->kind == ARG_TEXT || a->kind == ARG_READ)) a = NULL; /* "store" alone: unknown, as before */
+  if (a) {
+    switch (a->kind) {
+      case ARG_FLAG: return *(int *)((char *)c + a->offset) = 1, 0;
+      case ARG_TEXT: return set_field((char *)c + a->offset, a->size, v, a->key, err, len);
+      default: return a->read(c, v, err, len);
+    }
   }
   const char *near = pin_config_suggest(arg);
   if (near) {
     snprintf(err, len, "unknown plugstack.conf argument '%.200s': did you mean %s?", arg, near);
     return -1;
   }
-#undef KEY
   char known[400] = "";
-  for (size_t i = 0; i < N_KNOWN; ++i)
-    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", known_arguments[i]);
+  for (size_t i = 0; i < N_ARGUMENTS; ++i)
+    snprintf(known + strlen(known), sizeof known - strlen(known), "%s%s", i ? ", " : "", arguments[i].key);
   snprintf(err, len, "unknown plugstack.conf argument '%.200s' (known: %s)", arg, known);
   return -1;
 }
@@ -352,8 +392,8 @@ int pin_config_check(const struct pin_config *c, char *err, size_t len) {
   return 0;
 }
 
-/* The policy's value for a setting when the policy is in force at `level`:
- * 2 = enforced, 1 = default. */
+/* The policy's value for a setting when its rule is enforced (enforced 1)
+ * or a default (enforced 0), as the rule says; NULL otherwise. */
 static const char *policy_value(const struct pin_policy *p, const char *value, int enforced) {
   if (!p || !p->present || !p->applies || !value[0]) return NULL;
   return p->enforce == enforced ? value : NULL;

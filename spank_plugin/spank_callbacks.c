@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <slurm/slurm.h>
 #include <slurm/spank.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -54,51 +55,77 @@ int slurm_spank_init_failure_mode = ESPANK_JOB_FAILURE;
 #define ERR_LEN 1024
 #define LIST_LEN 65536
 
-static struct pin_config config;
-static struct pin_request request;
-static struct pin_policy policy; /* the site policy's decision for this job, if any */
-static char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_policy) */
-static sp_placement_t *placement; /* computed by user_init */
-static char failure[ERR_LEN];     /* found by user_init, reported by task_init */
-static int active;                /* this step is pinned on this node */
-/* This step is an MPI launcher's daemon, or a batch script (launcher_step.h):
- * left as Slurm placed it, its ranks place themselves. */
-static struct {
-  int on;
-  char name[64];             /* the daemon's program, or "batch script" */
-  char command[PATH_MAX];    /* slurm-pin, which starts each rank */
-  char options[PATH_MAX * 4]; /* SLURM_PIN_RANK_OPTIONS */
-  char node_cpus[65536];     /* the CPUs the node's ranks share */
-} launcher;
 /* srun: the components of a heterogeneous step whose options are parsed;
  * Slurm allows at most 128 (MAX_HET_JOB_COMPONENTS). */
 #define MAX_COMPONENTS 128
-static struct pin_request components[MAX_COMPONENTS];
-static int component_count;
+
+/* What slurm-pin does for the step on this node. */
+enum step_state {
+  STEP_LEFT_ALONE = 0, /* nothing: no strategy, not an application step, a shared node (exclusive_only) */
+  STEP_PINNED,         /* placed, or its launcher's ranks prepared: task_init binds */
+  STEP_FAILING,        /* `failure` ends every task, in task_init (never a failing hook) */
+  STEP_UNCONFIGURED,   /* plugstack.conf is wrong (logged): stay out of the way */
+};
+
+/* One step on this node (slurmstepd), or one srun, sbatch or salloc: all
+ * the plugin knows of it, handed to every function that uses it, as
+ * Slurm's task plugins are handed their step record. SPANK's hooks and
+ * option callbacks take no context: each starts from the one instance,
+ * `this_step`, and hands it on. */
+struct pin_step {
+  enum step_state state;
+  struct pin_config config;   /* plugstack.conf */
+  struct pin_request request; /* the --pin-* options */
+  struct pin_policy policy;   /* the site policy's decision for this job, if any */
+  char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_policy) */
+  sp_placement_t *placement;  /* computed by user_init */
+  char failure[ERR_LEN];      /* found by user_init, reported by task_init */
+  char note_text[ERR_LEN];    /* the plugin's own note for verbose users (a rule's profile that did not fit) */
+  /* This step is an MPI launcher's daemon, or a batch script
+   * (launcher_step.h): left as Slurm placed it, its ranks place themselves. */
+  struct {
+    int on;
+    char name[64];              /* the daemon's program, or "batch script" */
+    char command[PATH_MAX];     /* slurm-pin, which starts each rank */
+    char options[PATH_MAX * 4]; /* SLURM_PIN_RANK_OPTIONS */
+    char node_cpus[LIST_LEN];   /* the CPUs the node's ranks share */
+  } launcher;
+  /* srun, sbatch, salloc: a --pin-* option (or its environment twin) was
+   * given, so the engine is loaded and every value checked (once: checked);
+   * jobs without one leave the engine unloaded (engine_link.h). */
+  int options_given, site_checked;
+  struct pin_request components[MAX_COMPONENTS]; /* srun A : B, each component's options */
+  int component_count;
+  char yielded_cpu_bind[256]; /* srun: the user's --cpu-bind a site default yielded to (policy) */
+  char cmdline[65536];        /* srun's, sbatch's own command line (own_cmdline) */
+  char *cpu_bind_list;        /* SLURM_CPU_BIND_LIST of the step on this node, made once for every task */
+  char placements_dir[PATH_MAX + 16]; /* the node's placement cache (placement_cache.h) */
+  char topology_cache[PATH_MAX + 16]; /* where slurmd saved the node's topology (cache_path) */
+  char cpus[LIST_LEN];        /* the step's CPUs on this node */
+  char scratch[LIST_LEN];     /* what one function reads from Slurm and is done with on return */
+  char scratch2[LIST_LEN];
+};
+
+static struct pin_step this_step;
+
 
 static int is_application_step(spank_t sp);
 static int is_batch_step(spank_t sp);
-static int read_policy(spank_t sp);
+static int read_policy(struct pin_step *s, spank_t sp);
 
 /* ---- options ---------------------------------------------------------- */
 
-/* srun, sbatch, salloc: the user gave a --pin-* option (or its
- * environment twin), so the engine is loaded and every value checked; jobs
- * without one leave the engine unloaded (engine_link.h). */
-static int options_given;
-
 /* In srun, sbatch, salloc: plugstack.conf's values, checked by the engine
  * once the user asks something of slurm-pin; a mistake ends the command. */
-static void check_site_values(void) {
-  static int checked;
+static void check_site_values(struct pin_step *s) {
   char err[ERR_LEN];
-  options_given = 1;
-  if (checked++) return;
+  s->options_given = 1;
+  if (s->site_checked++) return;
   if (pin_engine_load(err, sizeof err) != 0) {
     slurm_error("slurm-pin: %s", err);
     exit(1);
   }
-  if (pin_config_check(&config, err, sizeof err) != 0) {
+  if (pin_config_check(&s->config, err, sizeof err) != 0) {
     slurm_error("slurm-pin: plugstack.conf: %s", err);
     exit(1);
   }
@@ -115,14 +142,13 @@ static int reject(const char *option, const char *message) {
 
 /* The program's own arguments (srun's, sbatch's), NUL-separated after its
  * name, in a buffer of its own; their size, 0 if unreadable. */
-static size_t own_cmdline(const char **args) {
-  static char cmdline[65536];
+static size_t own_cmdline(struct pin_step *s, const char **args) {
   FILE *f = fopen("/proc/self/cmdline", "r");
   if (!f) return 0;
-  size_t n = fread(cmdline, 1, sizeof cmdline - 1, f);
+  size_t n = fread(s->cmdline, 1, sizeof s->cmdline - 1, f);
   fclose(f);
-  cmdline[n] = '\0';
-  *args = cmdline;
+  s->cmdline[n] = '\0';
+  *args = s->cmdline;
   return n;
 }
 
@@ -162,9 +188,9 @@ static void strategy_help(void) {
  * `sbatch --pin-strategy=help` alone would wait for a script on stdin (or
  * say "Batch script is empty!"): sbatch and salloc ask for the help on
  * their command line, before the script's name, when the plugin starts. */
-static int asks_strategy_help(void) {
+static int asks_strategy_help(struct pin_step *s) {
   const char *cmdline;
-  size_t n = own_cmdline(&cmdline);
+  size_t n = own_cmdline(s, &cmdline);
   if (!n) return 0;
   const char *prev = "";
   for (const char *a = cmdline + strlen(cmdline) + 1; a < cmdline + n; prev = a, a += strlen(a) + 1) {
@@ -177,65 +203,69 @@ static int asks_strategy_help(void) {
 }
 
 static int opt_strategy(int val, const char *arg, int remote) {
+  struct pin_step *s = &this_step;
   (void)val;
   char err[ERR_LEN];
-  if (!remote) check_site_values();
-  if (!arg || strlen(arg) >= sizeof request.strategy) return reject("--pin-strategy", "value missing or too long");
+  if (!remote) check_site_values(s);
+  if (!arg || strlen(arg) >= sizeof s->request.strategy) return reject("--pin-strategy", "value missing or too long");
   /* --cpu-bind style modifiers: --pin-strategy=verbose,lpgp or quiet,lpgp. */
   for (;;) {
-    if (strncmp(arg, "verbose,", 8) == 0) request.verbose = 1, arg += 8;
-    else if (strncmp(arg, "quiet,", 6) == 0) request.verbose = 0, arg += 6;
+    if (strncmp(arg, "verbose,", 8) == 0) s->request.verbose = 1, arg += 8;
+    else if (strncmp(arg, "quiet,", 6) == 0) s->request.verbose = 0, arg += 6;
     else break;
   }
   if (!remote && strcmp(arg, "help") == 0) strategy_help();
-  strcpy(request.strategy, arg);
-  request.strategy_set = 1;
+  strcpy(s->request.strategy, arg);
+  s->request.strategy_set = 1;
   if (remote) return 0; /* checked in srun; slurmstepd reads no user file as root */
-  if (pin_check_strategy(&config, arg, err, sizeof err) != 0) return reject("--pin-strategy", err);
+  if (pin_check_strategy(&s->config, arg, err, sizeof err) != 0) return reject("--pin-strategy", err);
   if (strncmp(arg, "file:", 5) == 0 && sp_check_placement_file(arg + 5, err, sizeof err) != 0)
     return reject("--pin-strategy", err);
   return 0;
 }
 
 static int opt_profile(int val, const char *arg, int remote) {
+  struct pin_step *s = &this_step;
   (void)val;
   char err[ERR_LEN];
-  if (!remote) check_site_values();
-  if (!arg || strlen(arg) >= sizeof request.profile) return reject("--pin-profile", "value missing or too long");
-  strcpy(request.profile, arg);
-  if (!remote && sp_check_profile(arg, config.store, err, sizeof err) != 0) return reject("--pin-profile", err);
+  if (!remote) check_site_values(s);
+  if (!arg || strlen(arg) >= sizeof s->request.profile) return reject("--pin-profile", "value missing or too long");
+  strcpy(s->request.profile, arg);
+  if (!remote && sp_check_profile(arg, s->config.store, err, sizeof err) != 0) return reject("--pin-profile", err);
   return 0;
 }
 
 /* The options whose value is one word the engine checks: `val` says which. */
 enum { VALUE_MEM, VALUE_GRANULARITY, VALUE_SMT, VALUE_GPU, VALUE_THREADS, VALUE_THREADS_OLD };
 
+/* Where an option's value goes in struct pin_request, and its size. */
+#define REQUEST_FIELD(f) offsetof(struct pin_request, f), sizeof(((struct pin_request *)0)->f)
+
 static const struct {
   const char *option;
-  char *field; /* in request */
-  size_t size;
+  size_t offset, size; /* of its field in the step's request */
   int (*check)(const char *value, char *err, size_t len);
 } value_options[] = {
-    [VALUE_MEM] = {"--pin-mem", request.mem, sizeof request.mem, pin_check_mem},
-    [VALUE_GRANULARITY] = {"--pin-granularity", request.granularity, sizeof request.granularity,
-                           pin_check_granularity},
-    [VALUE_SMT] = {"--pin-smt", request.smt, sizeof request.smt, sp_check_smt},
-    [VALUE_GPU] = {"--pin-gpu", request.gpu, sizeof request.gpu, sp_check_gpu_mode},
-    [VALUE_THREADS] = {"--pin-thread-binding", request.threads, sizeof request.threads, pin_check_threads},
+    [VALUE_MEM] = {"--pin-mem", REQUEST_FIELD(mem), pin_check_mem},
+    [VALUE_GRANULARITY] = {"--pin-granularity", REQUEST_FIELD(granularity), pin_check_granularity},
+    [VALUE_SMT] = {"--pin-smt", REQUEST_FIELD(smt), sp_check_smt},
+    [VALUE_GPU] = {"--pin-gpu", REQUEST_FIELD(gpu), sp_check_gpu_mode},
+    [VALUE_THREADS] = {"--pin-thread-binding", REQUEST_FIELD(threads), pin_check_threads},
     /* 0.1's spelling, which read as a thread count. */
-    [VALUE_THREADS_OLD] = {"--pin-threads", request.threads, sizeof request.threads, pin_check_threads},
+    [VALUE_THREADS_OLD] = {"--pin-threads", REQUEST_FIELD(threads), pin_check_threads},
 };
 
 static int opt_value(int val, const char *arg, int remote) {
+  struct pin_step *s = &this_step;
   char err[ERR_LEN];
-  if (!remote) check_site_values();
+  if (!remote) check_site_values(s);
   const char *option = value_options[val].option;
   if (val == VALUE_THREADS_OLD && !remote)
     slurm_info("warning: --pin-threads is deprecated: use --pin-thread-binding=%.20s", arg ? arg : "HOW");
   if (!arg) return reject(option, "value missing");
   if (value_options[val].check(arg, err, sizeof err) != 0) return reject(option, err);
   if (strlen(arg) >= value_options[val].size) return reject(option, "value too long");
-  memcpy(value_options[val].field, arg, strlen(arg) + 1);
+  memcpy((char *)&s->request + value_options[val].offset, arg, strlen(arg) + 1);
   return 0;
 }
 
@@ -243,9 +273,10 @@ static int opt_value(int val, const char *arg, int remote) {
 enum { FLAG_PHASES, FLAG_OVERSUBSCRIBE, FLAG_VERBOSE, FLAG_DRYRUN };
 
 static int opt_flag(int val, const char *arg, int remote) {
+  struct pin_step *s = &this_step;
   (void)arg;
-  if (!remote) check_site_values();
-  int *const flags[] = {&request.phases, &request.oversubscribe, &request.verbose, &request.dryrun};
+  if (!remote) check_site_values(s);
+  int *const flags[] = {&s->request.phases, &s->request.oversubscribe, &s->request.verbose, &s->request.dryrun};
   *flags[val] = 1;
   return 0;
 }
@@ -278,18 +309,17 @@ static struct spank_option options[] = {
 /* ---- srun/sbatch/salloc and slurmstepd start ------------------------- */
 
 /* Where slurmd saved this node's topology, or NULL (topology= or none). */
-static const char *cache_path(void) {
-  static char in_run_dir[PATH_MAX + 16];
-  if (config.topology[0] || strcmp(config.topology_cache, "none") == 0) return NULL;
-  if (config.topology_cache[0]) return config.topology_cache;
-  snprintf(in_run_dir, sizeof in_run_dir, "%s/topology.xml", config.run_dir);
-  return in_run_dir;
+static const char *cache_path(struct pin_step *s) {
+  if (s->config.topology[0] || strcmp(s->config.topology_cache, "none") == 0) return NULL;
+  if (s->config.topology_cache[0]) return s->config.topology_cache;
+  snprintf(s->topology_cache, sizeof s->topology_cache, "%s/topology.xml", s->config.run_dir);
+  return s->topology_cache;
 }
 
 /* slurmd, as root, when it starts: discover this node once and save it for
  * every step (sp_set_topology_cache). A failure costs only speed: log it.
  * Slurm 22.05 calls slurm_spank_init there, not slurm_spank_slurmd_init. */
-static int slurmd_start(int ac, char **av) {
+static int slurmd_start(struct pin_step *s, int ac, char **av) {
   char err[ERR_LEN];
   struct pin_config site;
   pin_config_defaults(&site);
@@ -298,27 +328,28 @@ static int slurmd_start(int ac, char **av) {
     slurm_error("slurm-pin: plugstack.conf: %s", err);
     return 0;
   }
-  config = site;
-  const char *path = cache_path();
+  s->config = site;
+  const char *path = cache_path(s);
   if (path && sp_save_topology(path, err, sizeof err) < 0)
     slurm_error("slurm-pin: cannot save this node's topology (steps will discover it): %s", err);
   return 0;
 }
 
 int slurm_spank_init(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   spank_context_t ctx = spank_context();
-  if (ctx == S_CTX_SLURMD) return slurmd_start(ac, av);
+  if (ctx == S_CTX_SLURMD) return slurmd_start(s, ac, av);
   if (ctx != S_CTX_LOCAL && ctx != S_CTX_REMOTE && ctx != S_CTX_ALLOCATOR) return 0;
-  if (ctx == S_CTX_ALLOCATOR && asks_strategy_help()) strategy_help();
+  if (ctx == S_CTX_ALLOCATOR && asks_strategy_help(s)) strategy_help();
   char err[ERR_LEN];
-  pin_config_defaults(&config);
-  memset(&request, 0, sizeof request);
-  if (pin_config_parse(&config, ac, av, err, sizeof err) != 0) {
+  pin_config_defaults(&s->config);
+  memset(&s->request, 0, sizeof s->request);
+  if (pin_config_parse(&s->config, ac, av, err, sizeof err) != 0) {
     slurm_error("slurm-pin: plugstack.conf: %s", err);
     /* In slurmstepd a failing init would fail the launch and may drain the
      * node: there, log and stay out of the way. srun shows it to everyone. */
     if (ctx != S_CTX_REMOTE) return -1;
-    active = -1;
+    s->state = STEP_UNCONFIGURED;
     return 0;
   }
   for (struct spank_option *o = options; o->name; ++o)
@@ -337,12 +368,12 @@ int slurm_spank_init(spank_t sp, int ac, char **av) {
  * srun exports SLURM_CPU_BIND only to the tasks, after this runs. It is
  * srun's own memory, in the user's process, and only a warning depends on
  * it: never a binding, never anything in slurmstepd. */
-static void user_cpu_bind(int component, char *buf, size_t len) {
+static void user_cpu_bind(struct pin_step *s, int component, char *buf, size_t len) {
   buf[0] = '\0';
   const char *env = getenv("SLURM_CPU_BIND");
   if (env) snprintf(buf, len, "%s", env);
   const char *cmdline;
-  size_t n = own_cmdline(&cmdline);
+  size_t n = own_cmdline(s, &cmdline);
   if (!n) return;
   const char *prev = "", *a = cmdline + strlen(cmdline) + 1;
   for (int k = 0; k < component && a < cmdline + n; a += strlen(a) + 1)
@@ -357,22 +388,18 @@ static void user_cpu_bind(int component, char *buf, size_t len) {
 
 /* The user's own --cpu-bind for component `component` in `bind` when it
  * asks Slurm for a binding (not none, nor only verbosity): 1, else 0. */
-static int user_binds(int component, char *bind, size_t len) {
-  user_cpu_bind(component, bind, len);
+static int user_binds(struct pin_step *s, int component, char *bind, size_t len) {
+  user_cpu_bind(s, component, bind, len);
   const char *type = skip_modifiers(bind); /* --cpu-bind=verbose,map_cpu:1: map_cpu:1 */
   return *type && strcmp(type, "none") != 0 && strcmp(type, "no") != 0 && strcmp(type, "verbose") != 0 &&
          strcmp(type, "quiet") != 0;
 }
 
-/* srun: the user's --cpu-bind a site default yielded to, when the site has
- * a policy (whose rule, known once the job exists, may be enforced). */
-static char yielded_cpu_bind[256];
-
 /* The option's environment twin, which slurmstepd reads as the option. */
 #define PIN_STRATEGY_TWIN "_SLURM_SPANK_OPTION_slurm_pin_pin_strategy"
 
-static void say_cpu_bind_kept(const char *bind) {
-  if (request.verbose || config.verbose)
+static void say_cpu_bind_kept(struct pin_step *s, const char *bind) {
+  if (s->request.verbose || s->config.verbose)
     slurm_info("slurm-pin: --cpu-bind=%.200s is this step's binding: the site's default placement does not apply "
                "(--pin-strategy=STRATEGY chooses slurm-pin's instead)", bind);
 }
@@ -383,59 +410,59 @@ static void say_cpu_bind_kept(const char *bind) {
  * step being strategy none, which slurmstepd receives as the option's
  * environment twin (and, in srun A : B, with the component's options); an
  * enforced default= refuses the step here. */
-static void respect_cpu_bind(int component) {
+static void respect_cpu_bind(struct pin_step *s, int component) {
   char bind[256];
-  if (!user_binds(component, bind, sizeof bind)) return;
-  if (request.strategy_set) {
-    if (strcmp(request.strategy, "none") != 0)
+  if (!user_binds(s, component, bind, sizeof bind)) return;
+  if (s->request.strategy_set) {
+    if (strcmp(s->request.strategy, "none") != 0)
       slurm_info("warning: --pin-strategy=%s replaces --cpu-bind=%.200s in every task (drop one of them; "
-                 "--pin-strategy=none keeps Slurm's binding)", request.strategy, bind);
+                 "--pin-strategy=none keeps Slurm's binding)", s->request.strategy, bind);
     return;
   }
-  if ((config.enforce & PIN_ENFORCE_STRATEGY) && strcmp(config.default_strategy, "none") != 0) {
+  if ((s->config.enforce & PIN_ENFORCE_STRATEGY) && strcmp(s->config.default_strategy, "none") != 0) {
     slurm_error("--cpu-bind=%.200s: this cluster binds every step with strategy '%s' (enforce): remove --cpu-bind",
-                bind, config.default_strategy);
+                bind, s->config.default_strategy);
     exit(1);
   }
-  if (strcmp(config.default_strategy, "none") == 0 && !config.policy) return; /* nothing would replace it */
-  if (config.policy) snprintf(yielded_cpu_bind, sizeof yielded_cpu_bind, "%s", bind);
-  strcpy(request.strategy, "none");
-  request.strategy_set = 1;
+  if (strcmp(s->config.default_strategy, "none") == 0 && !s->config.policy) return; /* nothing would replace it */
+  if (s->config.policy) snprintf(s->yielded_cpu_bind, sizeof s->yielded_cpu_bind, "%s", bind);
+  strcpy(s->request.strategy, "none");
+  s->request.strategy_set = 1;
   if (setenv(PIN_STRATEGY_TWIN, "none", 1) != 0) {
     slurm_error("slurm-pin: cannot pass --cpu-bind's choice on to the step");
     exit(1);
   }
-  if (!config.policy) say_cpu_bind_kept(bind); /* else once the job's rule is known */
+  if (!s->config.policy) say_cpu_bind_kept(s, bind); /* else once the job's rule is known */
 }
 
 /* Cross-option checks of the options given (to component `component` of an
  * srun; -1 in sbatch and salloc). */
-static int check_request(int component) {
-  if (component >= 0) respect_cpu_bind(component);
-  const char *s = pin_effective_strategy(&config, &request, NULL);
-  if (request.dryrun && config.enforce) {
+static int check_request(struct pin_step *s, int component) {
+  if (component >= 0) respect_cpu_bind(s, component);
+  const char *strategy = pin_effective_strategy(&s->config, &s->request, NULL);
+  if (s->request.dryrun && s->config.enforce) {
     slurm_error("--pin-dryrun: this cluster binds every step with strategy '%s' (enforce): remove --pin-dryrun",
-                config.default_strategy);
+                s->config.default_strategy);
     exit(1);
   }
   char err[ERR_LEN];
-  if (pin_check_enforced(&config, &request, err, sizeof err) != 0) {
+  if (pin_check_enforced(&s->config, &s->request, err, sizeof err) != 0) {
     slurm_error("%s", err);
     exit(1);
   }
-  if (request.phases && request.threads[0] && strcmp(request.threads, "ompt") != 0) {
+  if (s->request.phases && s->request.threads[0] && strcmp(s->request.threads, "ompt") != 0) {
     slurm_error("--pin-phases moves threads at every parallel region, which needs --pin-thread-binding=ompt, not %s",
-                request.threads);
+                s->request.threads);
     exit(1);
   }
-  if (request.phases && strncmp(s, "file:", 5) != 0 && !request.profile[0]) {
+  if (s->request.phases && strncmp(strategy, "file:", 5) != 0 && !s->request.profile[0]) {
     slurm_error("--pin-phases needs a profile with parallel regions (--pin-profile) or a placement file with "
                 "regions (--pin-strategy=file:PATH)");
     exit(1);
   }
-  if (!options_given) return 0; /* the site's own default: slurmstepd checks it */
-  if (sp_strategy_needs_profile(s) == 1 && !request.profile[0]) {
-    slurm_error("--pin-strategy=%s needs a sharing profile: add --pin-profile=NAME or --pin-profile=FILE", s);
+  if (!s->options_given) return 0; /* the site's own default: slurmstepd checks it */
+  if (sp_strategy_needs_profile(strategy) == 1 && !s->request.profile[0]) {
+    slurm_error("--pin-strategy=%s needs a sharing profile: add --pin-profile=NAME or --pin-profile=FILE", strategy);
     exit(1); /* one line, nothing submitted (see reject) */
   }
   return 0;
@@ -445,18 +472,18 @@ static int check_request(int component) {
  * after that component's options: keep them, start the next one afresh, and
  * give every component's options to the job (pin_components.h). One
  * component: nothing is exported, SPANK's own option passing suffices. */
-static void save_component(void) {
-  if (component_count >= MAX_COMPONENTS) {
+static void save_component(struct pin_step *s) {
+  if (s->component_count >= MAX_COMPONENTS) {
     slurm_error("slurm-pin: more than %d components in one step", MAX_COMPONENTS);
     exit(1);
   }
-  components[component_count++] = request;
-  memset(&request, 0, sizeof request);
-  if (component_count < 2) return;
-  for (int k = 0; k < component_count; ++k) {
+  s->components[s->component_count++] = s->request;
+  memset(&s->request, 0, sizeof s->request);
+  if (s->component_count < 2) return;
+  for (int k = 0; k < s->component_count; ++k) {
     char name[64], value[PATH_MAX * 3 + PIN_STRATEGY_MAX * 3 + 256];
     snprintf(name, sizeof name, PIN_COMPONENT_ENV "%d", k);
-    if (pin_request_format(&components[k], value, sizeof value) != 0 || setenv(name, value, 1) != 0) {
+    if (pin_request_format(&s->components[k], value, sizeof value) != 0 || setenv(name, value, 1) != 0) {
       slurm_error("slurm-pin: cannot pass the options of component %d to the step", k);
       exit(1);
     }
@@ -467,11 +494,12 @@ static void save_component(void) {
  * checks; in slurmstepd (root, before privileges are dropped) the policy's
  * decision, read once per step. */
 int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   (void)sp, (void)ac, (void)av;
-  if (active < 0) return 0;
-  if (spank_remote(sp)) return is_application_step(sp) || is_batch_step(sp) ? read_policy(sp), 0 : 0;
-  int rc = check_request(spank_context() == S_CTX_LOCAL ? component_count : -1);
-  if (spank_context() == S_CTX_LOCAL) save_component();
+  if (s->state == STEP_UNCONFIGURED) return 0;
+  if (spank_remote(sp)) return is_application_step(sp) || is_batch_step(sp) ? read_policy(s, sp), 0 : 0;
+  int rc = check_request(s, spank_context() == S_CTX_LOCAL ? s->component_count : -1);
+  if (spank_context() == S_CTX_LOCAL) save_component(s);
   return rc;
 }
 
@@ -490,12 +518,13 @@ static int enforced_rule(spank_t sp, struct pin_policy *rule) {
  * refused here, in one line, before any task starts: on the node the rule
  * wins, and the user's binding could not be kept. */
 int slurm_spank_local_user_init(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   (void)ac, (void)av;
   struct pin_policy rule;
-  if (active < 0 || !config.policy || !yielded_cpu_bind[0]) return 0;
-  if (!enforced_rule(sp, &rule)) return say_cpu_bind_kept(yielded_cpu_bind), 0;
+  if (s->state == STEP_UNCONFIGURED || !s->config.policy || !s->yielded_cpu_bind[0]) return 0;
+  if (!enforced_rule(sp, &rule)) return say_cpu_bind_kept(s, s->yielded_cpu_bind), 0;
   slurm_error("--cpu-bind=%.200s: the site policy's rule %s binds every step of this job with strategy '%s' "
-              "(enforce): remove --cpu-bind", yielded_cpu_bind, rule.rule, rule.strategy);
+              "(enforce): remove --cpu-bind", s->yielded_cpu_bind, rule.rule, rule.strategy);
   exit(1);
 }
 
@@ -514,18 +543,16 @@ static int is_batch_step(spank_t sp) {
   return spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step == SLURM_BATCH_SCRIPT;
 }
 
-/* What the plugin itself notes of the step for verbose users (a policy
- * rule's profile that did not fit), beside the engine's notes. */
-static char note_text[ERR_LEN];
-
-/* Long messages are cut, never overflowed: the first failure wins. */
-static void fail(const char *message) {
-  if (!failure[0]) snprintf(failure, sizeof failure, "%.*s", (int)sizeof failure - 1, message);
+/* The step fails with `message` (cut, never overflowed; the first failure
+ * wins), which task_init reports: -1, for the caller to return. */
+static int fail(struct pin_step *s, const char *message) {
+  if (!s->failure[0]) snprintf(s->failure, sizeof s->failure, "%.*s", (int)sizeof s->failure - 1, message);
+  return -1;
 }
 
 /* A topology= file must describe this node: the same CPUs as the kernel's
  * online set (cheap to read, unlike a full discovery). */
-static int check_topology_file(void) {
+static int check_topology_file(struct pin_step *s) {
   char online[LIST_LEN], pus[LIST_LEN];
   FILE *f = fopen("/sys/devices/system/cpu/online", "r");
   if (!f) return 0; /* nothing to compare with */
@@ -533,76 +560,76 @@ static int check_topology_file(void) {
   fclose(f);
   if (!ok) return 0;
   online[strcspn(online, "\n")] = '\0';
-  if (sp_topology_pus(placement, pus, sizeof pus) < 0) return fail(sp_error(placement)), -1;
+  if (sp_topology_pus(s->placement, pus, sizeof pus) < 0) return fail(s, sp_error(s->placement));
   if (strcmp(online, pus) != 0) {
     char m[ERR_LEN];
     snprintf(m, sizeof m,
              "topology %.300s describes CPUs %.200s but this node has CPUs %.200s: fix topology= in plugstack.conf "
              "(--pin-dryrun previews it without binding)",
-             config.topology, pus, online);
-    return fail(m), -1;
+             s->config.topology, pus, online);
+    return fail(s, m);
   }
   return 0;
 }
 
 /* 1 when the job holds every CPU of this node (`all`, LIST_LEN long, gets
  * them), 0 when it shares it, -1 (failure set) when Slurm cannot say. */
-static int job_has_node(spank_t sp, char *all) {
+static int job_has_node(struct pin_step *s, spank_t sp, char *all) {
   char *job_cores = NULL;
-  static char job_pus[LIST_LEN];
+  char job_pus[LIST_LEN];
   if (spank_get_item(sp, S_JOB_ALLOC_CORES, &job_cores) != ESPANK_SUCCESS || !job_cores ||
-      sp_cores_to_pus(placement, job_cores, job_pus, sizeof job_pus) < 0 ||
-      sp_topology_pus(placement, all, LIST_LEN) < 0)
-    return fail("cannot read the job's allocated cores (S_JOB_ALLOC_CORES)"), -1;
+      sp_cores_to_pus(s->placement, job_cores, job_pus, sizeof job_pus) < 0 ||
+      sp_topology_pus(s->placement, all, LIST_LEN) < 0)
+    return fail(s, "cannot read the job's allocated cores (S_JOB_ALLOC_CORES)");
   return strcmp(all, job_pus) == 0;
 }
 
 /* The step's CPUs on this node: its cores (Slurm numbers them as hwloc's
  * logical cores) as PUs, within what slurmstepd may use; with whole_node,
  * every CPU of a node the job holds whole for a step of one task there. */
-static int step_cpus(spank_t sp, uint32_t ntasks, char *cpus, size_t len) {
+static int step_cpus(struct pin_step *s, spank_t sp, uint32_t ntasks, char *cpus, size_t len) {
   char *cores = NULL;
-  static char pus[LIST_LEN];
+  char *pus = s->scratch;
   if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
-    return fail("cannot read this step's allocated cores (S_STEP_ALLOC_CORES)"), -1;
-  if (sp_cores_to_pus(placement, cores, pus, sizeof pus) < 0) return fail(sp_error(placement)), -1;
-  if (config.exclusive_only || (config.whole_node && ntasks == 1)) {
-    static char all[LIST_LEN];
-    int whole = job_has_node(sp, all);
+    return fail(s, "cannot read this step's allocated cores (S_STEP_ALLOC_CORES)");
+  if (sp_cores_to_pus(s->placement, cores, pus, sizeof s->scratch) < 0) return fail(s, sp_error(s->placement));
+  if (s->config.exclusive_only || (s->config.whole_node && ntasks == 1)) {
+    char *all = s->scratch2;
+    int whole = job_has_node(s, sp, all);
     if (whole < 0) return -1;
-    if (!whole && config.exclusive_only) return -2; /* the job shares the node: stay out of the way */
-    if (whole && config.whole_node && ntasks == 1) strcpy(pus, all);
+    if (!whole && s->config.exclusive_only) return -2; /* the job shares the node: stay out of the way */
+    if (whole && s->config.whole_node && ntasks == 1) strcpy(pus, all);
   }
-  return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : (fail("too many CPUs in this step"), -1);
+  return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : fail(s, "too many CPUs in this step");
 }
 
 /* OMP_NUM_THREADS, as the engine reads it; unset: one thread per core. */
-static int threads_wanted(spank_t sp) {
-  static char value[LIST_LEN];
+static int threads_wanted(struct pin_step *s, spank_t sp) {
+  char value[LIST_LEN];
   int rc = spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value);
   if (rc == ESPANK_ENV_NOEXIST) return 0;
-  if (rc != ESPANK_SUCCESS) return fail("OMP_NUM_THREADS is too long to be a thread count"), -1;
-  if (sp_set_omp_num_threads(placement, value) != 0) return fail(sp_error(placement)), -1;
+  if (rc != ESPANK_SUCCESS) return fail(s, "OMP_NUM_THREADS is too long to be a thread count");
+  if (sp_set_omp_num_threads(s->placement, value) != 0) return fail(s, sp_error(s->placement));
   return 0;
 }
 
 /* How the task is bound beyond its CPUs: threads, memory, what the task is
  * told (the policy's decision, read from the job record). */
-static int set_binding(const char *strategy) {
+static int set_binding(struct pin_step *s, const char *strategy) {
   char origin[200] = "";
-  if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
-    snprintf(origin, sizeof origin, "policy rule %s", policy.rule);
-  if (sp_set_thread_mode(placement, pin_effective_threads(&request)) ||
-      sp_set_thread_library(placement, config.threads_lib) ||
-      sp_set_mem_policy(placement, pin_effective_mem(&config, &request, &policy)) ||
-      sp_set_legacy_omp_env(placement, config.legacy_omp_env) || sp_set_origin(placement, origin))
-    return fail(sp_error(placement)), -1;
+  if (s->policy.present && s->policy.applies && strcmp(strategy, s->policy.strategy) == 0)
+    snprintf(origin, sizeof origin, "policy rule %s", s->policy.rule);
+  if (sp_set_thread_mode(s->placement, pin_effective_threads(&s->request)) ||
+      sp_set_thread_library(s->placement, s->config.threads_lib) ||
+      sp_set_mem_policy(s->placement, pin_effective_mem(&s->config, &s->request, &s->policy)) ||
+      sp_set_legacy_omp_env(s->placement, s->config.legacy_omp_env) || sp_set_origin(s->placement, origin))
+    return fail(s, sp_error(s->placement));
   return 0;
 }
 
 /* Whether any of `names` is set in the task's environment. */
 static int any_set(spank_t sp, const char *const *names) {
-  static char value[8192];
+  char value[8192];
   for (const char *const *name = names; *name; ++name)
     if (spank_getenv(sp, *name, value, sizeof value) != ESPANK_ENV_NOEXIST) return 1;
   return 0;
@@ -610,55 +637,47 @@ static int any_set(spank_t sp, const char *const *names) {
 
 /* The GPU mode in force: the user's --pin-gpu, else the site's gpu= for a
  * job Slurm gave GPUs (its variables are set); "" otherwise. */
-static const char *gpu_mode(spank_t sp) {
-  if (request.gpu[0]) return request.gpu;
-  if (strcmp(config.gpu, "closest") != 0) return "";
-  return any_set(sp, slurm_gpu_list_names) || any_set(sp, sp_job_gpu_variable_names()) ? config.gpu : "";
+static const char *gpu_mode(struct pin_step *s, spank_t sp) {
+  if (s->request.gpu[0]) return s->request.gpu;
+  if (strcmp(s->config.gpu, "closest") != 0) return "";
+  return any_set(sp, slurm_gpu_list_names) || any_set(sp, sp_job_gpu_variable_names()) ? s->config.gpu : "";
 }
 
-static int gpu_list_too_long(const char *name) {
+static int gpu_list_too_long(struct pin_step *s, const char *name) {
   char m[ERR_LEN];
   snprintf(m, sizeof m, "%s is too long to be a list of GPUs", name);
-  return fail(m), -1;
+  return fail(s, m);
 }
 
 /* Device locality, in the mode gpu_mode() names. The job's view of its GPUs
  * goes to the engine as the job has it, and which of the node's GPUs they
  * are as Slurm says (the step's list, else the job's). */
-static int set_gpus(spank_t sp) {
-  if (strcmp(gpu_mode(sp), "closest") != 0) return 0;
-  static char value[8192];
+static int set_gpus(struct pin_step *s, spank_t sp) {
+  if (strcmp(gpu_mode(s, sp), "closest") != 0) return 0;
+  char value[8192];
   for (const char *const *name = sp_job_gpu_variable_names(); *name; ++name) {
     int rc = spank_getenv(sp, *name, value, sizeof value);
     if (rc == ESPANK_ENV_NOEXIST) continue;
-    if (rc != ESPANK_SUCCESS || sp_set_job_gpu_variable(placement, *name, value) != 0) return gpu_list_too_long(*name);
+    if (rc != ESPANK_SUCCESS || sp_set_job_gpu_variable(s->placement, *name, value) != 0) return gpu_list_too_long(s, *name);
   }
   for (const char *const *name = slurm_gpu_list_names; *name; ++name) {
     int rc = spank_getenv(sp, *name, value, sizeof value);
     if (rc == ESPANK_ENV_NOEXIST || (rc == ESPANK_SUCCESS && !value[0])) continue;
-    if (rc != ESPANK_SUCCESS || sp_set_job_gpus(placement, value) != 0) return gpu_list_too_long(*name);
+    if (rc != ESPANK_SUCCESS || sp_set_job_gpus(s->placement, value) != 0) return gpu_list_too_long(s, *name);
     break;
   }
-  return sp_set_gpu_locality(placement, "closest") == 0 ? 0 : (fail(sp_error(placement)), -1);
+  return sp_set_gpu_locality(s->placement, "closest") == 0 ? 0 : fail(s, sp_error(s->placement));
 }
-
-/* SLURM_CPU_BIND_LIST for the step's placement on this node (one mask per
- * task), made once per step for every task's environment. */
-static char *cpu_bind_list;
 
 static int task_cpus_of(const void *p, int task, char *buf, size_t len) {
   return sp_get_task_cpus(p, task, buf, len);
 }
 
-static int describe_in_slurm_terms(void) {
-  free(cpu_bind_list);
-  cpu_bind_list = slurm_cpu_bind_list(sp_get_ntasks(placement), task_cpus_of, placement);
-  return cpu_bind_list ? 0 : (fail("cannot describe the binding in SLURM_CPU_BIND: out of memory"), -1);
+static int describe_in_slurm_terms(struct pin_step *s) {
+  free(s->cpu_bind_list);
+  s->cpu_bind_list = slurm_cpu_bind_list(sp_get_ntasks(s->placement), task_cpus_of, s->placement);
+  return s->cpu_bind_list ? 0 : fail(s, "cannot describe the binding in SLURM_CPU_BIND: out of memory");
 }
-
-/* The node's placement cache (placement_cache.h), found when the step is
- * placed; the first task's privileged hook writes into it. */
-static char placements_dir[PATH_MAX + 16];
 
 /* More tasks than CPUs on this node: Slurm oversubscribed the step itself
  * (srun -O, --overcommit), so its tasks share CPUs, spread evenly. */
@@ -670,45 +689,45 @@ static int overcommitted(const char *cpus, uint32_t ntasks) {
   return ntasks > (uint32_t)n;
 }
 
-static int compute(spank_t sp, const char *strategy, const char *profile) {
-  if (placement_cache_dir(config.run_dir, placements_dir, sizeof placements_dir) != 0)
-    return fail("run_dir= is too long"), -1;
+static int compute(struct pin_step *s, spank_t sp, const char *strategy, const char *profile) {
+  if (placement_cache_dir(s->config.run_dir, s->placements_dir, sizeof s->placements_dir) != 0)
+    return fail(s, "run_dir= is too long");
   uint32_t ntasks = 0;
   int rc;
-  static char cpus[LIST_LEN];
-  placement = sp_init();
-  if (!placement) return fail("out of memory"), -1;
-  if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0 ||
-      sp_set_topology_cache(placement, cache_path()) != 0)
-    return fail(sp_error(placement)), -1;
-  if (config.topology[0] && !request.dryrun && check_topology_file() != 0) return -1;
+  char *cpus = s->cpus;
+  s->placement = sp_init();
+  if (!s->placement) return fail(s, "out of memory");
+  if (sp_set_topology(s->placement, s->config.topology[0] ? s->config.topology : "this") != 0 ||
+      sp_set_topology_cache(s->placement, cache_path(s)) != 0)
+    return fail(s, sp_error(s->placement));
+  if (s->config.topology[0] && !s->request.dryrun && check_topology_file(s) != 0) return -1;
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
-    return fail("cannot read the number of tasks on this node"), -1;
-  if ((rc = step_cpus(sp, ntasks, cpus, sizeof cpus)) != 0) return rc;
-  if (threads_wanted(sp) != 0 || set_binding(strategy) != 0 || set_gpus(sp) != 0) return -1;
+    return fail(s, "cannot read the number of tasks on this node");
+  if ((rc = step_cpus(s, sp, ntasks, cpus, sizeof s->cpus)) != 0) return rc;
+  if (threads_wanted(s, sp) != 0 || set_binding(s, strategy) != 0 || set_gpus(s, sp) != 0) return -1;
   /* A dry run shows the placement for the topology as configured, even one
    * larger than this machine; a real binding never leaves slurmstepd's CPUs. */
-  if (sp_set_restrict(placement, cpus) || sp_set_restrict_to_process(placement, !request.dryrun) ||
-      sp_set_strategy(placement, strategy) || sp_set_tasks(placement, (int)ntasks) ||
-      sp_set_granularity(placement, pin_effective_granularity(&config, &request, &policy)) ||
-      sp_set_oversubscribe(placement, pin_effective_oversubscribe(&config, &request) || overcommitted(cpus, ntasks)) ||
-      sp_set_phases(placement, request.phases, 0) ||
-      sp_set_smt(placement, request.smt[0] ? atoi(request.smt) : 0) ||
-      sp_set_budget(placement, (size_t)config.max_file, config.max_time) ||
-      sp_set_placement_cache(placement, config.placement_cache > 0 ? placements_dir : NULL) ||
-      (*profile && sp_set_profile(placement, profile, config.store, "simple", NULL)) ||
-      sp_compute(placement))
-    return fail(sp_error(placement)), -1;
-  return request.dryrun ? 0 : describe_in_slurm_terms(); /* a dry run sets no task's environment */
+  if (sp_set_restrict(s->placement, cpus) || sp_set_restrict_to_process(s->placement, !s->request.dryrun) ||
+      sp_set_strategy(s->placement, strategy) || sp_set_tasks(s->placement, (int)ntasks) ||
+      sp_set_granularity(s->placement, pin_effective_granularity(&s->config, &s->request, &s->policy)) ||
+      sp_set_oversubscribe(s->placement, pin_effective_oversubscribe(&s->config, &s->request) || overcommitted(cpus, ntasks)) ||
+      sp_set_phases(s->placement, s->request.phases, 0) ||
+      sp_set_smt(s->placement, s->request.smt[0] ? atoi(s->request.smt) : 0) ||
+      sp_set_budget(s->placement, (size_t)s->config.max_file, s->config.max_time) ||
+      sp_set_placement_cache(s->placement, s->config.placement_cache > 0 ? s->placements_dir : NULL) ||
+      (*profile && sp_set_profile(s->placement, profile, s->config.store, "simple", NULL)) ||
+      sp_compute(s->placement))
+    return fail(s, sp_error(s->placement));
+  return s->request.dryrun ? 0 : describe_in_slurm_terms(s); /* a dry run sets no task's environment */
 }
 
 /* Which profile is in force and where it comes from: 1 when from a default
  * rule of the policy (the user chose none), 2 from an enforced rule, 0
  * otherwise. */
-static int profile_from_policy(void) {
-  if (!policy.present || !policy.applies || !policy.profile[0]) return 0;
-  if (policy.enforce) return 2;
-  return request.profile[0] ? 0 : 1; /* the user's own profile wins over a default */
+static int profile_from_policy(struct pin_step *s) {
+  if (!s->policy.present || !s->policy.applies || !s->policy.profile[0]) return 0;
+  if (s->policy.enforce) return 2;
+  return s->request.profile[0] ? 0 : 1; /* the user's own profile wins over a default */
 }
 
 /* The strategy a step or rank places with, without the profile, when a
@@ -722,23 +741,23 @@ static const char *without_profile(const char *strategy) {
  * all) yields: the rule's strategy without a profile when it needs none,
  * else compact, with a note; an enforced rule that cannot apply fails the
  * step with one line naming the rule. */
-static int compute_with_policy(spank_t sp, const char *strategy) {
-  int from = profile_from_policy();
-  int rc = compute(sp, strategy, pin_effective_profile(&request, &policy));
+static int compute_with_policy(struct pin_step *s, spank_t sp, const char *strategy) {
+  int from = profile_from_policy(s);
+  int rc = compute(s, sp, strategy, pin_effective_profile(&s->request, &s->policy));
   if (rc != -1 || !from) return rc;
   char why[ERR_LEN], m[ERR_LEN];
-  snprintf(why, sizeof why, "%s", failure);
+  snprintf(why, sizeof why, "%s", s->failure);
   if (from == 2) {
-    failure[0] = '\0';
-    policy_enforced_error(m, sizeof m, policy.rule, "step", why);
-    return fail(m), -1;
+    s->failure[0] = '\0';
+    policy_enforced_error(m, sizeof m, s->policy.rule, "step", why);
+    return fail(s, m);
   }
   const char *instead = without_profile(strategy);
-  failure[0] = '\0';
-  sp_finalize(placement);
-  placement = NULL;
-  if ((rc = compute(sp, instead, "")) != 0) return rc;
-  policy_yield_note(note_text, sizeof note_text, policy.rule, policy.profile, why, instead);
+  s->failure[0] = '\0';
+  sp_finalize(s->placement);
+  s->placement = NULL;
+  if ((rc = compute(s, sp, instead, "")) != 0) return rc;
+  policy_yield_note(s->note_text, sizeof s->note_text, s->policy.rule, s->policy.profile, why, instead);
   return 0;
 }
 
@@ -746,21 +765,21 @@ static int compute_with_policy(spank_t sp, const char *strategy) {
  * step on this node read and kept it (job_decision.h); slurmstepd, root,
  * before the step's privileges are dropped. The task's environment is never trusted
  * for it (a user can set any variable). */
-static int read_policy(spank_t sp) {
-  memset(&policy, 0, sizeof policy);
-  policy_text[0] = '\0';
-  if (!config.policy) return 0;
+static int read_policy(struct pin_step *s, spank_t sp) {
+  memset(&s->policy, 0, sizeof s->policy);
+  s->policy_text[0] = '\0';
+  if (!s->config.policy) return 0;
   uint32_t job_id = 0;
   char err[ERR_LEN];
   if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
-    return fail("cannot read this job's id for the site policy's decision"), -1;
-  if (job_decision_read(config.run_dir, job_id, job_decision_node(), policy_text, sizeof policy_text, err,
+    return fail(s, "cannot read this job's id for the site policy's decision");
+  if (job_decision_read(s->config.run_dir, job_id, job_decision_node(), s->policy_text, sizeof s->policy_text, err,
                         sizeof err) != 0)
-    return fail(err), -1;
-  if (pin_policy_parse(policy_text, &policy) != 0) {
+    return fail(s, err);
+  if (pin_policy_parse(s->policy_text, &s->policy) != 0) {
     slurm_error("slurm-pin: ignoring a malformed policy decision in the job's AdminComment");
-    memset(&policy, 0, sizeof policy);
-    policy_text[0] = '\0';
+    memset(&s->policy, 0, sizeof s->policy);
+    s->policy_text[0] = '\0';
   }
   return 0;
 }
@@ -768,49 +787,49 @@ static int read_policy(spank_t sp) {
 /* The site's rules, checked again where the user cannot reach: whatever
  * the source of a value (srun's options, their environment twins, the
  * policy's decision), slurmstepd refuses what plugstack.conf forbids. */
-static int site_allows(const char *strategy) {
+static int site_allows(struct pin_step *s, const char *strategy) {
   char err[ERR_LEN], m[ERR_LEN];
   /* "none" needs no engine: a step slurm-pin leaves alone does not load it. */
   if (strcmp(strategy, "none") == 0) {
-    if (pin_check_site_rules(&config, strategy, err, sizeof err) != 0) return fail(err), -1;
+    if (pin_check_site_rules(&s->config, strategy, err, sizeof err) != 0) return fail(s, err);
   } else if (pin_engine_load(err, sizeof err) != 0) {
-    return fail(err), -1;
-  } else if (pin_config_check(&config, err, sizeof err) != 0) {
+    return fail(s, err);
+  } else if (pin_config_check(&s->config, err, sizeof err) != 0) {
     snprintf(m, sizeof m, "plugstack.conf: %.900s", err);
-    return fail(m), -1;
-  } else if (pin_check_strategy(&config, strategy, err, sizeof err) != 0) {
-    return fail(err), -1;
+    return fail(s, m);
+  } else if (pin_check_strategy(&s->config, strategy, err, sizeof err) != 0) {
+    return fail(s, err);
   }
-  if (pin_check_enforced(&config, &request, err, sizeof err) != 0) return fail(err), -1;
-  if (request.dryrun && (config.enforce || (policy.present && policy.applies && policy.enforce))) {
+  if (pin_check_enforced(&s->config, &s->request, err, sizeof err) != 0) return fail(s, err);
+  if (s->request.dryrun && (s->config.enforce || (s->policy.present && s->policy.applies && s->policy.enforce))) {
     snprintf(m, sizeof m, "--pin-dryrun: %s binds every step of this job: remove --pin-dryrun",
-             config.enforce ? "this cluster (enforce in plugstack.conf)" : "the site policy (an enforced rule)");
-    return fail(m), -1;
+             s->config.enforce ? "this cluster (enforce in plugstack.conf)" : "the site policy (an enforced rule)");
+    return fail(s, m);
   }
   return 0;
 }
 
 /* The thread library: configured (threads_lib=) or beside the plugin, and
  * readable by the user, or the step does not run. */
-static int locate_threads_lib(void) {
+static int locate_threads_lib(struct pin_step *s) {
   char err[ERR_LEN], m[ERR_LEN + 128];
-  if (config.threads_lib[0]) {
-    if (sp_check_thread_library(config.threads_lib, err, sizeof err) == 0) return 0;
+  if (s->config.threads_lib[0]) {
+    if (sp_check_thread_library(s->config.threads_lib, err, sizeof err) == 0) return 0;
     snprintf(m, sizeof m, "threads_lib= in plugstack.conf cannot be used: %.900s", err);
-    return fail(m), -1;
+    return fail(s, m);
   }
   Dl_info self;
   const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
-  if (sp_find_thread_library(plugin, config.threads_lib, sizeof config.threads_lib, err, sizeof err) != 0) {
+  if (sp_find_thread_library(plugin, s->config.threads_lib, sizeof s->config.threads_lib, err, sizeof err) != 0) {
     snprintf(m, sizeof m, "%.900s (or set threads_lib= in plugstack.conf)", err);
-    return fail(m), -1;
+    return fail(s, m);
   }
   return 0;
 }
 
 /* preload and ompt load the thread library into the program. */
-static int find_threads_lib(void) {
-  return strcmp(pin_effective_threads(&request), "env") == 0 ? 0 : locate_threads_lib();
+static int find_threads_lib(struct pin_step *s) {
+  return strcmp(pin_effective_threads(&s->request), "env") == 0 ? 0 : locate_threads_lib(s);
 }
 
 /* The components of this heterogeneous step (SLURM_HET_SIZE, or its old
@@ -843,11 +862,11 @@ static int het_component(spank_t sp, int size) {
  * exported (save_component); SPANK's values are those of the last
  * component. Without them (one srun for several components, as
  * `srun --het-group=0,1`), every component has the same options. */
-static int use_component_options(spank_t sp) {
+static int use_component_options(struct pin_step *s, spank_t sp) {
   int size = het_size(sp), k = size ? het_component(sp, size) : -1;
   if (k < 0) return 0;
   char name[64];
-  static char value[PATH_MAX * 3 + PIN_STRATEGY_MAX * 3 + 256];
+  char value[PATH_MAX * 3 + PIN_STRATEGY_MAX * 3 + 256];
   snprintf(name, sizeof name, PIN_COMPONENT_ENV "%d", k);
   int rc = spank_getenv(sp, name, value, sizeof value);
   if (rc == ESPANK_ENV_NOEXIST) return 0;
@@ -856,57 +875,57 @@ static int use_component_options(spank_t sp) {
   if (rc != ESPANK_SUCCESS || pin_request_parse(value, &mine) != 0 || pin_check_request(&mine, err, sizeof err) != 0) {
     char m[ERR_LEN];
     snprintf(m, sizeof m, "%s is malformed: leave it to srun, which sets it for heterogeneous steps", name);
-    return fail(m), -1;
+    return fail(s, m);
   }
-  request = mine;
+  s->request = mine;
   return 0;
 }
 
 /* A launcher's daemon or a batch script: nothing is placed for it; what
  * its ranks need is prepared (launcher_step.h). */
-static int prepare_launcher(spank_t sp, const char *strategy) {
+static int prepare_launcher(struct pin_step *s, spank_t sp, const char *strategy) {
   char err[ERR_LEN];
   uint32_t ntasks = 0;
   /* The ranks start through the runtime, preloaded into the daemon,
    * whatever their own thread binding. */
-  if (locate_threads_lib() != 0) return -1;
+  if (locate_threads_lib(s) != 0) return -1;
   Dl_info self;
   const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
-  if (launcher_find_command(plugin, launcher.command, sizeof launcher.command, err, sizeof err) != 0)
-    return fail(err), -1;
-  placement = sp_init();
-  if (!placement) return fail("out of memory"), -1;
-  if (sp_set_topology(placement, config.topology[0] ? config.topology : "this") != 0 ||
-      sp_set_topology_cache(placement, cache_path()) != 0)
-    return fail(sp_error(placement)), -1;
+  if (launcher_find_command(plugin, s->launcher.command, sizeof s->launcher.command, err, sizeof err) != 0)
+    return fail(s, err);
+  s->placement = sp_init();
+  if (!s->placement) return fail(s, "out of memory");
+  if (sp_set_topology(s->placement, s->config.topology[0] ? s->config.topology : "this") != 0 ||
+      sp_set_topology_cache(s->placement, cache_path(s)) != 0)
+    return fail(s, sp_error(s->placement));
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
-    return fail("cannot read the number of tasks on this node"), -1;
-  int rc = step_cpus(sp, ntasks, launcher.node_cpus, sizeof launcher.node_cpus);
+    return fail(s, "cannot read the number of tasks on this node");
+  int rc = step_cpus(s, sp, ntasks, s->launcher.node_cpus, sizeof s->launcher.node_cpus);
   if (rc != 0) return rc;
-  struct pin_request ranks = request;
+  struct pin_request ranks = s->request;
   snprintf(ranks.strategy, sizeof ranks.strategy, "%s", strategy);
   ranks.strategy_set = 1;
-  snprintf(ranks.profile, sizeof ranks.profile, "%s", pin_effective_profile(&request, &policy));
-  snprintf(ranks.mem, sizeof ranks.mem, "%s", pin_effective_mem(&config, &request, &policy));
-  snprintf(ranks.granularity, sizeof ranks.granularity, "%s", pin_effective_granularity(&config, &request, &policy));
-  snprintf(ranks.threads, sizeof ranks.threads, "%s", pin_effective_threads(&request));
-  snprintf(ranks.gpu, sizeof ranks.gpu, "%s", gpu_mode(sp));
-  ranks.verbose = request.verbose || config.verbose;
-  ranks.oversubscribe = pin_effective_oversubscribe(&config, &request);
+  snprintf(ranks.profile, sizeof ranks.profile, "%s", pin_effective_profile(&s->request, &s->policy));
+  snprintf(ranks.mem, sizeof ranks.mem, "%s", pin_effective_mem(&s->config, &s->request, &s->policy));
+  snprintf(ranks.granularity, sizeof ranks.granularity, "%s", pin_effective_granularity(&s->config, &s->request, &s->policy));
+  snprintf(ranks.threads, sizeof ranks.threads, "%s", pin_effective_threads(&s->request));
+  snprintf(ranks.gpu, sizeof ranks.gpu, "%s", gpu_mode(s, sp));
+  ranks.verbose = s->request.verbose || s->config.verbose;
+  ranks.oversubscribe = pin_effective_oversubscribe(&s->config, &s->request);
   char origin[200] = "";
-  if (policy.present && policy.applies && strcmp(strategy, policy.strategy) == 0)
-    snprintf(origin, sizeof origin, "policy rule %s", policy.rule);
-  const char *cache = cache_path();
+  if (s->policy.present && s->policy.applies && strcmp(strategy, s->policy.strategy) == 0)
+    snprintf(origin, sizeof origin, "policy rule %s", s->policy.rule);
+  const char *cache = cache_path(s);
   const char *node = job_decision_node();
   /* A rule's profile that does not fit a rank: as compute_with_policy. */
-  int from = profile_from_policy();
-  const char *rule = from ? policy.rule : "", *mode = from == 2 ? "enforce" : from ? "default" : "";
+  int from = profile_from_policy(s);
+  const char *rule = from ? s->policy.rule : "", *mode = from == 2 ? "enforce" : from ? "default" : "";
   const char *fallback = from == 1 ? without_profile(strategy) : "";
-  struct rank_request r = {&ranks, &config, cache ? cache : "", policy_text, origin, launcher.name, node ? node : "",
+  struct rank_request r = {&ranks, &s->config, cache ? cache : "", s->policy_text, origin, s->launcher.name, node ? node : "",
                            rule, mode, fallback};
-  if (launcher_rank_options(&r, launcher.options, sizeof launcher.options) != 0)
-    return fail("the ranks' options are too long to pass on"), -1;
-  launcher.on = 1;
+  if (launcher_rank_options(&r, s->launcher.options, sizeof s->launcher.options) != 0)
+    return fail(s, "the ranks' options are too long to pass on");
+  s->launcher.on = 1;
   return 0;
 }
 
@@ -914,12 +933,12 @@ static int prepare_launcher(spank_t sp, const char *strategy) {
  * alone where the task's PATH finds it (launcher_program_trusted); its
  * name in launcher.name. Anything else is an ordinary step, placed (and
  * under enforce, bound) as any other. */
-static int is_launcher_daemon(spank_t sp) {
+static int is_launcher_daemon(struct pin_step *s, spank_t sp) {
   int argc = 0;
   char **argv = NULL, why[ERR_LEN];
-  static char path[LIST_LEN];
+  char path[LIST_LEN];
   if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0] ||
-      !launcher_named(config.launchers, argv[0], launcher.name, sizeof launcher.name))
+      !launcher_named(s->config.launchers, argv[0], s->launcher.name, sizeof s->launcher.name))
     return 0;
   if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
   if (launcher_program_trusted(argv[0], path, why, sizeof why)) return 1;
@@ -927,37 +946,49 @@ static int is_launcher_daemon(spank_t sp) {
   return 0;
 }
 
+/* user_init's outcomes: a failure task_init reports, or the step placed
+ * (rc 0), failing (-1, its failure set) or left alone (-2: exclusive_only
+ * and a shared node). Hooks in slurmstepd return 0 whatever happened. */
+static int step_fails(struct pin_step *s) {
+  s->state = STEP_FAILING;
+  return 0;
+}
+
+static int step_placed(struct pin_step *s, int rc) {
+  s->state = rc == -2 ? STEP_LEFT_ALONE : s->failure[0] ? STEP_FAILING : STEP_PINNED;
+  return 0;
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   (void)ac, (void)av;
-  if (!spank_remote(sp) || active < 0) return 0;
+  if (!spank_remote(sp) || s->state == STEP_UNCONFIGURED) return 0;
   int batch = is_batch_step(sp);
   if (!batch && !is_application_step(sp)) return 0;
   /* A batch script is placed for the ranks an mpirun in it may start
    * itself, when the job asked for a strategy and launchers are on. */
-  if (batch && strcmp(config.launchers, "none") == 0) return 0;
-  if (batch) snprintf(launcher.name, sizeof launcher.name, "batch script");
-  if (use_component_options(sp) != 0 || failure[0]) return active = 1, 0; /* task_init reports it */
-  const char *strategy = pin_effective_strategy(&config, &request, &policy);
+  if (batch && strcmp(s->config.launchers, "none") == 0) return 0;
+  if (batch) snprintf(s->launcher.name, sizeof s->launcher.name, "batch script");
+  if (use_component_options(s, sp) != 0 || s->failure[0]) return step_fails(s); /* task_init reports it */
+  const char *strategy = pin_effective_strategy(&s->config, &s->request, &s->policy);
   if (strcmp(strategy, "none") == 0 && batch) return 0;
-  if (site_allows(strategy) != 0) return active = 1, 0;
+  if (site_allows(s, strategy) != 0) return step_fails(s);
   if (strcmp(strategy, "none") == 0) return 0;
-  if (batch || is_launcher_daemon(sp)) {
-    int rc = prepare_launcher(sp, strategy);
-    active = rc == -2 ? 0 : 1;
-    return 0;
+  if (batch || is_launcher_daemon(s, sp)) {
+    int rc = prepare_launcher(s, sp, strategy);
+    return step_placed(s, rc);
   }
-  if (find_threads_lib() != 0) return active = 1, 0;
+  if (find_threads_lib(s) != 0) return step_fails(s);
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int rc = compute_with_policy(sp, strategy);
+  int rc = compute_with_policy(s, sp, strategy);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   /* What the step's launch waited for on this node (SlurmdDebug=debug;
    * bench/srun reads it). */
   slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s%s)",
               (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, strategy,
-              rc == 0 && sp_get_cached(placement) == 1 ? ", from the node's placement cache" : "");
-  active = rc == -2 ? 0 : 1; /* -2: exclusive_only and a shared node */
-  return 0;                  /* errors end the step in task_init, never here */
+              rc == 0 && sp_get_cached(s->placement) == 1 ? ", from the node's placement cache" : "");
+  return step_placed(s, rc); /* errors end the step in task_init, never here */
 }
 
 /* ---- slurmstepd: each task, just before exec --------------------------- */
@@ -968,11 +999,11 @@ struct task_view {
   char node[256];
 };
 
-static int read_task(spank_t sp, struct task_view *v) {
+static int read_task(struct pin_step *s, spank_t sp, struct task_view *v) {
   uint32_t rank = 0;
   if (spank_get_item(sp, S_TASK_ID, &v->task) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_TASK_GLOBAL_ID, &rank) != ESPANK_SUCCESS)
-    return fail("cannot read the task id"), -1;
+    return fail(s, "cannot read the task id");
   v->rank = (int)rank;
   /* In a heterogeneous job the item counts within the component; the
    * task's SLURM_PROCID, set by slurmstepd, is the job-wide rank. */
@@ -992,16 +1023,16 @@ static void say_note(const char *run, const char *node, const char *note) {
 /* The task's line; the node's first task adds what the engine noted of the
  * whole step there (tasks of different sizes, threads sharing CPUs), and
  * the plugin's own note (note_text). */
-static void describe(const struct task_view *v) {
+static void describe(struct pin_step *s, const struct task_view *v) {
   char what[ERR_LEN], note[ERR_LEN]; /* one line each: cut to a terminal's worth */
-  const char *run = request.dryrun ? "dry run: " : "";
-  int n = sp_describe_task(placement, v->task, what, sizeof what);
+  const char *run = s->request.dryrun ? "dry run: " : "";
+  int n = sp_describe_task(s->placement, v->task, what, sizeof what);
   stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", run, v->node, v->task, v->rank,
-              n < 0 ? sp_error(placement) : what);
+              n < 0 ? sp_error(s->placement) : what);
   if (v->task != 0) return;
-  for (int i = 0; i < sp_get_nnotes(placement); ++i)
-    if (sp_get_note(placement, i, note, sizeof note) >= 0) say_note(run, v->node, note);
-  say_note(run, v->node, note_text);
+  for (int i = 0; i < sp_get_nnotes(s->placement); ++i)
+    if (sp_get_note(s->placement, i, note, sizeof note) >= 0) say_note(run, v->node, note);
+  say_note(run, v->node, s->note_text);
 }
 
 /* A text output of the engine too long for a fixed buffer (a variable's
@@ -1029,33 +1060,33 @@ static int spank_set(void *sp, const char *name, const char *value) {
  * only Slurm's tasks are told: SLURM_CPU_BIND* saying what slurm-pin's
  * binding is (Slurm's said what its own was, which this replaces; nested
  * launchers read it), and the policy's decision as read from the node. */
-static int export_env(spank_t sp, const struct task_view *v) {
-  static char current[LIST_LEN];
-  for (int i = 0; i < sp_get_env_count(placement); ++i) {
+static int export_env(struct pin_step *s, spank_t sp, const struct task_view *v) {
+  char current[LIST_LEN];
+  for (int i = 0; i < sp_get_env_count(s->placement); ++i) {
     char name[256];
-    int n = sp_get_env_name(placement, i, name, sizeof name);
-    if (n < 0 || (size_t)n >= sizeof name) return fail("the engine names a variable it cannot"), -1;
+    int n = sp_get_env_name(s->placement, i, name, sizeof name);
+    if (n < 0 || (size_t)n >= sizeof name) return fail(s, "the engine names a variable it cannot");
     int got = spank_getenv(sp, name, current, sizeof current);
     if (got != ESPANK_SUCCESS && got != ESPANK_ENV_NOEXIST) {
       char m[ERR_LEN];
       snprintf(m, sizeof m, "%s is too long to extend", name);
-      return fail(m), -1;
+      return fail(s, m);
     }
     const char *now = got == ESPANK_SUCCESS ? current : NULL;
-    if (sp_get_env_value(placement, v->task, i, now, NULL, 0) == SP_ENV_UNSET) {
-      if (spank_unsetenv(sp, name) != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
+    if (sp_get_env_value(s->placement, v->task, i, now, NULL, 0) == SP_ENV_UNSET) {
+      if (spank_unsetenv(sp, name) != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
       continue;
     }
     char *value;
-    ENGINE_TEXT(value, sp_get_env_value(placement, v->task, i, now, buf, len));
-    if (!value) return fail(*sp_error(placement) ? sp_error(placement) : "out of memory"), -1;
+    ENGINE_TEXT(value, sp_get_env_value(s->placement, v->task, i, now, buf, len));
+    if (!value) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
     int rc = spank_setenv(sp, name, value, 1);
     free(value);
-    if (rc != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
+    if (rc != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
   }
-  int rc = policy_text[0] ? spank_setenv(sp, SP_ENV_POLICY, policy_text, 1) : spank_unsetenv(sp, SP_ENV_POLICY);
-  if (rc != ESPANK_SUCCESS || slurm_cpu_bind_export(cpu_bind_list, spank_set, sp) != 0)
-    return fail("cannot set the task's environment"), -1;
+  int rc = s->policy_text[0] ? spank_setenv(sp, SP_ENV_POLICY, s->policy_text, 1) : spank_unsetenv(sp, SP_ENV_POLICY);
+  if (rc != ESPANK_SUCCESS || slurm_cpu_bind_export(s->cpu_bind_list, spank_set, sp) != 0)
+    return fail(s, "cannot set the task's environment");
   return 0;
 }
 
@@ -1072,19 +1103,20 @@ static void drop_component_options(spank_t sp) {
 /* The step's placement, kept for the node's next steps with the same
  * inputs (placement_cache.h): root, once per step and node (the first local
  * task), dry runs too. A failure costs only the next step's time. */
-static void keep_placement(void) {
+static void keep_placement(struct pin_step *s) {
   char err[ERR_LEN];
-  if (placements_dir[0] && placement_cache_store(placements_dir, placement, config.placement_cache, err, sizeof err) != 0)
+  if (s->placements_dir[0] && placement_cache_store(s->placements_dir, s->placement, s->config.placement_cache, err, sizeof err) != 0)
     slurm_info("slurm-pin: %s", err);
 }
 
 /* Root, in the first task's process before privileges are dropped: the
  * node's placement cache is root's. */
 int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   (void)ac, (void)av;
   int task = -1;
-  if (active <= 0 || launcher.on || failure[0] || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS) return 0;
-  if (task == 0) keep_placement();
+  if (s->state != STEP_PINNED || s->launcher.on || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS) return 0;
+  if (task == 0) keep_placement(s);
   return 0;
 }
 
@@ -1093,19 +1125,19 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
  * inherits (common/task_file.h), made here, as the user, in the task's own
  * process: nothing root writes, nothing another user can read, nothing
  * left when the task ends. */
-static int export_task_file(spank_t sp, const struct task_view *v) {
+static int export_task_file(struct pin_step *s, spank_t sp, const struct task_view *v) {
   char *data;
-  ENGINE_TEXT(data, sp_get_task_data(placement, v->task, buf, len));
-  if (!data) return fail(*sp_error(placement) ? sp_error(placement) : "out of memory"), -1;
+  ENGINE_TEXT(data, sp_get_task_data(s->placement, v->task, buf, len));
+  if (!data) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
   if (!data[0]) return free(data), 0; /* the task needs none */
   char path[64], m[ERR_LEN];
   int made = task_file_create(data, strlen(data), path, sizeof path), e = errno;
   free(data);
   if (made != 0) {
     snprintf(m, sizeof m, "cannot keep the task's places for its thread library: %s", strerror(e));
-    return fail(m), -1;
+    return fail(s, m);
   }
-  if (spank_setenv(sp, SP_ENV_TASK_FILE, path, 1) != ESPANK_SUCCESS) return fail("cannot set the task's environment"), -1;
+  if (spank_setenv(sp, SP_ENV_TASK_FILE, path, 1) != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
   return 0;
 }
 
@@ -1114,7 +1146,7 @@ static int export_task_file(spank_t sp, const struct task_view *v) {
  * the task sees is what slurm-pin did, or nothing. */
 static void drop_inherited_binding(spank_t sp) {
   static const char *const names[] = SP_ENV_BINDING_NAMES;
-  static char preload[LIST_LEN], kept[LIST_LEN], external[sizeof SP_EXTERNAL_LAUNCHER_MARK];
+  char preload[LIST_LEN], kept[LIST_LEN], external[sizeof SP_EXTERNAL_LAUNCHER_MARK];
   for (const char *const *n = names; *n; ++n) spank_unsetenv(sp, *n);
   /* Asked for this step's srun by the runtime (task_env.h): a daemon's tasks,
    * and the srun steps they might start, are no external launchers. */
@@ -1132,60 +1164,61 @@ static void drop_inherited_binding(spank_t sp) {
 
 /* A launcher's daemon (or batch script): left unbound, with what its ranks
  * need to place themselves. */
-static int start_launcher(spank_t sp, struct task_view *v) {
-  static char preload[LIST_LEN], value[LIST_LEN + PATH_MAX];
-  if (read_task(sp, v) != 0) return -1;
+static int start_launcher(struct pin_step *s, spank_t sp, struct task_view *v) {
+  char preload[LIST_LEN], value[LIST_LEN + PATH_MAX];
+  if (read_task(s, sp, v) != 0) return -1;
   int rc = spank_getenv(sp, "LD_PRELOAD", preload, sizeof preload);
-  if (rc == ESPANK_SUCCESS && preload[0]) snprintf(value, sizeof value, "%s %s", preload, config.threads_lib);
-  else snprintf(value, sizeof value, "%s", config.threads_lib);
+  if (rc == ESPANK_SUCCESS && preload[0]) snprintf(value, sizeof value, "%s %s", preload, s->config.threads_lib);
+  else snprintf(value, sizeof value, "%s", s->config.threads_lib);
   if ((rc != ESPANK_SUCCESS && rc != ESPANK_ENV_NOEXIST) || spank_setenv(sp, "LD_PRELOAD", value, 1) ||
-      spank_setenv(sp, SP_ENV_RANK_OPTIONS, launcher.options, 1) ||
-      spank_setenv(sp, SP_ENV_NODE_CPUS, launcher.node_cpus, 1) ||
-      spank_setenv(sp, SP_ENV_RANK_WRAPPER, launcher.command, 1))
-    return fail("cannot set the launcher's environment for its ranks"), -1;
-  if (request.verbose || config.verbose || request.dryrun)
+      spank_setenv(sp, SP_ENV_RANK_OPTIONS, s->launcher.options, 1) ||
+      spank_setenv(sp, SP_ENV_NODE_CPUS, s->launcher.node_cpus, 1) ||
+      spank_setenv(sp, SP_ENV_RANK_WRAPPER, s->launcher.command, 1))
+    return fail(s, "cannot set the launcher's environment for its ranks");
+  if (s->request.verbose || s->config.verbose || s->request.dryrun)
     stderr_line("slurm-pin: %s task %d (rank %d): %s, left as Slurm placed it; its ranks are placed by local "
-            "rank on CPUs %s (strategy %s)\n", v->node, v->task, v->rank, launcher.name, launcher.node_cpus,
-            pin_effective_strategy(&config, &request, &policy));
+            "rank on CPUs %s (strategy %s)\n", v->node, v->task, v->rank, s->launcher.name, s->launcher.node_cpus,
+            pin_effective_strategy(&s->config, &s->request, &s->policy));
   return 0;
 }
 
 /* preload and ompt: the program must take the library, or its threads
  * would stay where the task is while the verbose line names places. */
-static int check_program(spank_t sp) {
-  if (strcmp(pin_effective_threads(&request), "env") == 0) return 0;
+static int check_program(struct pin_step *s, spank_t sp) {
+  if (strcmp(pin_effective_threads(&s->request), "env") == 0) return 0;
   int argc = 0;
   char **argv = NULL, err[ERR_LEN];
-  static char path[LIST_LEN];
+  char path[LIST_LEN];
   if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0]) return 0;
   if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
-  return sp_check_preloadable(argv[0], path, err, sizeof err) == 0 ? 0 : (fail(err), -1);
+  return sp_check_preloadable(argv[0], path, err, sizeof err) == 0 ? 0 : fail(s, err);
 }
 
-static int pin_task(spank_t sp, struct task_view *v) {
-  if (read_task(sp, v) != 0) return -1;
+static int pin_task(struct pin_step *s, spank_t sp, struct task_view *v) {
+  if (read_task(s, sp, v) != 0) return -1;
   drop_component_options(sp);
-  if (request.dryrun) return describe(v), 0;
-  if (check_program(sp) != 0) return -1;
-  if (sp_bind_task(placement, v->task) != 0) return fail(sp_error(placement)), -1;
-  if (export_env(sp, v) != 0 || export_task_file(sp, v) != 0) return -1;
-  if (request.verbose || config.verbose) describe(v);
+  if (s->request.dryrun) return describe(s, v), 0;
+  if (check_program(s, sp) != 0) return -1;
+  if (sp_bind_task(s->placement, v->task) != 0) return fail(s, sp_error(s->placement));
+  if (export_env(s, sp, v) != 0 || export_task_file(s, sp, v) != 0) return -1;
+  if (s->request.verbose || s->config.verbose) describe(s, v);
   return 0;
 }
 
 int slurm_spank_task_init(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   (void)ac, (void)av;
-  if (spank_remote(sp) && active >= 0 && (is_application_step(sp) || is_batch_step(sp))) drop_inherited_binding(sp);
-  if (active <= 0) return 0;
+  if (spank_remote(sp) && s->state != STEP_UNCONFIGURED && (is_application_step(sp) || is_batch_step(sp))) drop_inherited_binding(sp);
+  if (s->state != STEP_PINNED && s->state != STEP_FAILING) return 0;
   struct task_view view;
-  if (!failure[0]) launcher.on ? start_launcher(sp, &view) : pin_task(sp, &view);
-  if (failure[0]) {
+  if (!s->failure[0]) s->launcher.on ? start_launcher(s, sp, &view) : pin_task(s, sp, &view);
+  if (s->failure[0]) {
     /* This is the forked task, before exec: end it with the one line that
      * explains why. Returning -1 would do the same with three more lines of
      * Slurm's own; every task fails alike, so nothing runs half-bound.
      * The node is named here: since 25.05 Slurm's prefix no longer does. */
     const char *node = job_decision_node();
-    slurm_error("%s: slurm-pin: %s", node ? node : "this node", failure);
+    slurm_error("%s: slurm-pin: %s", node ? node : "this node", s->failure);
     fflush(NULL);
     _exit(1);
   }
@@ -1193,11 +1226,12 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
 }
 
 int slurm_spank_exit(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   (void)sp, (void)ac, (void)av;
-  sp_finalize(placement);
-  placement = NULL;
-  free(cpu_bind_list);
-  cpu_bind_list = NULL;
+  sp_finalize(s->placement);
+  s->placement = NULL;
+  free(s->cpu_bind_list);
+  s->cpu_bind_list = NULL;
   return 0;
 }
 
@@ -1205,10 +1239,10 @@ int slurm_spank_exit(spank_t sp, int ac, char **av) {
 
 /* plugstack.conf's arguments, as the hooks of a job script get them. No
  * slurmctld RPC here: Slurm 24.11's job scripts have no RPC layer. */
-static int job_script_config(int ac, char **av, uint32_t *job, spank_t sp) {
+static int job_script_config(struct pin_step *s, int ac, char **av, uint32_t *job, spank_t sp) {
   char err[ERR_LEN];
-  pin_config_defaults(&config);
-  if (pin_config_parse(&config, ac, av, err, sizeof err) != 0) {
+  pin_config_defaults(&s->config);
+  if (pin_config_parse(&s->config, ac, av, err, sizeof err) != 0) {
     slurm_error("slurm-pin: plugstack.conf: %s", err);
     return -1;
   }
@@ -1216,7 +1250,8 @@ static int job_script_config(int ac, char **av, uint32_t *job, spank_t sp) {
 }
 
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
   uint32_t job = 0;
-  if (job_script_config(ac, av, &job, sp) == 0) job_decision_forget(config.run_dir, job, job_decision_node());
+  if (job_script_config(s, ac, av, &job, sp) == 0) job_decision_forget(s->config.run_dir, job, job_decision_node());
   return 0;
 }

@@ -65,6 +65,9 @@ engine_includes_of() {
     out+=$(grep -lE "#include \"$2/" "$src/$1"/* 2>/dev/null | sed "s|^|$1 uses $2: |")
   done
   out+=$(grep -lE '#include "engine.hh"' "$src"/{topology,strategies}/* 2>/dev/null | sed 's|^|uses the engine: |')
+  # The node's placement cache and the engine: the engine uses the cache,
+  # both use placement.hh (a request and its result), never the reverse.
+  out+=$(grep -lE '#include "engine.hh"' "$src"/placement_cache.* "$src"/placement.hh | sed 's|^|uses the engine: |')
   out+=$(grep -lE '#include "sharing/' "$shared"/input/* 2>/dev/null | sed 's|^|input uses sharing: |')
   # shared/ is below every engine folder: it includes none of src/.
   for f in "$shared"/*.hh "$shared"/*/*; do

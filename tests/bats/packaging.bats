@@ -74,7 +74,7 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
     usr/lib/x86_64-linux-gnu/pkgconfig/slurm-pin.pc usr/lib/x86_64-linux-gnu/cmake/slurm-pin/slurm-pinConfig.cmake; do
     contents libslurmpin-dev | grep -qx "./$f"
   done
-  contents libslurmpin-dev | grep -qx './usr/share/doc/libslurmpin-dev/api.md'  # the API's map
+  contents libslurmpin-dev | grep -qE '^\./usr/share/doc/libslurmpin-dev/api\.md(\.gz)?$'  # the API's map
 }
 
 @test "lintian finds no error and no warning (overrides say why)" {
