@@ -73,7 +73,7 @@ static void *engine_symbol(const char *name) {
 }
 
 /* Inside each forwarder: `real` is the engine's function of the same name
- * and type (checked against placement.h), or the forwarder returns `fail`. */
+ * and type (checked against its declaration), or the forwarder returns `fail`. */
 #define LINK(name, fail)                                  \
   static __typeof__(&name) real;                          \
   if (!real) {                                            \

@@ -4,7 +4,7 @@
  * it rather than with the plugin. srun loads the plugin for every job, and
  * the engine brings hwloc, libudev, METIS and libnuma: about half a
  * millisecond per srun (bench/srun) for jobs that ask nothing of slurm-pin.
- * The plugin calls the C API (slurm_pin/placement.h) as usual; in the
+ * The plugin calls the C API (slurm_pin_frontend.h) as usual; in the
  * plugin those functions are forwarders that load the engine on first use.
  */
 #ifndef SLURM_PIN_ENGINE_LINK_H

@@ -2,7 +2,7 @@
 # The plugin's forwarders to the engine (engine_link.c), one per function of
 # the C API, written from the API's headers at build time so that a function
 # is declared once (its header) and defined once (the engine):
-#   awk -f gen_forwarders.awk engine_link.c slurm_pin/placement.h ... > out
+#   awk -f gen_forwarders.awk engine_link.c slurm_pin/slurm_pin.h slurm_pin_frontend.h > out
 # engine_link.c comes first: the functions it forwards by hand (those whose
 # failure is not the usual one) are left out here. Each generated forwarder
 # fails as its header's convention says: pointers NULL, numbers -1, a check

@@ -35,11 +35,14 @@ static int open_jobs(const char *run_dir, int create, char *err, size_t len) {
 
 int job_decision_ask(uint32_t job, char *out, size_t len) {
   job_info_msg_t *msg = NULL;
+  /* SHOW_LOCAL: this cluster's record of a job running on it, in one RPC;
+   * without it the library first asks slurmctld whether the cluster is in
+   * a federation (REQUEST_FED_INFO), a second RPC per node and job. */
 #ifdef SP_SLURM_LOAD_JOB_BY_STEP_ID /* Slurm 26.05 */
   slurm_step_id_t id = {.job_id = job, .step_het_comp = NO_VAL, .step_id = NO_VAL};
-  int rc = slurm_load_job(&msg, id, SHOW_ALL);
+  int rc = slurm_load_job(&msg, id, SHOW_ALL | SHOW_LOCAL);
 #else
-  int rc = slurm_load_job(&msg, job, SHOW_ALL);
+  int rc = slurm_load_job(&msg, job, SHOW_ALL | SHOW_LOCAL);
 #endif
   if (rc != SLURM_SUCCESS || !msg || msg->record_count < 1) {
     if (msg) slurm_free_job_info_msg(msg);
