@@ -196,10 +196,15 @@ POLICY
   run as_user sbatch -c2 -o /dev/null --wrap true
   [ "$status" -eq 0 ]
   ctld_log | grep -q "slurm-pin: policy disabled, jobs pass unchanged: cannot load its module"
+  # Restarted only once that job is over: a job allocated as slurmctld stops
+  # is recovered as running without ever reaching slurmd, and holds the
+  # node from the next test (CI on Debian 13, stop 53).
+  node_is_idle
   "$LOCAL_CLUSTER" restart-ctld "$CLUSTER"
   run as_user sbatch -c2 -o /dev/null --wrap true
   [ "$status" -eq 0 ]
   ! grep -q "fatal: failed to initialize job_submit plugin" "$CLUSTER/log/slurmctld.log" || false
+  node_is_idle
   mv "$CLUSTER/slurm_pin_policy.lua.away" "$CLUSTER/slurm_pin_policy.lua"
   touch "$CLUSTER/job_submit.lua"
 }
