@@ -13,6 +13,7 @@
 #include "place_command.hh"
 #include "input/printable.hh"
 #include "run_command.hh"
+#include "self_dir.h"
 #include "stderr_line.h"
 
 namespace {
@@ -35,11 +36,8 @@ const char kUsage[] =
 // tree, in LIBEXECDIR/slurm-pin once installed (relative to this binary).
 int run_sibling(const char* command, char** argv) {
   char self[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) return -1;
-  self[n] = '\0';
+  if (self_dir(self, sizeof self) != 0) return -1;
   std::string dir(self);
-  dir.erase(dir.rfind('/'));
   if (std::strchr(command, '/') || !*command || *command == '-') return -1;
   std::string path = dir + "/slurm-pin-" + command;
   if (access(path.c_str(), X_OK) != 0) path = dir + "/" + SLURM_PIN_BIN_TO_HELPERS + "/slurm-pin-" + command;

@@ -7,6 +7,7 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <climits>
 #include <cerrno>
 #include <csignal>
 #include <cstdio>
@@ -15,6 +16,7 @@
 #include <memory>
 
 #include "error.hh"
+#include "self_dir.h"
 
 namespace slurmpin {
 
@@ -23,11 +25,10 @@ namespace {
 // The drawer, slurm-pin-heatmap, sits beside this helper: in a build's bin/
 // and in LIBEXECDIR/slurm-pin once installed.
 std::string drawer_path() {
-  char self[4096];
-  ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-  if (n <= 0) throw Error("cannot find slurm-pin-heatmap: /proc/self/exe is unreadable");
-  std::string dir(self, static_cast<size_t>(n));
-  return dir.substr(0, dir.rfind('/') + 1) + "slurm-pin-heatmap";
+  char dir[PATH_MAX];
+  if (self_dir(dir, sizeof dir) != 0)
+    throw Error(std::string("cannot find slurm-pin-heatmap: ") + std::strerror(errno));
+  return std::string(dir) + "/slurm-pin-heatmap";
 }
 
 // Runs the drawer with `input` on its standard input; its error, if any,

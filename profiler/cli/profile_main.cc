@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "self_dir.h"
 #include "site_store.h"
 #include "cli_options.h"
 #include "input/args.hh"
@@ -114,13 +115,11 @@ Options parse(int argc, char** argv) {
   return o;
 }
 
-std::string self_dir() {
+// The program's directory; "." when it cannot be read (the searches below
+// then fail with their own message).
+std::string program_dir() {
   char buf[PATH_MAX];
-  ssize_t n = readlink("/proc/self/exe", buf, sizeof buf - 1);
-  if (n <= 0) return ".";
-  buf[n] = '\0';
-  std::string s = buf;
-  return s.substr(0, s.rfind('/'));
+  return self_dir(buf, sizeof buf) == 0 ? buf : ".";
 }
 
 // Where slurm-pin's backend pieces live: beside the binary in a build tree
@@ -130,9 +129,9 @@ std::string lib_dir() {
   const char* env = std::getenv("SLURM_PIN_LIBDIR");
   if (env && *env) return env;
   struct stat st;
-  std::string build_lib = self_dir() + "/../lib";
+  std::string build_lib = program_dir() + "/../lib";
   if (stat((build_lib + "/valgrind/slurmpin-amd64-linux").c_str(), &st) == 0) return build_lib;
-  return self_dir() + "/" + SLURM_PIN_BIN_TO_LIBDIR;
+  return program_dir() + "/" + SLURM_PIN_BIN_TO_LIBDIR;
 }
 
 std::string which(const std::string& prog) {
