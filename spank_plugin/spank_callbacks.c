@@ -102,8 +102,8 @@ struct pin_step {
   char placements_dir[PATH_MAX + 16]; /* the node's placement cache (placement_cache.h) */
   char topology_cache[PATH_MAX + 16]; /* where slurmd saved the node's topology (cache_path) */
   char cpus[LIST_LEN];        /* the step's CPUs on this node */
-  char scratch[LIST_LEN];     /* what one function reads from Slurm and is done with on return */
-  char scratch2[LIST_LEN];
+  char step_pus[LIST_LEN];    /* the step's cores as PUs (step_cpus) */
+  char node_pus[LIST_LEN];    /* every PU of the node (step_cpus, for whole_node and exclusive_only) */
 };
 
 static struct pin_step this_step;
@@ -589,16 +589,15 @@ static int job_has_node(struct pin_step *s, spank_t sp, char *all) {
  * every CPU of a node the job holds whole for a step of one task there. */
 static int step_cpus(struct pin_step *s, spank_t sp, uint32_t ntasks, char *cpus, size_t len) {
   char *cores = NULL;
-  char *pus = s->scratch;
   if (spank_get_item(sp, S_STEP_ALLOC_CORES, &cores) != ESPANK_SUCCESS || !cores || !*cores)
     return fail(s, "cannot read this step's allocated cores (S_STEP_ALLOC_CORES)");
-  if (sp_cores_to_pus(s->placement, cores, pus, sizeof s->scratch) < 0) return fail(s, sp_error(s->placement));
+  if (sp_cores_to_pus(s->placement, cores, s->step_pus, sizeof s->step_pus) < 0) return fail(s, sp_error(s->placement));
+  const char *pus = s->step_pus;
   if (s->config.exclusive_only || (s->config.whole_node && ntasks == 1)) {
-    char *all = s->scratch2;
-    int whole = job_has_node(s, sp, all);
+    int whole = job_has_node(s, sp, s->node_pus);
     if (whole < 0) return -1;
     if (!whole && s->config.exclusive_only) return -2; /* the job shares the node: stay out of the way */
-    if (whole && s->config.whole_node && ntasks == 1) strcpy(pus, all);
+    if (whole && s->config.whole_node && ntasks == 1) pus = s->node_pus;
   }
   return snprintf(cpus, len, "%s", pus) < (int)len ? 0 : fail(s, "too many CPUs in this step");
 }
@@ -694,7 +693,6 @@ static int compute(struct pin_step *s, spank_t sp, const char *strategy, const c
     return fail(s, "run_dir= is too long");
   uint32_t ntasks = 0;
   int rc;
-  char *cpus = s->cpus;
   s->placement = sp_init();
   if (!s->placement) return fail(s, "out of memory");
   if (sp_set_topology(s->placement, s->config.topology[0] ? s->config.topology : "this") != 0 ||
@@ -703,14 +701,14 @@ static int compute(struct pin_step *s, spank_t sp, const char *strategy, const c
   if (s->config.topology[0] && !s->request.dryrun && check_topology_file(s) != 0) return -1;
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
     return fail(s, "cannot read the number of tasks on this node");
-  if ((rc = step_cpus(s, sp, ntasks, cpus, sizeof s->cpus)) != 0) return rc;
+  if ((rc = step_cpus(s, sp, ntasks, s->cpus, sizeof s->cpus)) != 0) return rc;
   if (threads_wanted(s, sp) != 0 || set_binding(s, strategy) != 0 || set_gpus(s, sp) != 0) return -1;
   /* A dry run shows the placement for the topology as configured, even one
    * larger than this machine; a real binding never leaves slurmstepd's CPUs. */
-  if (sp_set_restrict(s->placement, cpus) || sp_set_restrict_to_process(s->placement, !s->request.dryrun) ||
+  if (sp_set_restrict(s->placement, s->cpus) || sp_set_restrict_to_process(s->placement, !s->request.dryrun) ||
       sp_set_strategy(s->placement, strategy) || sp_set_tasks(s->placement, (int)ntasks) ||
       sp_set_granularity(s->placement, pin_effective_granularity(&s->config, &s->request, &s->policy)) ||
-      sp_set_oversubscribe(s->placement, pin_effective_oversubscribe(&s->config, &s->request) || overcommitted(cpus, ntasks)) ||
+      sp_set_oversubscribe(s->placement, pin_effective_oversubscribe(&s->config, &s->request) || overcommitted(s->cpus, ntasks)) ||
       sp_set_phases(s->placement, s->request.phases, 0) ||
       sp_set_smt(s->placement, s->request.smt[0] ? atoi(s->request.smt) : 0) ||
       sp_set_budget(s->placement, (size_t)s->config.max_file, s->config.max_time) ||
@@ -1024,7 +1022,7 @@ static void say_note(const char *run, const char *node, const char *note) {
  * whole step there (tasks of different sizes, threads sharing CPUs), and
  * the plugin's own note (note_text). */
 static void describe(struct pin_step *s, const struct task_view *v) {
-  char what[ERR_LEN], note[ERR_LEN]; /* one line each: cut to a terminal's worth */
+  char what[4096], note[4096]; /* stderr_line cuts a line past 4 KiB, with "..." */
   const char *run = s->request.dryrun ? "dry run: " : "";
   int n = sp_describe_task(s->placement, v->task, what, sizeof what);
   stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", run, v->node, v->task, v->rank,
@@ -1035,22 +1033,37 @@ static void describe(struct pin_step *s, const struct task_view *v) {
   say_note(run, v->node, s->note_text);
 }
 
-/* A text output of the engine too long for a fixed buffer (a variable's
- * value, the task data): asked its length, then read into malloc'd memory
- * (the caller frees it); NULL with the engine's error. get(NULL, 0) is the
- * first call. */
-#define ENGINE_TEXT(out, call_with_buf_len)                                  \
-  do {                                                                       \
-    char *buf = NULL;                                                        \
-    size_t len = 0;                                                          \
-    int n_ = (call_with_buf_len);                                            \
-    if (n_ >= 0 && (buf = malloc((len = (size_t)n_ + 1))) != NULL &&         \
-        (call_with_buf_len) < 0) {                                           \
-      free(buf);                                                             \
-      buf = NULL;                                                            \
-    }                                                                        \
-    (out) = buf;                                                             \
-  } while (0)
+/* What a text output of the engine is asked for, beside the buffer. */
+struct text_request {
+  int task, i;
+  const char *current;
+};
+
+static int env_value_into(const struct pin_step *s, const struct text_request *r, char *buf, size_t len) {
+  return sp_get_env_value(s->placement, r->task, r->i, r->current, buf, len);
+}
+
+static int task_data_into(const struct pin_step *s, const struct text_request *r, char *buf, size_t len) {
+  return sp_get_task_data(s->placement, r->task, buf, len);
+}
+
+/* A text output of the engine in every task: into the caller's `small`
+ * buffer when it fits, one call (the common case); else into malloc'd
+ * memory, a second call. The engine's result (the length, or below 0: its
+ * failure, SP_ENV_UNSET), the text in *text: the caller frees it when it
+ * is not `small`. -1 with sp_error empty when out of memory. */
+static int engine_text(const struct pin_step *s,
+                       int (*get)(const struct pin_step *, const struct text_request *, char *, size_t),
+                       const struct text_request *r, char *small, size_t len, char **text) {
+  *text = small;
+  int n = get(s, r, small, len);
+  if (n < 0 || (size_t)n < len) return n;
+  char *big = malloc((size_t)n + 1);
+  if (!big) return -1;
+  if ((n = get(s, r, big, (size_t)n + 1)) < 0) return free(big), n;
+  *text = big;
+  return n;
+}
 
 static int spank_set(void *sp, const char *name, const char *value) {
   return spank_setenv((spank_t)sp, name, value, 1) == ESPANK_SUCCESS ? 0 : -1;
@@ -1072,16 +1085,16 @@ static int export_env(struct pin_step *s, spank_t sp, const struct task_view *v)
       snprintf(m, sizeof m, "%s is too long to extend", name);
       return fail(s, m);
     }
-    const char *now = got == ESPANK_SUCCESS ? current : NULL;
-    if (sp_get_env_value(s->placement, v->task, i, now, NULL, 0) == SP_ENV_UNSET) {
+    struct text_request r = {v->task, i, got == ESPANK_SUCCESS ? current : NULL};
+    char small[8192], *value;
+    n = engine_text(s, env_value_into, &r, small, sizeof small, &value);
+    if (n == SP_ENV_UNSET) {
       if (spank_unsetenv(sp, name) != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
       continue;
     }
-    char *value;
-    ENGINE_TEXT(value, sp_get_env_value(s->placement, v->task, i, now, buf, len));
-    if (!value) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
+    if (n < 0) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
     int rc = spank_setenv(sp, name, value, 1);
-    free(value);
+    if (value != small) free(value);
     if (rc != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
   }
   int rc = s->policy_text[0] ? spank_setenv(sp, SP_ENV_POLICY, s->policy_text, 1) : spank_unsetenv(sp, SP_ENV_POLICY);
@@ -1126,13 +1139,14 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
  * process: nothing root writes, nothing another user can read, nothing
  * left when the task ends. */
 static int export_task_file(struct pin_step *s, spank_t sp, const struct task_view *v) {
-  char *data;
-  ENGINE_TEXT(data, sp_get_task_data(s->placement, v->task, buf, len));
-  if (!data) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
-  if (!data[0]) return free(data), 0; /* the task needs none */
+  struct text_request r = {v->task, 0, NULL};
+  char small[8192], *data;
+  int n = engine_text(s, task_data_into, &r, small, sizeof small, &data);
+  if (n < 0) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
+  if (n == 0) return 0; /* the task needs none */
   char path[64], m[ERR_LEN];
-  int made = task_file_create(data, strlen(data), path, sizeof path), e = errno;
-  free(data);
+  int made = task_file_create(data, (size_t)n, path, sizeof path), e = errno;
+  if (data != small) free(data);
   if (made != 0) {
     snprintf(m, sizeof m, "cannot keep the task's places for its thread library: %s", strerror(e));
     return fail(s, m);

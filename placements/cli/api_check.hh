@@ -15,15 +15,27 @@ inline void check(const sp_placement_t* p, int rc) {
   if (rc < 0) throw Error(sp_error(p));
 }
 
-// get(buf, len) returns the length needed, or -1 (the API's convention):
-// the text, or p's error.
+// get(buf, len) returns the length needed, or below 0 (the API's
+// convention): the API's result, with the text in `out` when there is one.
+// One call when the text fits a small buffer, a second when it is longer.
+template <typename F>
+int text_into(F&& get, std::string& out) {
+  char small[512];
+  int n = get(small, sizeof small);
+  if (n < 0) return n;
+  if (static_cast<size_t>(n) < sizeof small) return out.assign(small, static_cast<size_t>(n)), n;
+  std::vector<char> buf(static_cast<size_t>(n) + 1);
+  if ((n = get(buf.data(), buf.size())) < 0) return n;
+  out.assign(buf.data(), static_cast<size_t>(n));
+  return n;
+}
+
+// The text, or p's error.
 template <typename F>
 std::string text_of(const sp_placement_t* p, F&& get) {
-  int n = get(nullptr, 0);
-  if (n < 0) throw Error(*sp_error(p) ? sp_error(p) : "the placement has no such output");
-  std::vector<char> buf(static_cast<size_t>(n) + 1);
-  get(buf.data(), buf.size());
-  return std::string(buf.data(), static_cast<size_t>(n));
+  std::string out;
+  if (text_into(get, out) < 0) throw Error(*sp_error(p) ? sp_error(p) : "the placement has no such output");
+  return out;
 }
 
 inline std::string note(const sp_placement_t* p, int i) {

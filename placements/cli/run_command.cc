@@ -305,11 +305,13 @@ void export_env(sp_placement_t* p, int task, const Options& o) {
   for (int i = 0; i < sp_get_env_count(p); ++i) {
     std::string name = text_of(p, [&](char* b, size_t l) { return sp_get_env_name(p, i, b, l); });
     const char* current = std::getenv(name.c_str());
-    if (sp_get_env_value(p, task, i, current, nullptr, 0) == SP_ENV_UNSET) {
+    std::string value;
+    int n = text_into([&](char* b, size_t l) { return sp_get_env_value(p, task, i, current, b, l); }, value);
+    if (n == SP_ENV_UNSET) {
       if (unsetenv(name.c_str()) != 0) throw Error("cannot unset " + name);
       continue;
     }
-    std::string value = text_of(p, [&](char* b, size_t l) { return sp_get_env_value(p, task, i, current, b, l); });
+    check(p, n);
     if (setenv(name.c_str(), value.c_str(), 1) != 0) throw Error("cannot set " + name);
   }
   if (!o.decision.empty() && setenv(SP_ENV_POLICY, o.decision.c_str(), 1)) throw Error("cannot set " SP_ENV_POLICY);
