@@ -14,7 +14,8 @@ static void start_task(sp_placement_t *p, int t, char **argv) {
     sp_get_env_name(p, i, name, sizeof name);
     int n = sp_get_env_value(p, t, i, getenv(name), value, sizeof value);
     if (n == SP_ENV_UNSET) unsetenv(name);
-    else if (n >= 0 && (size_t)n < sizeof value) setenv(name, value, 1);
+    else if (n < 0 || (size_t)n >= sizeof value || setenv(name, value, 1) != 0)
+      fprintf(stderr, "launcher: task %d: cannot set %s\n", t, name), _exit(1); /* never half-placed */
   }
   if (sp_bind_task(p, t) != 0) fprintf(stderr, "launcher: task %d: %s\n", t, sp_error(p)), _exit(1);
   execvp(argv[0], argv);
