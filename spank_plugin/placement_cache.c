@@ -71,10 +71,9 @@ static void trim(int dir, int keep) {
   free(all);
 }
 
-int placement_cache_store(const char *dir, sp_placement_t *p, int keep, char *err, size_t len) {
-  const char *name = NULL, *data = NULL;
-  size_t size = 0;
-  if (keep <= 0 || sp_get_cache_entry(p, &name, &data, &size) != 1) return 0;
+int placement_cache_store(const char *dir, const char *name, const char *data, size_t size, int keep, char *err,
+                          size_t len) {
+  if (keep <= 0 || !name || !name[0]) return 0;
   char why[512];
   int fd = trusted_dir_open(dir, 1, why, sizeof why);
   if (fd < 0) return snprintf(err, len, "cannot keep the placement for the next steps: %s", why), -1;

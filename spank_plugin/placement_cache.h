@@ -21,10 +21,12 @@ extern "C" {
 /* RUN_DIR/placements into buf; -1 when it does not fit. */
 int placement_cache_dir(const char *run_dir, char *buf, size_t len);
 
-/* Keeps p's entry (sp_get_cache_entry), if it has one, and at most `keep`
- * entries in all: the least recently written are removed. 0, or -1 with one
- * line in err (the step runs all the same: the cache only saves time). */
-int placement_cache_store(const char *dir, sp_placement_t *p, int keep, char *err, size_t len);
+/* Keeps the entry `name` (size bytes of data, as sp_get_cache_entry gives
+ * them; nothing when name is ""), and at most `keep` entries in all: the
+ * least recently written are removed. 0, or -1 with one line in err (the
+ * step runs all the same: the cache only saves time). */
+int placement_cache_store(const char *dir, const char *name, const char *data, size_t size, int keep, char *err,
+                          size_t len);
 
 #ifdef __cplusplus
 }

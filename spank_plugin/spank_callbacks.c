@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -35,10 +36,13 @@
 #include "pin_components.h"
 #include "pin_config.h"
 #include "placement_cache.h"
+#include "placing_helper.h"
 #include "policy_yield.h"
+#include "process_binding.h"
 #include "slurm_binding_env.h"
 #include "slurm_pin_frontend.h"
 #include "stderr_line.h"
+#include "step_plan.h"
 #include "task_env.h"
 #include "task_file.h"
 
@@ -78,7 +82,9 @@ struct pin_step {
   struct pin_request request; /* the --pin-* options */
   struct pin_policy policy;   /* the site policy's decision for this job, if any */
   char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_policy) */
-  sp_placement_t *placement;  /* computed by user_init */
+  sp_placement_t *placement;  /* computed by the placing helper (never in slurmstepd) */
+  struct step_plan plan;      /* what the helper found for the tasks (step_plan.h) */
+  long helper_peak_kib;       /* the placing helper's peak resident memory */
   char failure[ERR_LEN];      /* found by user_init, reported by task_init */
   char note_text[ERR_LEN];    /* the plugin's own note for verbose users (a rule's profile that did not fit) */
   /* This step is an MPI launcher's daemon, or a batch script
@@ -96,6 +102,7 @@ struct pin_step {
   int options_given, site_checked;
   struct pin_request components[MAX_COMPONENTS]; /* srun A : B, each component's options */
   int component_count;
+  char component_variable[64]; /* slurmstepd: the variable this component's options came from */
   char yielded_cpu_bind[256]; /* srun: the user's --cpu-bind a site default yielded to (policy) */
   char cmdline[65536];        /* srun's, sbatch's own command line (own_cmdline) */
   char *cpu_bind_list;        /* SLURM_CPU_BIND_LIST of the step on this node, made once for every task */
@@ -112,6 +119,7 @@ static struct pin_step this_step;
 static int is_application_step(spank_t sp);
 static int is_batch_step(spank_t sp);
 static int read_policy(struct pin_step *s, spank_t sp);
+static int check_program(struct pin_step *s, spank_t sp);
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -263,7 +271,9 @@ static int opt_value(int val, const char *arg, int remote) {
   if (val == VALUE_THREADS_OLD && !remote)
     slurm_info("warning: --pin-threads is deprecated: use --pin-thread-binding=%.20s", arg ? arg : "HOW");
   if (!arg) return reject(option, "value missing");
-  if (value_options[val].check(arg, err, sizeof err) != 0) return reject(option, err);
+  /* slurmstepd checks the values again in the placing helper
+   * (pin_check_request): the engine never loads into slurmstepd. */
+  if (!remote && value_options[val].check(arg, err, sizeof err) != 0) return reject(option, err);
   if (strlen(arg) >= value_options[val].size) return reject(option, "value too long");
   memcpy((char *)&s->request + value_options[val].offset, arg, strlen(arg) + 1);
   return 0;
@@ -689,8 +699,6 @@ static int overcommitted(const char *cpus, uint32_t ntasks) {
 }
 
 static int compute(struct pin_step *s, spank_t sp, const char *strategy, const char *profile) {
-  if (placement_cache_dir(s->config.run_dir, s->placements_dir, sizeof s->placements_dir) != 0)
-    return fail(s, "run_dir= is too long");
   uint32_t ntasks = 0;
   int rc;
   s->placement = sp_init();
@@ -868,14 +876,14 @@ static int use_component_options(struct pin_step *s, spank_t sp) {
   snprintf(name, sizeof name, PIN_COMPONENT_ENV "%d", k);
   int rc = spank_getenv(sp, name, value, sizeof value);
   if (rc == ESPANK_ENV_NOEXIST) return 0;
-  struct pin_request mine;
-  char err[ERR_LEN];
-  if (rc != ESPANK_SUCCESS || pin_request_parse(value, &mine) != 0 || pin_check_request(&mine, err, sizeof err) != 0) {
+  struct pin_request mine; /* its values are checked in the placing helper, as the options' are */
+  if (rc != ESPANK_SUCCESS || pin_request_parse(value, &mine) != 0) {
     char m[ERR_LEN];
     snprintf(m, sizeof m, "%s is malformed: leave it to srun, which sets it for heterogeneous steps", name);
     return fail(s, m);
   }
   s->request = mine;
+  snprintf(s->component_variable, sizeof s->component_variable, "%s", name);
   return 0;
 }
 
@@ -957,6 +965,125 @@ static int step_placed(struct pin_step *s, int rc) {
   return 0;
 }
 
+/* What the placing helper is given: the step as user_init found it. */
+struct helper_job {
+  struct pin_step *s;
+  spank_t sp;
+  const char *strategy;
+  int batch;
+};
+
+/* hwloc loads every plugin it finds at a process's first topology (on
+ * Debian OpenCL, GL, PCI, libxml2: 1.5-3 ms) and reads which to skip from
+ * the environment. A step that asks nothing of devices needs none of them:
+ * the node's saved topology reads without libxml2 and the machine's CPUs
+ * are discovered without them. Set in the helper alone, single-threaded;
+ * a site's own list is kept. */
+static void skip_hwloc_plugins(struct pin_step *s, spank_t sp) {
+  static const char skip[] = "hwloc_opencl,hwloc_gl,hwloc_xml_libxml,hwloc_pci";
+  if (gpu_mode(s, sp)[0]) return;
+  const char *site = getenv("HWLOC_PLUGINS_BLACKLIST");
+  char value[4096];
+  if (site && *site && snprintf(value, sizeof value, "%s,%s", site, skip) < (int)sizeof value)
+    setenv("HWLOC_PLUGINS_BLACKLIST", value, 1);
+  else if (!site || !*site)
+    setenv("HWLOC_PLUGINS_BLACKLIST", skip, 1);
+}
+
+/* The placing helper's report, in this order: user_init's outcome (0
+ * placed, -1 failing, -2 left alone), what it filled in the step record,
+ * then the tasks' plan when the step was placed. */
+static int report(struct pin_step *s, int rc, struct plan_writer *w) {
+  if (plan_put_int(w, rc) || plan_put_text(w, s->failure) || plan_put_text(w, s->note_text) ||
+      plan_put_text(w, s->config.threads_lib) || plan_put_int(w, s->launcher.on) ||
+      plan_put_text(w, s->launcher.name) || plan_put_text(w, s->launcher.command) ||
+      plan_put_text(w, s->launcher.options) || plan_put_text(w, s->launcher.node_cpus) ||
+      plan_put_text(w, s->cpu_bind_list))
+    return -1;
+  struct rusage self;
+  return plan_put_int(w, getrusage(RUSAGE_SELF, &self) == 0 ? self.ru_maxrss : 0);
+}
+
+/* A value of the step's options the engine refuses: srun checks them, so
+ * they were sent some other way (a component's variable the user set). */
+static int bad_request(struct pin_step *s, const char *why) {
+  char m[ERR_LEN];
+  if (!s->component_variable[0]) return fail(s, why);
+  snprintf(m, sizeof m, "%s is malformed: %.800s", s->component_variable, why);
+  return fail(s, m);
+}
+
+/* The helper's work (placing_helper.h): the engine's checks of the site's
+ * rules, then the launcher's preparation or the step's placement and its
+ * plan, each task's line only when someone reads it. Failures are
+ * reported, never returned: the step fails with them in task_init. */
+static int place_in_helper(void *arg, struct plan_writer *w) {
+  struct helper_job *j = arg;
+  struct pin_step *s = j->s;
+  skip_hwloc_plugins(s, j->sp);
+  char err[ERR_LEN];
+  int rc;
+  /* The options' values, as srun checked them: a user may send others. */
+  if (pin_check_request(&s->request, err, sizeof err) != 0) rc = bad_request(s, err);
+  else if (site_allows(s, j->strategy) != 0) rc = -1;
+  else if (j->batch || is_launcher_daemon(s, j->sp)) rc = prepare_launcher(s, j->sp, j->strategy);
+  else if (find_threads_lib(s) != 0) rc = -1;
+  else if ((rc = compute_with_policy(s, j->sp, j->strategy)) == 0 && !s->request.dryrun) rc = check_program(s, j->sp);
+  struct plan_writer plan = {0};
+  int lines = s->request.dryrun || s->request.verbose || s->config.verbose;
+  if (rc == 0 && !s->failure[0] && !s->launcher.on && step_plan_encode(s->placement, s->request.dryrun, lines, &plan) != 0)
+    rc = fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
+  int bad = report(s, rc, w) || (rc == 0 && !s->failure[0] && !s->launcher.on && plan_put(w, plan.data, plan.size));
+  free(plan.data);
+  return bad ? -1 : 0;
+}
+
+/* The helper's report read back into the step record: user_init's outcome. */
+static int read_report(struct pin_step *s, char *data, size_t size) {
+  struct plan_reader r = {data, size, 0, 0};
+  int rc = (int)plan_get_int(&r);
+  const char *failure = plan_get(&r, NULL), *note = plan_get(&r, NULL), *lib = plan_get(&r, NULL);
+  int launcher = (int)plan_get_int(&r);
+  const char *name = plan_get(&r, NULL), *command = plan_get(&r, NULL), *options = plan_get(&r, NULL),
+             *node_cpus = plan_get(&r, NULL), *bind_list = plan_get(&r, NULL);
+  s->helper_peak_kib = (long)plan_get_int(&r);
+  if (r.bad) return free(data), fail(s, "the placing helper's report is malformed");
+  snprintf(s->note_text, sizeof s->note_text, "%s", note);
+  snprintf(s->config.threads_lib, sizeof s->config.threads_lib, "%s", lib);
+  s->launcher.on = launcher;
+  snprintf(s->launcher.name, sizeof s->launcher.name, "%s", name);
+  snprintf(s->launcher.command, sizeof s->launcher.command, "%s", command);
+  snprintf(s->launcher.options, sizeof s->launcher.options, "%s", options);
+  snprintf(s->launcher.node_cpus, sizeof s->launcher.node_cpus, "%s", node_cpus);
+  if (bind_list[0] && !(s->cpu_bind_list = strdup(bind_list))) rc = fail(s, "out of memory");
+  if (failure[0]) fail(s, failure);
+  if (rc != 0 || s->failure[0] || launcher) return free(data), rc;
+  size_t n = 0;
+  const char *plan = plan_get(&r, &n);
+  struct plan_reader inside = {(char *)plan, n, 0, 0};
+  if (!plan || step_plan_decode(&inside, &s->plan) != 0) return free(data), fail(s, "the placing helper's plan is malformed");
+  s->plan.wire = data; /* the plan's strings point into it */
+  return 0;
+}
+
+/* The most a report may hold: each task's data and environment are a few
+ * KiB, the cache entry at most 4 MiB. */
+#define MAX_REPORT (256u << 20)
+
+/* The step placed, or its launcher prepared, in the placing helper;
+ * slurmstepd waits at most max_time (the engine's own budget) and a margin
+ * for loading it. */
+static int place(struct pin_step *s, spank_t sp, const char *strategy, int batch) {
+  struct helper_job job = {s, sp, strategy, batch};
+  char err[ERR_LEN], *data = NULL;
+  size_t size = 0;
+  if (placement_cache_dir(s->config.run_dir, s->placements_dir, sizeof s->placements_dir) != 0)
+    return fail(s, "run_dir= is too long");
+  if (placing_helper_run(place_in_helper, &job, s->config.max_time + 10, MAX_REPORT, &data, &size, err, sizeof err) != 0)
+    return fail(s, err);
+  return read_report(s, data, size);
+}
+
 int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   struct pin_step *s = &this_step;
   (void)ac, (void)av;
@@ -970,22 +1097,17 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
   if (use_component_options(s, sp) != 0 || s->failure[0]) return step_fails(s); /* task_init reports it */
   const char *strategy = pin_effective_strategy(&s->config, &s->request, &s->policy);
   if (strcmp(strategy, "none") == 0 && batch) return 0;
-  if (site_allows(s, strategy) != 0) return step_fails(s);
-  if (strcmp(strategy, "none") == 0) return 0;
-  if (batch || is_launcher_daemon(s, sp)) {
-    int rc = prepare_launcher(s, sp, strategy);
-    return step_placed(s, rc);
-  }
-  if (find_threads_lib(s) != 0) return step_fails(s);
+  if (strcmp(strategy, "none") == 0) return site_allows(s, strategy) != 0 ? step_fails(s) : 0;
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int rc = compute_with_policy(s, sp, strategy);
+  int rc = place(s, sp, strategy, batch);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   /* What the step's launch waited for on this node (SlurmdDebug=debug;
    * bench/srun reads it). */
-  slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s%s)",
-              (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, strategy,
-              rc == 0 && sp_get_cached(s->placement) == 1 ? ", from the node's placement cache" : "");
+  if (!s->launcher.on)
+    slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s%s; placing helper's peak %ld KiB)",
+                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, strategy,
+                rc == 0 && s->plan.cached ? ", from the node's placement cache" : "", s->helper_peak_kib);
   return step_placed(s, rc); /* errors end the step in task_init, never here */
 }
 
@@ -1021,82 +1143,43 @@ static void say_note(const char *run, const char *node, const char *note) {
 /* The task's line; the node's first task adds what the engine noted of the
  * whole step there (tasks of different sizes, threads sharing CPUs), and
  * the plugin's own note (note_text). */
-static void describe(struct pin_step *s, const struct task_view *v) {
-  char what[4096], note[4096]; /* stderr_line cuts a line past 4 KiB, with "..." */
+static void describe(struct pin_step *s, const struct task_plan *t, const struct task_view *v) {
   const char *run = s->request.dryrun ? "dry run: " : "";
-  int n = sp_describe_task(s->placement, v->task, what, sizeof what);
-  stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", run, v->node, v->task, v->rank,
-              n < 0 ? sp_error(s->placement) : what);
+  stderr_line("slurm-pin: %s%s task %d (rank %d): %s\n", run, v->node, v->task, v->rank, t->line);
   if (v->task != 0) return;
-  for (int i = 0; i < sp_get_nnotes(s->placement); ++i)
-    if (sp_get_note(s->placement, i, note, sizeof note) >= 0) say_note(run, v->node, note);
+  for (int i = 0; i < s->plan.nnotes; ++i) say_note(run, v->node, s->plan.notes[i]);
   say_note(run, v->node, s->note_text);
-}
-
-/* What a text output of the engine is asked for, beside the buffer. */
-struct text_request {
-  int task, i;
-  const char *current;
-};
-
-static int env_value_into(const struct pin_step *s, const struct text_request *r, char *buf, size_t len) {
-  return sp_get_env_value(s->placement, r->task, r->i, r->current, buf, len);
-}
-
-static int task_data_into(const struct pin_step *s, const struct text_request *r, char *buf, size_t len) {
-  return sp_get_task_data(s->placement, r->task, buf, len);
-}
-
-/* A text output of the engine in every task: into the caller's `small`
- * buffer when it fits, one call (the common case); else into malloc'd
- * memory, a second call. The engine's result (the length, or below 0: its
- * failure, SP_ENV_UNSET), the text in *text: the caller frees it when it
- * is not `small`. -1 with sp_error empty when out of memory. */
-static int engine_text(const struct pin_step *s,
-                       int (*get)(const struct pin_step *, const struct text_request *, char *, size_t),
-                       const struct text_request *r, char *small, size_t len, char **text) {
-  *text = small;
-  int n = get(s, r, small, len);
-  if (n < 0 || (size_t)n < len) return n;
-  char *big = malloc((size_t)n + 1);
-  if (!big) return -1;
-  if ((n = get(s, r, big, (size_t)n + 1)) < 0) return free(big), n;
-  *text = big;
-  return n;
 }
 
 static int spank_set(void *sp, const char *name, const char *value) {
   return spank_setenv((spank_t)sp, name, value, 1) == ESPANK_SUCCESS ? 0 : -1;
 }
 
-/* The engine's environment for this task, variable by variable; then what
- * only Slurm's tasks are told: SLURM_CPU_BIND* saying what slurm-pin's
- * binding is (Slurm's said what its own was, which this replaces; nested
- * launchers read it), and the policy's decision as read from the node. */
-static int export_env(struct pin_step *s, spank_t sp, const struct task_view *v) {
-  char current[LIST_LEN];
-  for (int i = 0; i < sp_get_env_count(s->placement); ++i) {
-    char name[256];
-    int n = sp_get_env_name(s->placement, i, name, sizeof name);
-    if (n < 0 || (size_t)n >= sizeof name) return fail(s, "the engine names a variable it cannot");
-    int got = spank_getenv(sp, name, current, sizeof current);
-    if (got != ESPANK_SUCCESS && got != ESPANK_ENV_NOEXIST) {
-      char m[ERR_LEN];
-      snprintf(m, sizeof m, "%s is too long to extend", name);
-      return fail(s, m);
-    }
-    struct text_request r = {v->task, i, got == ESPANK_SUCCESS ? current : NULL};
-    char small[8192], *value;
-    n = engine_text(s, env_value_into, &r, small, sizeof small, &value);
-    if (n == SP_ENV_UNSET) {
-      if (spank_unsetenv(sp, name) != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
-      continue;
-    }
-    if (n < 0) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
-    int rc = spank_setenv(sp, name, value, 1);
-    if (value != small) free(value);
-    if (rc != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
+/* One variable of the task's plan, from its current value in the task. */
+static int export_variable(struct pin_step *s, spank_t sp, const struct plan_env *e) {
+  char current[LIST_LEN], value[LIST_LEN + 8192];
+  int got = spank_getenv(sp, e->name, current, sizeof current);
+  if (got != ESPANK_SUCCESS && got != ESPANK_ENV_NOEXIST) {
+    char m[ERR_LEN];
+    snprintf(m, sizeof m, "%s is too long to extend", e->name);
+    return fail(s, m);
   }
+  const char *known = got == ESPANK_SUCCESS ? current : NULL;
+  int n = e->action == SP_ENV_SET ? 0 : plan_env_value(e, known, value, sizeof value);
+  if (n == SP_ENV_UNSET)
+    return spank_unsetenv(sp, e->name) == ESPANK_SUCCESS ? 0 : fail(s, "cannot set the task's environment");
+  if (n < 0) return fail(s, "the task's environment is too long");
+  const char *text = e->action == SP_ENV_SET ? e->value : value; /* a value of any length, as the engine made it */
+  return spank_setenv(sp, e->name, text, 1) == ESPANK_SUCCESS ? 0 : fail(s, "cannot set the task's environment");
+}
+
+/* The task's environment as the plan has it; then what only Slurm's tasks
+ * are told: SLURM_CPU_BIND* saying what slurm-pin's binding is (Slurm's
+ * said what its own was, which this replaces; nested launchers read it),
+ * and the policy's decision as read from the node. */
+static int export_env(struct pin_step *s, spank_t sp, const struct task_plan *t) {
+  for (int i = 0; i < s->plan.env_count; ++i)
+    if (export_variable(s, sp, &t->env[i]) != 0) return -1;
   int rc = s->policy_text[0] ? spank_setenv(sp, SP_ENV_POLICY, s->policy_text, 1) : spank_unsetenv(sp, SP_ENV_POLICY);
   if (rc != ESPANK_SUCCESS || slurm_cpu_bind_export(s->cpu_bind_list, spank_set, sp) != 0)
     return fail(s, "cannot set the task's environment");
@@ -1118,7 +1201,8 @@ static void drop_component_options(spank_t sp) {
  * task), dry runs too. A failure costs only the next step's time. */
 static void keep_placement(struct pin_step *s) {
   char err[ERR_LEN];
-  if (s->placements_dir[0] && placement_cache_store(s->placements_dir, s->placement, s->config.placement_cache, err, sizeof err) != 0)
+  if (s->placements_dir[0] && placement_cache_store(s->placements_dir, s->plan.cache_name, s->plan.cache_data,
+                                                    s->plan.cache_size, s->config.placement_cache, err, sizeof err) != 0)
     slurm_info("slurm-pin: %s", err);
 }
 
@@ -1138,17 +1222,11 @@ int slurm_spank_task_init_privileged(spank_t sp, int ac, char **av) {
  * inherits (common/task_file.h), made here, as the user, in the task's own
  * process: nothing root writes, nothing another user can read, nothing
  * left when the task ends. */
-static int export_task_file(struct pin_step *s, spank_t sp, const struct task_view *v) {
-  struct text_request r = {v->task, 0, NULL};
-  char small[8192], *data;
-  int n = engine_text(s, task_data_into, &r, small, sizeof small, &data);
-  if (n < 0) return fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
-  if (n == 0) return 0; /* the task needs none */
+static int export_task_file(struct pin_step *s, spank_t sp, const struct task_plan *t) {
+  if (t->data_len == 0) return 0; /* the task needs none */
   char path[64], m[ERR_LEN];
-  int made = task_file_create(data, (size_t)n, path, sizeof path), e = errno;
-  if (data != small) free(data);
-  if (made != 0) {
-    snprintf(m, sizeof m, "cannot keep the task's places for its thread library: %s", strerror(e));
+  if (task_file_create(t->data, t->data_len, path, sizeof path) != 0) {
+    snprintf(m, sizeof m, "cannot keep the task's places for its thread library: %s", strerror(errno));
     return fail(s, m);
   }
   if (spank_setenv(sp, SP_ENV_TASK_FILE, path, 1) != ESPANK_SUCCESS) return fail(s, "cannot set the task's environment");
@@ -1208,14 +1286,18 @@ static int check_program(struct pin_step *s, spank_t sp) {
   return sp_check_preloadable(argv[0], path, err, sizeof err) == 0 ? 0 : fail(s, err);
 }
 
+/* The task bound as its plan says, with libc alone (process_binding.h). */
 static int pin_task(struct pin_step *s, spank_t sp, struct task_view *v) {
+  char err[ERR_LEN];
   if (read_task(s, sp, v) != 0) return -1;
+  if (v->task < 0 || v->task >= s->plan.ntasks) return fail(s, "this task is not in the step's placement");
+  const struct task_plan *t = &s->plan.tasks[v->task];
   drop_component_options(sp);
-  if (s->request.dryrun) return describe(s, v), 0;
-  if (check_program(s, sp) != 0) return -1;
-  if (sp_bind_task(s->placement, v->task) != 0) return fail(s, sp_error(s->placement));
-  if (export_env(s, sp, v) != 0 || export_task_file(s, sp, v) != 0) return -1;
-  if (s->request.verbose || s->config.verbose) describe(s, v);
+  if (s->request.dryrun) return describe(s, t, v), 0;
+  if (process_bind_cpus(t->cpus, err, sizeof err) != 0 || process_set_mem_policy(t->mem, err, sizeof err) != 0)
+    return fail(s, err);
+  if (export_env(s, sp, t) != 0 || export_task_file(s, sp, t) != 0) return -1;
+  if (s->request.verbose || s->config.verbose) describe(s, t, v);
   return 0;
 }
 
@@ -1242,8 +1324,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
 int slurm_spank_exit(spank_t sp, int ac, char **av) {
   struct pin_step *s = &this_step;
   (void)sp, (void)ac, (void)av;
-  sp_finalize(s->placement);
-  s->placement = NULL;
+  step_plan_free(&s->plan);
   free(s->cpu_bind_list);
   s->cpu_bind_list = NULL;
   return 0;

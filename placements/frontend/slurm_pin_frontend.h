@@ -75,6 +75,23 @@ int sp_get_cached(const sp_placement_t *p);
  * cache, not cacheable, no cache set), -1 before a successful sp_compute. */
 int sp_get_cache_entry(sp_placement_t *p, const char **name, const char **data, size_t *size);
 
+/* What a caller that applies the binding itself, without the engine in the
+ * task's process, needs beside sp_get_task_cpus (the SPANK plugin computes
+ * in a helper and binds its tasks with libc alone). How variable i of the
+ * task environment is set from its current value: SP_ENV_SET (to the
+ * value sp_get_env_value gives with current NULL), SP_ENV_KEEP (a current
+ * value wins), SP_ENV_APPEND_WORD (the value added to a list of words
+ * separated by spaces or colons, unless there) or SP_ENV_UNSET; -1 on error. */
+#define SP_ENV_SET 0
+#define SP_ENV_KEEP 1
+#define SP_ENV_APPEND_WORD 2
+/* SP_ENV_UNSET: slurm_pin.h's (-2) */
+int sp_get_env_action(const sp_placement_t *p, int task, int i);
+/* The task's memory policy as the kernel takes it: "none", "local", or
+ * "interleave " and a list of NUMA nodes ("interleave 0-1"). -1 (sp_error)
+ * when it cannot be applied here (no NUMA support, no node holds its CPUs). */
+int sp_get_task_mem_policy(const sp_placement_t *p, int task, char *buf, size_t len);
+
 /* CPU lists ("0-3,8") written into buf; returns the length needed, or -1. */
 int sp_get_task_cpus(const sp_placement_t *p, int task, char *buf, size_t len);
 int sp_get_thread_cpus(const sp_placement_t *p, int task, int thread, char *buf, size_t len);

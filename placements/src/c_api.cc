@@ -490,6 +490,31 @@ int sp_get_env_value(const sp_placement_t* p, int task, int i, const char* curre
   return out;
 }
 
+int sp_get_env_action(const sp_placement_t* p, int task, int i) {
+  int out = -1;
+  guarded(p, [&] {
+    require_task(p, task);
+    const auto* env = env_of(p, task);
+    require(i >= 0 && i < static_cast<int>(env->size()), "no variable " + std::to_string(i) + " in the environment");
+    switch ((*env)[static_cast<size_t>(i)].action) {
+      case EnvVar::Action::kSet: out = SP_ENV_SET; break;
+      case EnvVar::Action::kKeep: out = SP_ENV_KEEP; break;
+      case EnvVar::Action::kAppendWord: out = SP_ENV_APPEND_WORD; break;
+      case EnvVar::Action::kUnset: out = SP_ENV_UNSET; break;
+    }
+  });
+  return out;
+}
+
+int sp_get_task_mem_policy(const sp_placement_t* p, int task, char* buf, size_t len) {
+  int out = -1;
+  guarded(p, [&] {
+    require_task(p, task);
+    out = copy_out(memory_policy_text(p->bind.mem, p->result.tasks[static_cast<size_t>(task)].share), buf, len);
+  });
+  return out;
+}
+
 int sp_get_task_data(const sp_placement_t* p, int task, char* buf, size_t len) {
   int out = -1;
   guarded(p, [&] {

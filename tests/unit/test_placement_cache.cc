@@ -85,7 +85,10 @@ class PlacementCache : public slurmpin::test::RootDirTest {
   // The plugin's privileged hook: keeps the step's entry.
   void keep(sp_placement_t* p, int entries = 64) {
     char err[512] = "";
-    EXPECT_EQ(placement_cache_store(cache.c_str(), p, entries, err, sizeof err), 0) << err;
+    const char *name = "", *data = "";
+    size_t size = 0;
+    ASSERT_GE(sp_get_cache_entry(p, &name, &data, &size), 0);
+    EXPECT_EQ(placement_cache_store(cache.c_str(), name, data, size, entries, err, sizeof err), 0) << err;
   }
   // The cache's entries, by name; none when it was never made.
   std::vector<std::string> entries() {

@@ -9,6 +9,7 @@
 #include <cerrno>
 #include <cstring>
 #include <memory>
+#include <string>
 
 #include "topology/cpulist.hh"
 #include "error.hh"
@@ -79,15 +80,13 @@ void bind_process(const CpuSet& cpus) {
                 ": they are outside the CPUs this process may use");
 }
 
-void set_memory_policy(MemPolicy mem, const CpuSet& cpus) {
-  if (mem == MemPolicy::kNone) return;
-  std::string name = mem_policy_name(mem);
+namespace {
+
+// The NUMA nodes holding `cpus`, for interleave: throws when the kernel
+// has no NUMA support or no node holds them.
+std::unique_ptr<bitmask, decltype(&numa_bitmask_free)> interleave_nodes(const CpuSet& cpus) {
   if (numa_available() < 0)
-    throw Error("memory policy " + name + ": this kernel has no NUMA support (use memory policy none)");
-  if (mem == MemPolicy::kLocal) {
-    numa_set_localalloc();
-    return;
-  }
+    throw Error("memory policy interleave: this kernel has no NUMA support (use memory policy none)");
   std::unique_ptr<bitmask, decltype(&numa_bitmask_free)> nodes(numa_allocate_nodemask(), numa_bitmask_free);
   cpus.for_each([&](unsigned c) {
     int node = numa_node_of_cpu(static_cast<int>(c));
@@ -95,7 +94,34 @@ void set_memory_policy(MemPolicy mem, const CpuSet& cpus) {
   });
   if (numa_bitmask_weight(nodes.get()) == 0)
     throw Error("memory policy interleave: no NUMA node holds CPUs " + cpus.list());
-  numa_set_interleave_mask(nodes.get());
+  return nodes;
+}
+
+}  // namespace
+
+void set_memory_policy(MemPolicy mem, const CpuSet& cpus) {
+  if (mem == MemPolicy::kNone) return;
+  if (mem == MemPolicy::kLocal) {
+    if (numa_available() < 0)
+      throw Error("memory policy local: this kernel has no NUMA support (use memory policy none)");
+    numa_set_localalloc();
+    return;
+  }
+  numa_set_interleave_mask(interleave_nodes(cpus).get());
+}
+
+std::string memory_policy_text(MemPolicy mem, const CpuSet& cpus) {
+  if (mem == MemPolicy::kNone) return "none";
+  if (mem == MemPolicy::kLocal) {
+    if (numa_available() < 0)
+      throw Error("memory policy local: this kernel has no NUMA support (use memory policy none)");
+    return "local";
+  }
+  auto nodes = interleave_nodes(cpus);
+  CpuSet list;  // node ids, written as a list like CPUs'
+  for (unsigned n = 0; n < nodes->size; ++n)
+    if (numa_bitmask_isbitset(nodes.get(), n)) list.add(n);
+  return "interleave " + list.list();
 }
 
 }  // namespace slurmpin

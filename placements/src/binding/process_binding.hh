@@ -18,4 +18,10 @@ void bind_process(const CpuSet& cpus);
 // Sets the calling process's memory policy for a task on `cpus`.
 void set_memory_policy(MemPolicy mem, const CpuSet& cpus);
 
+// The same policy as the kernel takes it, for a caller that applies it
+// elsewhere (the SPANK plugin's tasks, with set_mempolicy): "none",
+// "local", or "interleave " and the NUMA nodes' list. Throws as
+// set_memory_policy would.
+std::string memory_policy_text(MemPolicy mem, const CpuSet& cpus);
+
 }  // namespace slurmpin

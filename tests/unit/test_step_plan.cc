@@ -1,0 +1,195 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// The plugin's step plan (spank_plugin/step_plan.h): what the placing
+// helper computes with the engine reads back in slurmstepd as exactly what
+// the engine says of every task, and applies there with libc alone
+// (process_binding.h) as the engine's sp_bind_task would; the helper
+// (placing_helper.h) brings back what its child wrote, or one line.
+#include <gtest/gtest.h>
+#include <sched.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cstdlib>
+#include <cstring>
+#include <string>
+
+extern "C" {
+#include "placing_helper.h"
+#include "process_binding.h"
+#include "step_plan.h"
+}
+#include "api_text.hh"
+
+namespace {
+
+// Two tasks of two threads, preloaded thread binding (LD_PRELOAD's rule
+// appends a word; OMP_NUM_THREADS' keeps a value the user set).
+sp_placement_t* placed(const char* mem = "none") {
+  sp_placement_t* p = sp_init();
+  EXPECT_EQ(sp_set_topology(p, "pack:2 l3:2 core:4 pu:2"), 0);
+  EXPECT_EQ(sp_set_strategy(p, "scatter"), 0);
+  EXPECT_EQ(sp_set_tasks(p, 2), 0);
+  EXPECT_EQ(sp_set_threads(p, 2), 0);
+  EXPECT_EQ(sp_set_thread_library(p, "/usr/lib/slurm-pin/libslurm_pin_threads.so"), 0);
+  EXPECT_EQ(sp_set_thread_mode(p, "preload"), 0);
+  EXPECT_EQ(sp_set_mem_policy(p, mem), 0);
+  EXPECT_EQ(sp_compute(p), 0) << sp_error(p);
+  return p;
+}
+
+struct Decoded {
+  plan_writer w{};
+  step_plan plan{};
+  int rc = -1;
+  explicit Decoded(sp_placement_t* p, int dryrun = 0) {
+    EXPECT_EQ(step_plan_encode(p, dryrun, 1, &w), 0) << sp_error(p);
+    plan_reader r{w.data, w.size, 0, 0};
+    rc = step_plan_decode(&r, &plan);
+    plan.wire = w.data;  // the plan's strings point into it
+  }
+  ~Decoded() { step_plan_free(&plan); }
+};
+
+TEST(StepPlan, EveryTaskReadsBackAsTheEngineSaysIt) {
+  sp_placement_t* p = placed();
+  Decoded d(p);
+  ASSERT_EQ(d.rc, 0);
+  ASSERT_EQ(d.plan.ntasks, 2);
+  ASSERT_EQ(d.plan.env_count, sp_get_env_count(p));
+  for (int t = 0; t < 2; ++t) {
+    const task_plan& tp = d.plan.tasks[t];
+    EXPECT_EQ(tp.cpus, api_text([&](char* b, size_t l) { return sp_get_task_cpus(p, t, b, l); }));
+    EXPECT_STREQ(tp.mem, "none");
+    EXPECT_EQ(tp.line, api_text([&](char* b, size_t l) { return sp_describe_task(p, t, b, l); }));
+    EXPECT_EQ(std::string(tp.data, tp.data_len), api_text([&](char* b, size_t l) { return sp_get_task_data(p, t, b, l); }));
+    EXPECT_GT(tp.data_len, 0u);
+    // Each variable's value, whatever the task had: the engine's.
+    for (int i = 0; i < d.plan.env_count; ++i)
+      for (const char* current : {static_cast<const char*>(nullptr), "", "7", "/lib/a.so:/lib/b.so",
+                                  "/usr/lib/slurm-pin/libslurm_pin_threads.so /x.so"}) {
+        char want[4096], got[4096];
+        int n = sp_get_env_value(p, t, i, current, want, sizeof want);
+        int m = plan_env_value(&tp.env[i], current, got, sizeof got);
+        EXPECT_EQ(m, n) << tp.env[i].name;
+        if (n >= 0) {
+          EXPECT_STREQ(got, want) << tp.env[i].name << " from " << (current ? current : "unset");
+        }
+      }
+  }
+  sp_finalize(p);
+}
+
+TEST(StepPlan, ADryRunCarriesOnlyTheLines) {
+  sp_placement_t* p = placed();
+  Decoded d(p, 1);
+  ASSERT_EQ(d.rc, 0);
+  EXPECT_EQ(d.plan.env_count, 0);
+  EXPECT_STREQ(d.plan.tasks[1].cpus, "");
+  EXPECT_EQ(d.plan.tasks[1].line, api_text([&](char* b, size_t l) { return sp_describe_task(p, 1, b, l); }));
+  sp_finalize(p);
+}
+
+TEST(StepPlan, AShortOrDamagedPlanIsRefusedNeverReadPastItsEnd) {
+  sp_placement_t* p = placed();
+  plan_writer w{};
+  ASSERT_EQ(step_plan_encode(p, 0, 1, &w), 0);
+  for (size_t cut = 0; cut < w.size; ++cut) {
+    // An exact-size copy: a read past `cut` is a read past the buffer.
+    char* copy = static_cast<char*>(malloc(cut ? cut : 1));
+    memcpy(copy, w.data, cut);
+    plan_reader r{copy, cut, 0, 0};
+    step_plan plan;
+    EXPECT_EQ(step_plan_decode(&r, &plan), -1) << "cut at " << cut;
+    free(copy);
+  }
+  // A length that points beyond the data.
+  uint32_t huge = 0xfffffff0u;
+  memcpy(w.data, &huge, 4);
+  plan_reader r{w.data, w.size, 0, 0};
+  step_plan plan;
+  EXPECT_EQ(step_plan_decode(&r, &plan), -1);
+  free(w.data);
+  sp_finalize(p);
+}
+
+// Runs f in a child process (binding changes it for good): its exit status.
+template <class F>
+int in_child(F&& f) {
+  pid_t pid = fork();
+  if (pid == 0) _exit(f());
+  int status = 0;
+  waitpid(pid, &status, 0);
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 100;
+}
+
+TEST(ProcessBinding, BindsReadsBackAndNamesWhatTheKernelRefuses) {
+  cpu_set_t mine;
+  ASSERT_EQ(sched_getaffinity(0, sizeof mine, &mine), 0);
+  int first = 0;
+  while (!CPU_ISSET(first, &mine)) ++first;
+  std::string one = std::to_string(first);
+  EXPECT_EQ(in_child([&] {
+              char err[512] = "";
+              if (process_bind_cpus(one.c_str(), err, sizeof err) != 0) return 1;
+              cpu_set_t now;
+              sched_getaffinity(0, sizeof now, &now);
+              return CPU_COUNT(&now) == 1 && CPU_ISSET(first, &now) ? 0 : 2;
+            }),
+            0);
+  char err[512] = "";
+  // A CPU this machine does not have: refused, never dropped silently.
+  EXPECT_EQ(in_child([&] { return process_bind_cpus("60000", err, sizeof err) == -1 && strstr(err, "60000") ? 0 : 1; }), 0);
+  EXPECT_EQ(process_bind_cpus("0-", err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("not a CPU list"), std::string::npos) << err;
+}
+
+TEST(ProcessBinding, MemoryPolicyAsTheEngineWritesIt) {
+  sp_placement_t* p = placed("interleave");
+  char mem[256];
+  int n = sp_get_task_mem_policy(p, 0, mem, sizeof mem);
+  if (n < 0) GTEST_SKIP() << "no NUMA support here: " << sp_error(p);
+  EXPECT_EQ(std::string(mem).rfind("interleave ", 0), 0u) << mem;
+  sp_finalize(p);
+  // This machine's own nodes: the engine's text for its CPUs applies.
+  sp_placement_t* here = sp_init();
+  ASSERT_EQ(sp_set_mem_policy(here, "interleave"), 0);
+  ASSERT_EQ(sp_set_strategy(here, "compact"), 0);
+  ASSERT_EQ(sp_set_tasks(here, 1), 0);
+  ASSERT_EQ(sp_compute(here), 0) << sp_error(here);
+  ASSERT_GT(sp_get_task_mem_policy(here, 0, mem, sizeof mem), 0) << sp_error(here);
+  std::string text = mem;
+  sp_finalize(here);
+  for (const std::string& policy : {text, std::string("local"), std::string("none")})
+    EXPECT_EQ(in_child([&] {
+                char err[512] = "";
+                return process_set_mem_policy(policy.c_str(), err, sizeof err);
+              }),
+              0)
+        << policy;
+  char err[512] = "";
+  EXPECT_EQ(process_set_mem_policy("interleave x", err, sizeof err), -1);
+  EXPECT_EQ(process_set_mem_policy("near", err, sizeof err), -1);
+}
+
+int write_hello(void*, plan_writer* out) { return plan_put_text(out, "hello"); }
+int hang(void*, plan_writer*) {
+  for (;;) pause();
+}
+int crash(void*, plan_writer*) {
+  abort();
+}
+
+TEST(PlacingHelper, BringsBackTheChildsBytesOrOneLine) {
+  char *data = nullptr, err[512] = "";
+  size_t size = 0;
+  ASSERT_EQ(placing_helper_run(write_hello, nullptr, 5, 1 << 20, &data, &size, err, sizeof err), 0) << err;
+  plan_reader r{data, size, 0, 0};
+  EXPECT_STREQ(plan_get(&r, nullptr), "hello");
+  free(data);
+  EXPECT_EQ(placing_helper_run(hang, nullptr, 0.3, 1 << 20, &data, &size, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("longer than"), std::string::npos) << err;
+  EXPECT_EQ(placing_helper_run(crash, nullptr, 5, 1 << 20, &data, &size, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("signal"), std::string::npos) << err;
+}
+
+}  // namespace
