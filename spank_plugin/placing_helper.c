@@ -4,8 +4,10 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <grp.h>
 #include <poll.h>
 #include <signal.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -13,20 +15,39 @@
 #include <time.h>
 #include <unistd.h>
 
-/* The child: for good the user slurmstepd is acting for (user_init runs
- * with only the effective ids dropped), then the work, its bytes to `fd`. */
-static void child(int fd, int (*work)(void *, struct plan_writer *), void *arg) {
-  struct plan_writer out = {0};
-  gid_t g = getegid();
-  uid_t u = geteuid();
-  if (setresgid(g, g, g) != 0 || setresuid(u, u, u) != 0) _exit(3);
-  if (work(arg, &out) != 0) _exit(2);
-  for (size_t at = 0; at < out.size;) {
-    ssize_t n = write(fd, out.data + at, out.size - at);
+/* The child's last 4 bytes: it wrote all of its result. */
+static const char trailer[4] = {'d', 'o', 'n', 'e'};
+
+static int become(const struct helper_identity *who) {
+  if (!who) {
+    gid_t g = getegid();
+    uid_t u = geteuid();
+    return setresgid(g, g, g) == 0 && setresuid(u, u, u) == 0 ? 0 : -1;
+  }
+  if (setgroups((size_t)who->ngroups, who->groups) != 0 || setresgid(who->gid, who->gid, who->gid) != 0 ||
+      setresuid(who->uid, who->uid, who->uid) != 0)
+    return -1;
+  return 0;
+}
+
+static int write_all(int fd, const char *data, size_t size) {
+  for (size_t at = 0; at < size;) {
+    ssize_t n = write(fd, data + at, size - at);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) _exit(4);
+    if (n <= 0) return -1;
     at += (size_t)n;
   }
+  return 0;
+}
+
+/* The child: the job's user for good, then the work, its bytes to `fd`. */
+static void child(int fd, int (*work)(void *, struct plan_writer *), void *arg, const struct helper_identity *who) {
+  struct plan_writer out = {0};
+  /* Killed with slurmstepd rather than left placing for nobody. */
+  signal(SIGPIPE, SIG_DFL);
+  if (become(who) != 0) _exit(3);
+  if (work(arg, &out) != 0) _exit(2);
+  if (write_all(fd, out.data, out.size) != 0 || write_all(fd, trailer, sizeof trailer) != 0) _exit(4);
   _exit(0);
 }
 
@@ -34,6 +55,31 @@ static double now(void) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
   return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+int placing_helper_start(struct placing_helper *h, int (*work)(void *arg, struct plan_writer *out), void *arg,
+                         const struct helper_identity *who, double seconds, char *err, size_t len) {
+  int fds[2];
+  h->pid = 0;
+  if (pipe2(fds, O_CLOEXEC) != 0) return snprintf(err, len, "cannot start the placing helper: %s", strerror(errno)), -1;
+  /* Room for a whole plan of most steps: the helper finishes writing
+   * without waiting for slurmstepd to read (best effort). */
+  fcntl(fds[0], F_SETPIPE_SZ, 1 << 20);
+  h->deadline = now() + seconds;
+  pid_t pid = fork();
+  if (pid < 0) {
+    snprintf(err, len, "cannot start the placing helper: %s", strerror(errno));
+    close(fds[0]), close(fds[1]);
+    return -1;
+  }
+  if (pid == 0) {
+    close(fds[0]);
+    child(fds[1], work, arg, who);
+  }
+  close(fds[1]);
+  h->pid = pid;
+  h->fd = fds[0];
+  return 0;
 }
 
 /* Everything the child writes until it closes the pipe, within the
@@ -64,41 +110,46 @@ static int read_all(int fd, double deadline, size_t max_bytes, char **data, size
   return 0;
 }
 
-int placing_helper_run(int (*work)(void *arg, struct plan_writer *out), void *arg, double seconds,
-                       size_t max_bytes, char **data, size_t *size, char *err, size_t len) {
-  int fds[2];
-  *data = NULL;
-  if (pipe2(fds, O_CLOEXEC) != 0) return snprintf(err, len, "cannot start the placing helper: %s", strerror(errno)), -1;
-  double deadline = now() + seconds;
-  pid_t pid = fork();
-  if (pid < 0) {
-    snprintf(err, len, "cannot start the placing helper: %s", strerror(errno));
-    close(fds[0]), close(fds[1]);
-    return -1;
-  }
-  if (pid == 0) {
-    close(fds[0]);
-    child(fds[1], work, arg);
-  }
-  close(fds[1]);
-  int got = read_all(fds[0], deadline, max_bytes, data, size), e = errno;
-  close(fds[0]);
-  if (got == -2) kill(pid, SIGKILL);
+static int reap(pid_t pid) {
   int status = 0;
-  while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return status;
+}
+
+int placing_helper_finish(struct placing_helper *h, size_t max_bytes, char **data, size_t *size, char *err,
+                          size_t len) {
+  *data = NULL;
+  if (!h->pid) return snprintf(err, len, "the placing helper was not started"), -1;
+  int got = read_all(h->fd, h->deadline, max_bytes, data, size), e = errno;
+  close(h->fd);
+  if (got == -2) kill(h->pid, SIGKILL);
+  int status = reap(h->pid);
+  h->pid = 0;
+  int whole = got == 0 && *size >= sizeof trailer && memcmp(*data + *size - sizeof trailer, trailer, sizeof trailer) == 0;
+  if (whole && WIFEXITED(status) && WEXITSTATUS(status) == 0) {
+    *size -= sizeof trailer;
+    return 0;
   }
-  if (got == 0 && WIFEXITED(status) && WEXITSTATUS(status) == 0) return 0;
   free(*data);
   *data = NULL;
   if (got == -2)
-    snprintf(err, len, "placing the step took longer than %g s (max_time= in plugstack.conf)", seconds);
+    snprintf(err, len, "placing the step took longer than its budget (max_time= in plugstack.conf)");
   else if (got == -1)
     snprintf(err, len, "cannot read the placing helper's result: %s", strerror(e));
   else if (WIFSIGNALED(status))
     snprintf(err, len, "the placing helper died (signal %d): report it with the step's options", WTERMSIG(status));
-  else if (WEXITSTATUS(status) == 3)
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
     snprintf(err, len, "the placing helper cannot run as the job's user");
   else
-    snprintf(err, len, "the placing helper failed (exit %d)", WEXITSTATUS(status));
+    snprintf(err, len, "the placing helper failed (exit %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   return -1;
+}
+
+void placing_helper_cancel(struct placing_helper *h) {
+  if (!h->pid) return;
+  kill(h->pid, SIGKILL);
+  close(h->fd);
+  reap(h->pid);
+  h->pid = 0;
 }

@@ -71,6 +71,18 @@ enum step_state {
   STEP_UNCONFIGURED,   /* plugstack.conf is wrong (logged): stay out of the way */
 };
 
+struct pin_step;
+
+/* What the placing helper is given: the step as slurmstepd knew it when it
+ * started the helper. */
+struct helper_job {
+  struct pin_step *s;
+  spank_t sp;
+  const char *strategy;
+  int batch;
+  struct timespec started; /* in the helper */
+};
+
 /* One step on this node (slurmstepd), or one srun, sbatch or salloc: all
  * the plugin knows of it, handed to every function that uses it, as
  * Slurm's task plugins are handed their step record. SPANK's hooks and
@@ -84,7 +96,13 @@ struct pin_step {
   char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_policy) */
   sp_placement_t *placement;  /* computed by the placing helper (never in slurmstepd) */
   struct step_plan plan;      /* what the helper found for the tasks (step_plan.h) */
-  long helper_peak_kib;       /* the placing helper's peak resident memory */
+  /* The placing helper (placing_helper.h): started once the step is known
+   * (init_post_opt, else user_init), finished in user_init. */
+  enum { PLACING_NOT_YET = 0, PLACING_STARTED, PLACING_DONE } placing;
+  struct placing_helper helper;
+  struct helper_job job;
+  double helper_ms;           /* its own time placing the step */
+  long helper_peak_kib;       /* its peak resident memory */
   char failure[ERR_LEN];      /* found by user_init, reported by task_init */
   char note_text[ERR_LEN];    /* the plugin's own note for verbose users (a rule's profile that did not fit) */
   /* This step is an MPI launcher's daemon, or a batch script
@@ -120,6 +138,7 @@ static int is_application_step(spank_t sp);
 static int is_batch_step(spank_t sp);
 static int read_policy(struct pin_step *s, spank_t sp);
 static int check_program(struct pin_step *s, spank_t sp);
+static void start_early(struct pin_step *s, spank_t sp);
 
 /* ---- options ---------------------------------------------------------- */
 
@@ -507,7 +526,12 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   struct pin_step *s = &this_step;
   (void)sp, (void)ac, (void)av;
   if (s->state == STEP_UNCONFIGURED) return 0;
-  if (spank_remote(sp)) return is_application_step(sp) || is_batch_step(sp) ? read_policy(s, sp), 0 : 0;
+  if (spank_remote(sp)) {
+    if (!is_application_step(sp) && !is_batch_step(sp)) return 0;
+    read_policy(s, sp); /* a failure is the step's, found by start_placing */
+    start_early(s, sp);
+    return 0;
+  }
   int rc = check_request(s, spank_context() == S_CTX_LOCAL ? s->component_count : -1);
   if (spank_context() == S_CTX_LOCAL) save_component(s);
   return rc;
@@ -965,14 +989,6 @@ static int step_placed(struct pin_step *s, int rc) {
   return 0;
 }
 
-/* What the placing helper is given: the step as user_init found it. */
-struct helper_job {
-  struct pin_step *s;
-  spank_t sp;
-  const char *strategy;
-  int batch;
-};
-
 /* hwloc loads every plugin it finds at a process's first topology (on
  * Debian OpenCL, GL, PCI, libxml2: 1.5-3 ms) and reads which to skip from
  * the environment. A step that asks nothing of devices needs none of them:
@@ -990,6 +1006,12 @@ static void skip_hwloc_plugins(struct pin_step *s, spank_t sp) {
     setenv("HWLOC_PLUGINS_BLACKLIST", skip, 1);
 }
 
+static double elapsed_ms(const struct helper_job *j) {
+  struct timespec t;
+  clock_gettime(CLOCK_MONOTONIC, &t);
+  return (double)(t.tv_sec - j->started.tv_sec) * 1e3 + (double)(t.tv_nsec - j->started.tv_nsec) / 1e6;
+}
+
 /* The placing helper's report, in this order: user_init's outcome (0
  * placed, -1 failing, -2 left alone), what it filled in the step record,
  * then the tasks' plan when the step was placed. */
@@ -1001,7 +1023,8 @@ static int report(struct pin_step *s, int rc, struct plan_writer *w) {
       plan_put_text(w, s->cpu_bind_list))
     return -1;
   struct rusage self;
-  return plan_put_int(w, getrusage(RUSAGE_SELF, &self) == 0 ? self.ru_maxrss : 0);
+  return plan_put_int(w, getrusage(RUSAGE_SELF, &self) == 0 ? self.ru_maxrss : 0) ||
+         plan_put_int(w, (long long)(elapsed_ms(&s->job) * 1000));
 }
 
 /* A value of the step's options the engine refuses: srun checks them, so
@@ -1020,6 +1043,7 @@ static int bad_request(struct pin_step *s, const char *why) {
 static int place_in_helper(void *arg, struct plan_writer *w) {
   struct helper_job *j = arg;
   struct pin_step *s = j->s;
+  clock_gettime(CLOCK_MONOTONIC, &j->started);
   skip_hwloc_plugins(s, j->sp);
   char err[ERR_LEN];
   int rc;
@@ -1047,6 +1071,7 @@ static int read_report(struct pin_step *s, char *data, size_t size) {
   const char *name = plan_get(&r, NULL), *command = plan_get(&r, NULL), *options = plan_get(&r, NULL),
              *node_cpus = plan_get(&r, NULL), *bind_list = plan_get(&r, NULL);
   s->helper_peak_kib = (long)plan_get_int(&r);
+  s->helper_ms = (double)plan_get_int(&r) / 1000;
   if (r.bad) return free(data), fail(s, "the placing helper's report is malformed");
   snprintf(s->note_text, sizeof s->note_text, "%s", note);
   snprintf(s->config.threads_lib, sizeof s->config.threads_lib, "%s", lib);
@@ -1070,44 +1095,78 @@ static int read_report(struct pin_step *s, char *data, size_t size) {
  * KiB, the cache entry at most 4 MiB. */
 #define MAX_REPORT (256u << 20)
 
-/* The step placed, or its launcher prepared, in the placing helper;
- * slurmstepd waits at most max_time (the engine's own budget) and a margin
- * for loading it. */
-static int place(struct pin_step *s, spank_t sp, const char *strategy, int batch) {
-  struct helper_job job = {s, sp, strategy, batch};
-  char err[ERR_LEN], *data = NULL;
-  size_t size = 0;
-  if (placement_cache_dir(s->config.run_dir, s->placements_dir, sizeof s->placements_dir) != 0)
-    return fail(s, "run_dir= is too long");
-  if (placing_helper_run(place_in_helper, &job, s->config.max_time + 10, MAX_REPORT, &data, &size, err, sizeof err) != 0)
-    return fail(s, err);
-  return read_report(s, data, size);
-}
-
-int slurm_spank_user_init(spank_t sp, int ac, char **av) {
-  struct pin_step *s = &this_step;
-  (void)ac, (void)av;
-  if (!spank_remote(sp) || s->state == STEP_UNCONFIGURED) return 0;
+/* What user_init does for the step up to the helper: 1 when the helper was
+ * started (placing it, or preparing its launcher), 0 when there is nothing
+ * to place, -1 when the step fails (failure set). `who`: the job's ids
+ * when the caller is root (NULL: its effective ids). */
+static int start_placing(struct pin_step *s, spank_t sp, const struct helper_identity *who) {
+  char err[ERR_LEN];
+  s->placing = PLACING_DONE;
   int batch = is_batch_step(sp);
   if (!batch && !is_application_step(sp)) return 0;
   /* A batch script is placed for the ranks an mpirun in it may start
    * itself, when the job asked for a strategy and launchers are on. */
   if (batch && strcmp(s->config.launchers, "none") == 0) return 0;
   if (batch) snprintf(s->launcher.name, sizeof s->launcher.name, "batch script");
-  if (use_component_options(s, sp) != 0 || s->failure[0]) return step_fails(s); /* task_init reports it */
+  if (use_component_options(s, sp) != 0 || s->failure[0]) return -1;
   const char *strategy = pin_effective_strategy(&s->config, &s->request, &s->policy);
   if (strcmp(strategy, "none") == 0 && batch) return 0;
-  if (strcmp(strategy, "none") == 0) return site_allows(s, strategy) != 0 ? step_fails(s) : 0;
+  if (strcmp(strategy, "none") == 0) return site_allows(s, strategy) != 0 ? -1 : 0;
+  if (placement_cache_dir(s->config.run_dir, s->placements_dir, sizeof s->placements_dir) != 0)
+    return fail(s, "run_dir= is too long");
+  s->job = (struct helper_job){s, sp, strategy, batch, {0, 0}};
+  /* The engine's own budget, and a margin for loading it. */
+  if (placing_helper_start(&s->helper, place_in_helper, &s->job, who, s->config.max_time + 10, err, sizeof err) != 0)
+    return fail(s, err);
+  s->placing = PLACING_STARTED;
+  return 1;
+}
+
+/* The helper's result in the step record: user_init's outcome. */
+static int finish_placing(struct pin_step *s) {
+  char err[ERR_LEN], *data = NULL;
+  size_t size = 0;
+  s->placing = PLACING_DONE;
+  if (placing_helper_finish(&s->helper, MAX_REPORT, &data, &size, err, sizeof err) != 0) return fail(s, err);
+  return read_report(s, data, size);
+}
+
+/* In init_post_opt, slurmstepd (root) knows the step: its helper starts
+ * there, as the job's user, and places it while slurmstepd sets the step
+ * up. Not for steps that may ask for device locality: Slurm sets the GPU
+ * variables the helper reads later. Anything missing: user_init starts it. */
+static void start_early(struct pin_step *s, spank_t sp) {
+  uid_t uid;
+  gid_t gid, *groups = NULL;
+  int ngroups = 0;
+  if (strcmp(s->config.gpu, "closest") == 0 || s->request.gpu[0] || het_size(sp) ||
+      spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
+      spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &groups, &ngroups) != ESPANK_SUCCESS || ngroups < 0)
+    return;
+  struct helper_identity who = {uid, gid, ngroups, groups};
+  if (start_placing(s, sp, &who) < 0) s->state = STEP_FAILING;
+}
+
+int slurm_spank_user_init(spank_t sp, int ac, char **av) {
+  struct pin_step *s = &this_step;
+  (void)ac, (void)av;
+  if (!spank_remote(sp) || s->state == STEP_UNCONFIGURED) return 0;
+  if (s->placing == PLACING_NOT_YET) {
+    int started = start_placing(s, sp, NULL);
+    if (started <= 0) return started < 0 ? step_fails(s) : 0; /* task_init reports a failure */
+  }
+  if (s->placing != PLACING_STARTED) return 0; /* decided in init_post_opt */
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  int rc = place(s, sp, strategy, batch);
+  int rc = finish_placing(s);
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  /* What the step's launch waited for on this node (SlurmdDebug=debug;
-   * bench/srun reads it). */
+  /* How long placing took, and how long the step's launch waited for it
+   * on this node (SlurmdDebug=debug; bench/srun reads them). */
   if (!s->launcher.on)
-    slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s%s; placing helper's peak %ld KiB)",
-                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, strategy,
-                rc == 0 && s->plan.cached ? ", from the node's placement cache" : "", s->helper_peak_kib);
+    slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s%s); slurmstepd waited %.3f ms; "
+                "the placing helper's peak %ld KiB",
+                s->helper_ms, s->job.strategy, rc == 0 && s->plan.cached ? ", from the node's placement cache" : "",
+                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, s->helper_peak_kib);
   return step_placed(s, rc); /* errors end the step in task_init, never here */
 }
 
@@ -1324,6 +1383,7 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
 int slurm_spank_exit(spank_t sp, int ac, char **av) {
   struct pin_step *s = &this_step;
   (void)sp, (void)ac, (void)av;
+  placing_helper_cancel(&s->helper);
   step_plan_free(&s->plan);
   free(s->cpu_bind_list);
   s->cpu_bind_list = NULL;

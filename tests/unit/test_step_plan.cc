@@ -6,6 +6,7 @@
 // (placing_helper.h) brings back what its child wrote, or one line.
 #include <gtest/gtest.h>
 #include <sched.h>
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -179,17 +180,32 @@ int crash(void*, plan_writer*) {
   abort();
 }
 
+// The helper started, then finished: 0 and its bytes, or -1 and the line.
+int run_helper(int (*work)(void*, plan_writer*), double seconds, char** data, size_t* size, char* err, size_t len) {
+  placing_helper h{};
+  if (placing_helper_start(&h, work, nullptr, nullptr, seconds, err, len) != 0) return -1;
+  return placing_helper_finish(&h, 1 << 20, data, size, err, len);
+}
+
 TEST(PlacingHelper, BringsBackTheChildsBytesOrOneLine) {
   char *data = nullptr, err[512] = "";
   size_t size = 0;
-  ASSERT_EQ(placing_helper_run(write_hello, nullptr, 5, 1 << 20, &data, &size, err, sizeof err), 0) << err;
+  ASSERT_EQ(run_helper(write_hello, 5, &data, &size, err, sizeof err), 0) << err;
   plan_reader r{data, size, 0, 0};
   EXPECT_STREQ(plan_get(&r, nullptr), "hello");
+  EXPECT_EQ(r.at, size);  // nothing of the helper's own in the result
   free(data);
-  EXPECT_EQ(placing_helper_run(hang, nullptr, 0.3, 1 << 20, &data, &size, err, sizeof err), -1);
+  EXPECT_EQ(run_helper(hang, 0.3, &data, &size, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("longer than"), std::string::npos) << err;
-  EXPECT_EQ(placing_helper_run(crash, nullptr, 5, 1 << 20, &data, &size, err, sizeof err), -1);
+  EXPECT_EQ(run_helper(crash, 5, &data, &size, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("signal"), std::string::npos) << err;
+  // A helper whose result nobody waits for any more: ended, reaped.
+  placing_helper h{};
+  ASSERT_EQ(placing_helper_start(&h, hang, nullptr, nullptr, 5, err, sizeof err), 0);
+  pid_t pid = h.pid;
+  placing_helper_cancel(&h);
+  EXPECT_EQ(h.pid, 0);
+  EXPECT_EQ(kill(pid, 0), -1);
 }
 
 }  // namespace
