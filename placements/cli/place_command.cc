@@ -27,6 +27,7 @@ const char kUsage[] =
     "usage: slurm-pin place [--topology this|FILE.xml|SYNTHETIC] [--restrict CPULIST]\n"
     "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
     "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
+    "                       [--task-matrix FILE]\n"
     "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--smt K]\n"
     "                       [--gpu closest|none]\n"
     "                       [--oversubscribe] [--seed K] [--phases [--phase-merge F]]\n"
@@ -35,7 +36,7 @@ const char kUsage[] =
 
 struct Options {
   std::string topology = "this", restrict_to, task_layout = "compact";
-  std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region;
+  std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region, task_matrix;
   std::string granularity = "core", gpu = "none";
   int tasks = 0, threads = 0, smt = 0;  // 0: the engine decides (a placement file's tasks, or one)
   bool oversubscribe = false, phases = false;
@@ -50,7 +51,7 @@ Options parse(int argc, char** argv) {
       {"strategy", required_argument, nullptr, SP_OPT_STRATEGY}, {"matrix", required_argument, nullptr, 'm'},
       {"profile", required_argument, nullptr, SP_OPT_PROFILE},  {"model", required_argument, nullptr, SP_OPT_MODEL},
       {"region", required_argument, nullptr, SP_OPT_REGION},   {"tasks", required_argument, nullptr, 'n'},
-      {"task-layout", required_argument, nullptr, 'L'},
+      {"task-layout", required_argument, nullptr, 'L'},    {"task-matrix", required_argument, nullptr, 'T'},
       {"threads", required_argument, nullptr, SP_OPT_THREADS},  {"granularity", required_argument, nullptr, SP_OPT_GRANULARITY},
       {"oversubscribe", no_argument, nullptr, SP_OPT_OVERSUBSCRIBE},  {"seed", required_argument, nullptr, SP_OPT_SEED},
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
@@ -72,6 +73,7 @@ Options parse(int argc, char** argv) {
       case SP_OPT_REGION: o.region = optarg; break;
       case 'n': o.tasks = static_cast<int>(parse_count("--tasks", optarg, 1, 4096)); break;
       case 'L': o.task_layout = optarg; break;
+      case 'T': o.task_matrix = optarg; break;
       case SP_OPT_THREADS: o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case SP_OPT_GRANULARITY: o.granularity = optarg; break;
       case SP_OPT_OVERSUBSCRIBE: o.oversubscribe = true; break;
@@ -119,6 +121,7 @@ void set_inputs(sp_placement_t* p, const Options& o) {
   check(p, sp_set_seed(p, o.seed));
   check(p, sp_set_phases(p, o.phases, o.phase_merge));
   if (!o.matrix.empty()) check(p, sp_load_matrix(p, o.matrix.c_str()));
+  if (!o.task_matrix.empty()) check(p, sp_load_task_matrix(p, o.task_matrix.c_str()));
   if (!o.profile.empty()) check(p, sp_load_profile(p, o.profile.c_str(), o.model.c_str(), o.region.c_str()));
 }
 

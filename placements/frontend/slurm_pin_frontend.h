@@ -33,6 +33,13 @@ int sp_set_task_layout(sp_placement_t *p, const char *layout);
 int sp_set_matrix(sp_placement_t *p, const double *rows, int n);
 /* A matrix file (docs/formats.md), read now. */
 int sp_load_matrix(sp_placement_t *p, const char *path);
+/* The tasks' traffic (MPI ranks: bytes or messages between each pair of
+ * the node's tasks, in local rank order; a matrix file of docs/formats.md,
+ * or dense n x n rows, symmetric): which task gets which share of the
+ * node, heavy pairs sharing caches and NUMA domains, each task's threads
+ * inside its share as usual. Its size must be the task count. */
+int sp_load_task_matrix(sp_placement_t *p, const char *path);
+int sp_set_task_matrix(sp_placement_t *p, const double *rows, int n);
 /* Reads the profile now (with its regions, when sp_set_phases was called first). */
 int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
 

@@ -319,6 +319,25 @@ int sp_load_matrix(sp_placement_t* p, const char* path) {
   });
 }
 
+int sp_load_task_matrix(sp_placement_t* p, const char* path) {
+  return guarded(p, [&] {
+    p->request.task_matrix = read_matrix_file(path ? path : "");
+    p->request.has_task_matrix = true;
+    p->request.task_matrix_source = std::string("task matrix ") + (path ? path : "");
+  });
+}
+
+int sp_set_task_matrix(sp_placement_t* p, const double* rows, int n) {
+  return guarded(p, [&] {
+    require(rows && n > 0, "empty task matrix");
+    for (size_t k = 0; k < static_cast<size_t>(n) * n; ++k)
+      require(rows[k] >= 0 && rows[k] <= kMaxWeight, "task matrix entries must be non-negative finite numbers");
+    p->request.task_matrix = SharingMatrix::from_dense(rows, n);
+    p->request.has_task_matrix = true;
+    p->request.task_matrix_source = "the task matrix";
+  });
+}
+
 int sp_load_profile(sp_placement_t* p, const char* path, const char* model, const char* region) {
   return guarded(p, [&] {
     Request& r = p->request;

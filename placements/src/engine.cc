@@ -12,6 +12,7 @@
 #include "error.hh"
 #include "parallel.hh"
 #include "placement_cache.hh"
+#include "strategies/task_traffic.hh"
 #include "strategies/orders.hh"
 #include "strategies/placement_file.hh"
 #include "sharing/profile.hh"
@@ -501,6 +502,23 @@ void load_machine(Placing& p) {
   }
 }
 
+// The tasks' traffic hands out the shares: heavy pairs of tasks in one
+// L3, one NUMA domain (task_traffic.hh), by the request's strategy when it
+// is profile-guided, else lpgp. Tasks near their GPUs keep those shares.
+void order_by_traffic(Placing& p) {
+  if (p.r.task_matrix.size() != static_cast<int>(p.shares.size()))
+    throw Error(p.r.task_matrix_source + " describes " + plural(p.r.task_matrix.size(), "task") + " but " +
+                plural(p.shares.size(), "task") + " run here: give the matrix of this step's tasks");
+  if (!p.visible.empty()) {
+    p.out.notes.push_back(p.r.task_matrix_source + " not used: each task keeps the CPUs near its GPUs");
+    return;
+  }
+  Strategy s = strategy_info(p.r.strategy).needs_matrix ? p.r.strategy : Strategy::kLpgp;
+  std::string why;
+  p.shares = shares_by_traffic(p.tree(), p.shares, p.r.task_matrix, s, p.r.seed, &why);
+  if (!why.empty()) p.out.notes.push_back(p.r.task_matrix_source + " not used: " + why);
+}
+
 // Stage 2: each task's share of the allowed slots (near its GPUs).
 void split_tasks(Placing& p) {
   const Tree& tree = p.tree();
@@ -511,6 +529,7 @@ void split_tasks(Placing& p) {
                 format_cpulist(tree.nodes[tree.root].pus) + ": run fewer tasks or allocate more CPUs");
   p.task_gpus = gpus_per_task(p.visible, tasks);
   p.shares = split(tree, p.r, tasks, p.visible, p.task_gpus);
+  if (p.r.has_task_matrix) order_by_traffic(p);
   p.share = smallest(p.shares);
   note_split(p.out, p.shares, slots.size(), p.word());
 }

@@ -39,6 +39,11 @@ struct Request {
   bool has_matrix = false;
   SharingMatrix matrix;
   std::string matrix_source;  // file name, for messages
+  // The tasks' own traffic (MPI ranks: tasks x tasks, the node's local
+  // tasks in order): which task gets which share (task_traffic.hh).
+  bool has_task_matrix = false;
+  SharingMatrix task_matrix;
+  std::string task_matrix_source;
   // A profile resolved once the thread count is known: a file path, or
   // NAME[@VERSION] from the store. Read with the caller's privileges.
   std::string profile_spec, profile_store, profile_model = "simple", profile_region;

@@ -153,7 +153,7 @@ class EntryReader {
 
 std::string placement_cache_key(const Request& r, const LoadedTopology& lt, const std::string& profile_path,
                                 const std::string& profile_text) {
-  if (r.cache_dir.empty() || !strategy_info(r.strategy).needs_matrix || r.gpu_closest) return "";
+  if (r.cache_dir.empty() || !strategy_info(r.strategy).needs_matrix || r.gpu_closest || r.has_task_matrix) return "";
   std::ostringstream k;
   k << "engine " << SLURM_PIN_VERSION << " format " << kFormat << "\n";
   k << "machine " << lt.fingerprint << "\n";

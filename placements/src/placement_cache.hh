@@ -25,7 +25,8 @@ constexpr size_t kMaxCacheEntryBytes = 4u << 20;
 // What a cached placement depends on beyond the profile: everything of the
 // request that reaches the strategies, and the allowed tree node by node.
 // Empty when this request is not kept (no cache directory, a strategy
-// without a matrix, a profile given by path, device locality).
+// without a matrix, a profile given by path, device locality, a task
+// matrix).
 std::string placement_cache_key(const Request& r, const LoadedTopology& lt, const std::string& profile_path,
                                 const std::string& profile_text);
 

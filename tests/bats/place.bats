@@ -215,3 +215,19 @@ pus_of_task() {
   [ "$(ls "$BATS_TEST_DIRNAME"/../golden/placements/*.case | wc -l)" -ge 50 ]
   [[ "${lines[-1]}" == *"golden placements, 0 differ" ]]
 }
+
+@test "--task-matrix: tasks that exchange most share a package; a matrix of another size is one line" {
+  # Ranks 0-2 and 1-3 exchange most: block order would split both pairs.
+  printf '0 1 100 1\n1 0 1 100\n100 1 0 1\n1 100 1 0\n' >"$BATS_TEST_TMPDIR/ranks.txt"
+  place_json --topology "pack:2 l3:1 core:2 pu:1" --strategy compact --tasks 4 --task-matrix "$BATS_TEST_TMPDIR/ranks.txt"
+  pkg() { echo $(($(pus_of_task "$1") / 2)); }
+  [ "$(pkg 0)" = "$(pkg 2)" ]
+  [ "$(pkg 1)" = "$(pkg 3)" ]
+  [ "$(pkg 0)" != "$(pkg 1)" ]
+  # Every core once.
+  [ "$(for t in 0 1 2 3; do pus_of_task $t; done | sort | tr '\n' ' ')" = "0 1 2 3 " ]
+  run "$SLURM_PIN" place --topology "pack:2 l3:1 core:2 pu:1" --tasks 3 --task-matrix "$BATS_TEST_TMPDIR/ranks.txt"
+  expect_status 1
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == *"4 tasks but 3 tasks run here"* ]]
+}
