@@ -74,13 +74,21 @@ std::string format_text(const OutputContext& c) {
       out += line;
     }
   }
-  out += "\nlevel      domains  sharing kept inside one domain\n";
+  bool tasks = sp_get_level_task_traffic(p, 0, nullptr, nullptr) == 0;
+  out += std::string("\nlevel      domains  sharing kept inside one domain") +
+         (tasks ? "   task traffic kept inside one domain\n" : "\n");
   for (int l = 0; l < sp_get_nlevels(p); ++l) {
-    char kept[32];
-    double score = sp_get_level_score(p, l);
+    char kept[32], traffic[32] = "";
+    double score = sp_get_level_score(p, l), k = 0, all = 0;
     if (score >= 0) std::snprintf(kept, sizeof kept, "%.1f%%", 100 * score);
     else std::snprintf(kept, sizeof kept, "- (no matrix)");
-    std::snprintf(line, sizeof line, "%-10s %7d  %s\n", sp_get_level_name(p, l), sp_get_level_domains(p, l), kept);
+    if (tasks && sp_get_level_task_traffic(p, l, &k, &all) == 0)
+      std::snprintf(traffic, sizeof traffic, "%.1f%%", all > 0 ? 100 * k / all : 0.0);
+    if (tasks)
+      std::snprintf(line, sizeof line, "%-10s %7d  %-33s%s\n", sp_get_level_name(p, l), sp_get_level_domains(p, l),
+                    kept, traffic);
+    else
+      std::snprintf(line, sizeof line, "%-10s %7d  %s\n", sp_get_level_name(p, l), sp_get_level_domains(p, l), kept);
     out += line;
   }
   for (int r = 0; r < sp_get_nregions(p); ++r) {
@@ -158,6 +166,12 @@ json_t* json_score(sp_placement_t* p) {
       json_object_set_new(j, "total", json_real(total));
       json_object_set_new(j, "fraction", json_real(sp_get_level_score(p, l)));
       quality += kept;
+    }
+    if (sp_get_level_task_traffic(p, l, &kept, &total) == 0) {
+      json_t* t = json_object();
+      json_object_set_new(t, "kept", json_real(kept));
+      json_object_set_new(t, "total", json_real(total));
+      json_object_set_new(j, "task_traffic", t);
     }
     json_array_append_new(levels, j);
   }

@@ -136,6 +136,9 @@ int sp_get_level_domains(const sp_placement_t *p, int level);
 /* The sharing kept inside one domain of the level, and all of it (the
  * first task's threads); -1 without a matrix. */
 int sp_get_level_sharing(const sp_placement_t *p, int level, double *kept, double *total);
+/* The same for the tasks' traffic (sp_load_task_matrix): kept inside one
+ * domain of the level between tasks, and all of it; -1 without a task matrix. */
+int sp_get_level_task_traffic(const sp_placement_t *p, int level, double *kept, double *total);
 /* How much of q's sharing p's placement keeps, summed over the machine's
  * levels (the profile-guided strategies' objective): judges one placement
  * by another's matrix, as `slurm-pin profiles diff` does; q == p judges p by

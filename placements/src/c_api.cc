@@ -698,6 +698,14 @@ int sp_get_level_sharing(const sp_placement_t* p, int level, double* kept, doubl
   return 0;
 }
 
+int sp_get_level_task_traffic(const sp_placement_t* p, int level, double* kept, double* total) {
+  if (sp_get_nlevels(p) <= level || level < 0 || !p->result.tasks_scored) return -1;
+  const LevelScore& l = p->result.task_levels()[static_cast<size_t>(level)];
+  if (kept) *kept = l.kept;
+  if (total) *total = l.total;
+  return 0;
+}
+
 int sp_get_kept_sharing(const sp_placement_t* p, const sp_placement_t* q, double* kept) {
   if (!p || !q || !p->computed || !q->computed || !q->result.scored) return -1;
   const Result &a = p->result, &b = q->result;

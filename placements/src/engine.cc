@@ -402,6 +402,8 @@ void finish(Result& out, const Request& r, const LoadedTopology& lt) {
   out.scored = r.has_matrix && !out.tasks.empty() &&
                static_cast<int>(out.tasks[0].threads.size()) == r.matrix.size();
   if (out.scored) out.score_matrix = r.matrix;  // shared, not copied
+  out.tasks_scored = r.has_task_matrix && static_cast<int>(out.tasks.size()) == r.task_matrix.size();
+  if (out.tasks_scored) out.task_matrix = r.task_matrix;
 }
 
 // Whether at least half of each task's slots are near its GPUs (a task
@@ -622,6 +624,17 @@ Result compute_placement(const Request& request) {
   }
   attach_gpus(p);
   return finished(p);
+}
+
+const std::vector<LevelScore>& Result::task_levels() const {
+  if (!task_levels_done_) {
+    // The tasks as one team whose members sit at their first threads' slots.
+    std::vector<std::vector<int>> at(1);
+    for (const auto& slots : slot_of_thread) at[0].push_back(slots.empty() ? -1 : slots[0]);
+    task_levels_ = score_levels(tree(), at, tasks_scored ? &task_matrix : nullptr);
+    task_levels_done_ = true;
+  }
+  return task_levels_;
 }
 
 const std::vector<LevelScore>& Result::levels() const {

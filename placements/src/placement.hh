@@ -114,6 +114,14 @@ struct Result {
   // Computed, and to be kept in the cache under this key (placement_cache.hh); "" otherwise.
   std::string cache_key;
 
+  // The tasks' traffic kept per level (a task matrix was given: each task
+  // at its first thread's slot), computed on first use.
+  bool tasks_scored = false;
+  SharingMatrix task_matrix;
+  const std::vector<LevelScore>& task_levels() const;
+  mutable std::vector<LevelScore> task_levels_;
+  mutable bool task_levels_done_ = false;
+
   // What levels() scores: the first task's threads against the matrix.
   SharingMatrix score_matrix;
   std::vector<std::vector<int>> slot_of_thread;

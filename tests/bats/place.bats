@@ -226,6 +226,9 @@ pus_of_task() {
   [ "$(pkg 0)" != "$(pkg 1)" ]
   # Every core once.
   [ "$(for t in 0 1 2 3; do pus_of_task $t; done | sort | tr '\n' ' ')" = "0 1 2 3 " ]
+  # The report: the traffic kept inside one package, all but the light pairs'.
+  kept=$(jq '.score.levels[] | select(.level == "Package") | .task_traffic | "\(.kept) \(.total)"' -r <<<"$output")
+  [ "$kept" = "400 408" ] || { jq -c .score <<<"$output"; false; }
   run "$SLURM_PIN" place --topology "pack:2 l3:1 core:2 pu:1" --tasks 3 --task-matrix "$BATS_TEST_TMPDIR/ranks.txt"
   expect_status 1
   [ "${#lines[@]}" -eq 1 ]
