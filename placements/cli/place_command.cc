@@ -27,16 +27,16 @@ const char kUsage[] =
     "usage: slurm-pin place [--topology this|FILE.xml|SYNTHETIC] [--restrict CPULIST]\n"
     "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
     "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
-    "                       [--task-matrix FILE]\n"
+    "                       [--task-matrix FILE [--nodes N|NAME,NAME...]]\n"
     "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--smt K]\n"
     "                       [--gpu closest|none]\n"
     "                       [--oversubscribe] [--seed K] [--phases [--phase-merge F]]\n"
-    "                       [--format text|json|omp|likwid|placement]\n"
+    "                       [--format text|json|omp|likwid|placement|hostfile]\n"
     "strategies (--strategy help):\n";
 
 struct Options {
   std::string topology = "this", restrict_to, task_layout = "compact";
-  std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region, task_matrix;
+  std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region, task_matrix, nodes;
   std::string granularity = "core", gpu = "none";
   int tasks = 0, threads = 0, smt = 0;  // 0: the engine decides (a placement file's tasks, or one)
   bool oversubscribe = false, phases = false;
@@ -52,6 +52,7 @@ Options parse(int argc, char** argv) {
       {"profile", required_argument, nullptr, SP_OPT_PROFILE},  {"model", required_argument, nullptr, SP_OPT_MODEL},
       {"region", required_argument, nullptr, SP_OPT_REGION},   {"tasks", required_argument, nullptr, 'n'},
       {"task-layout", required_argument, nullptr, 'L'},    {"task-matrix", required_argument, nullptr, 'T'},
+      {"nodes", required_argument, nullptr, 'N'},
       {"threads", required_argument, nullptr, SP_OPT_THREADS},  {"granularity", required_argument, nullptr, SP_OPT_GRANULARITY},
       {"oversubscribe", no_argument, nullptr, SP_OPT_OVERSUBSCRIBE},  {"seed", required_argument, nullptr, SP_OPT_SEED},
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
@@ -74,6 +75,7 @@ Options parse(int argc, char** argv) {
       case 'n': o.tasks = static_cast<int>(parse_count("--tasks", optarg, 1, 4096)); break;
       case 'L': o.task_layout = optarg; break;
       case 'T': o.task_matrix = optarg; break;
+      case 'N': o.nodes = optarg; break;
       case SP_OPT_THREADS: o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case SP_OPT_GRANULARITY: o.granularity = optarg; break;
       case SP_OPT_OVERSUBSCRIBE: o.oversubscribe = true; break;
@@ -125,10 +127,55 @@ void set_inputs(sp_placement_t* p, const Options& o) {
   if (!o.profile.empty()) check(p, sp_load_profile(p, o.profile.c_str(), o.model.c_str(), o.region.c_str()));
 }
 
+// --nodes: a count, or the nodes' names (comma-separated, as
+// `scontrol show hostnames | paste -sd,` prints a job's).
+std::vector<std::string> node_names(const std::string& nodes) {
+  std::vector<std::string> names;
+  if (!nodes.empty() && nodes.find_first_not_of("0123456789") == std::string::npos) {
+    long n = parse_count("--nodes", nodes.c_str(), 1, 65536);
+    for (long i = 0; i < n; ++i) names.push_back("node" + std::to_string(i));
+    return names;
+  }
+  size_t at = 0;
+  while (at <= nodes.size()) {
+    size_t end = nodes.find(',', at);
+    std::string name = nodes.substr(at, end == std::string::npos ? std::string::npos : end - at);
+    if (name.empty() || name.size() > 255 || name.find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789-._") != std::string::npos)
+      throw Error("--nodes: '" + name + "' is not a node name (give a count, or names separated by commas)");
+    names.push_back(name);
+    if (names.size() > 65536) throw Error("--nodes: more than 65536 nodes");
+    if (end == std::string::npos) break;
+    at = end + 1;
+  }
+  return names;
+}
+
+// --nodes: which node each rank runs on, by the ranks' traffic.
+int place_ranks(const Options& o) {
+  if (o.task_matrix.empty()) throw UsageError("--nodes needs --task-matrix: the ranks' traffic decides their nodes");
+  std::vector<std::string> names = node_names(o.nodes);
+  bool counted = o.nodes.find_first_not_of("0123456789") == std::string::npos;
+  if (o.format == "hostfile" && counted)
+    throw Error("--format hostfile needs the nodes' names: --nodes \"$(scontrol show hostnames | paste -sd,)\"");
+  if (o.format != "hostfile" && o.format != "text" && o.format != "json")
+    throw Error("--nodes writes --format hostfile, text or json, not " + o.format);
+  char err[1024];
+  sp_rank_traffic t{};
+  int ranks = sp_split_ranks(o.task_matrix.c_str(), static_cast<int>(names.size()), o.seed, nullptr, 0, &t, err, sizeof err);
+  if (ranks < 0) throw Error(err);
+  std::vector<int> node_of(static_cast<size_t>(ranks));
+  if (sp_split_ranks(o.task_matrix.c_str(), static_cast<int>(names.size()), o.seed, node_of.data(), node_of.size(), &t,
+                     err, sizeof err) != ranks)
+    throw Error(err);
+  std::fputs(format_rank_nodes(o.format, names, node_of, t).c_str(), stdout);
+  return 0;
+}
+
 }  // namespace
 
 int place_command(int argc, char** argv) {
   Options o = parse(argc, argv);
+  if (!o.nodes.empty() && o.strategy != "help") return place_ranks(o);
   if (o.strategy == "help") {
     std::fputs(kUsage, stdout);
     std::fputs(sp_strategies_help(), stdout);

@@ -237,4 +237,51 @@ std::string format_result(const std::string& format, const OutputContext& c) {
   throw Error("unknown format '" + format + "': use text, json, omp, likwid or placement");
 }
 
+
+// A share of all traffic, for people.
+std::string share_of(double part, double total) {
+  char b[64];
+  std::snprintf(b, sizeof b, "%.6g (%.1f%%)", part, total > 0 ? 100 * part / total : 0.0);
+  return b;
+}
+
+std::string format_rank_nodes(const std::string& format, const std::vector<std::string>& names,
+                              const std::vector<int>& node_of, const sp_rank_traffic& t) {
+  std::string out;
+  if (format == "hostfile") {
+    for (int n : node_of) out += names[static_cast<size_t>(n)] + "\n";
+    return out;
+  }
+  if (format == "json") {
+    std::unique_ptr<json_t, JsonDeleter> root(json_object());
+    json_t* nodes = json_array();
+    for (int n : node_of) json_array_append_new(nodes, json_string(names[static_cast<size_t>(n)].c_str()));
+    json_object_set_new(root.get(), "node_of_rank", nodes);
+    json_t* traffic = json_object();
+    json_object_set_new(traffic, "total", json_real(t.total));
+    json_object_set_new(traffic, "crossing", json_real(t.crossing));
+    json_object_set_new(traffic, "block", json_real(t.block));
+    json_object_set_new(traffic, "cyclic", json_real(t.cyclic));
+    json_object_set_new(root.get(), "traffic", traffic);
+    char* text = json_dumps(root.get(), JSON_COMPACT);
+    out = std::string(text) + "\n";
+    free(text);
+    return out;
+  }
+  out = "node       ranks\n";
+  for (size_t n = 0; n < names.size(); ++n) {
+    std::string ranks;
+    for (size_t r = 0; r < node_of.size(); ++r)
+      if (node_of[r] == static_cast<int>(n)) ranks += (ranks.empty() ? "" : ",") + std::to_string(r);
+    char line[64];
+    std::snprintf(line, sizeof line, "%-10s ", names[n].c_str());
+    out += line + ranks + "\n";
+  }
+  out += "\ntraffic crossing nodes\n";
+  out += "  by traffic  " + share_of(t.crossing, t.total) + "\n";
+  out += "  block       " + share_of(t.block, t.total) + "\n";
+  out += "  cyclic      " + share_of(t.cyclic, t.total) + "\n";
+  return out;
+}
+
 }  // namespace slurmpin

@@ -4,6 +4,7 @@
 #pragma once
 #include <cstdint>
 #include <string>
+#include <vector>
 
 #include "slurm_pin_frontend.h"
 
@@ -18,5 +19,12 @@ struct OutputContext {
 // text (for people), json, omp (OMP_PLACES per task), likwid (likwid-pin -c
 // list per task), placement (a placement file). Throws Error for others.
 std::string format_result(const std::string& format, const OutputContext& c);
+
+// Ranks across nodes (slurm-pin place --nodes): hostfile (one node name per
+// rank, in rank order, for SLURM_HOSTFILE and srun --distribution=arbitrary),
+// text (each node's ranks and the traffic crossing nodes against Slurm's
+// block and cyclic orders) or json.
+std::string format_rank_nodes(const std::string& format, const std::vector<std::string>& names,
+                              const std::vector<int>& node_of, const sp_rank_traffic& t);
 
 }  // namespace slurmpin

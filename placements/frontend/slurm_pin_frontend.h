@@ -40,6 +40,18 @@ int sp_load_matrix(sp_placement_t *p, const char *path);
  * inside its share as usual. Its size must be the task count. */
 int sp_load_task_matrix(sp_placement_t *p, const char *path);
 int sp_set_task_matrix(sp_placement_t *p, const double *rows, int n);
+/* MPI ranks across `nodes` nodes by their traffic (a matrix file of ranks
+ * x ranks, docs/formats.md), for srun --distribution=arbitrary: node_of
+ * (the caller's array of `len` ints) gets each rank's node, as many ranks
+ * per node as Slurm's block distribution gives it, the pairs that exchange
+ * most on one node. Returns the rank count (more than len: nothing
+ * written), or -1 with `err`. `traffic` gets what crosses nodes this way
+ * and in Slurm's block and cyclic orders (each pair once). */
+struct sp_rank_traffic {
+  double total, crossing, block, cyclic;
+};
+int sp_split_ranks(const char *matrix_path, int nodes, uint64_t seed, int *node_of, size_t len,
+                   struct sp_rank_traffic *traffic, char *err, size_t errlen);
 /* Reads the profile now (with its regions, when sp_set_phases was called first). */
 int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
 

@@ -20,6 +20,7 @@
 #include "strategies/placement_file.hh"
 #include "strategies/score.hh"
 #include "binding/preloadable.hh"
+#include "strategies/rank_nodes.hh"
 #include "input/printable.hh"
 #include "binding/process_binding.hh"
 #include "sharing/profile.hh"
@@ -336,6 +337,19 @@ int sp_set_task_matrix(sp_placement_t* p, const double* rows, int n) {
     p->request.has_task_matrix = true;
     p->request.task_matrix_source = "the task matrix";
   });
+}
+
+int sp_split_ranks(const char* matrix_path, int nodes, uint64_t seed, int* node_of, size_t len,
+                   struct sp_rank_traffic* traffic, char* err, size_t errlen) {
+  int ranks = -1;
+  if (checked(err, errlen, [&] {
+        RankNodes split = ranks_to_nodes(read_matrix_file(matrix_path ? matrix_path : ""), nodes, seed);
+        ranks = static_cast<int>(split.node_of.size());
+        if (node_of && static_cast<size_t>(ranks) <= len) std::copy(split.node_of.begin(), split.node_of.end(), node_of);
+        if (traffic) *traffic = {split.total, split.crossing, split.block, split.cyclic};
+      }) != 0)
+    return -1;
+  return ranks;
 }
 
 int sp_load_profile(sp_placement_t* p, const char* path, const char* model, const char* region) {

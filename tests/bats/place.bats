@@ -234,3 +234,30 @@ pus_of_task() {
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"4 tasks but 3 tasks run here"* ]]
 }
+
+@test "--nodes: ranks across nodes by their traffic, as a hostfile for srun --distribution=arbitrary" {
+  # A 4x4 halo exchange whose ranks are numbered column by column: block
+  # order puts whole columns on a node, cutting three quarters of the pairs.
+  for i in $(seq 0 15); do
+    for j in $(seq 0 15); do
+      xi=$((i / 4)) yi=$((i % 4)) xj=$((j / 4)) yj=$((j % 4))
+      d=$(( (xi - xj) * (xi - xj) + (yi - yj) * (yi - yj) ))
+      printf '%s%s' "$([ "$d" -eq 1 ] && echo 100 || echo 0)" "$([ "$j" -lt 15 ] && echo ' ')"
+    done
+    echo
+  done >"$BATS_TEST_TMPDIR/halo.txt"
+  run "$SLURM_PIN" place --nodes n1,n2,n3,n4 --task-matrix "$BATS_TEST_TMPDIR/halo.txt" --format hostfile
+  expect_status 0
+  [ "${#lines[@]}" -eq 16 ]
+  # Four ranks on each node, as block gives them.
+  [ "$(sort <<<"$output" | uniq -c | awk '{ print $1 }' | sort -u)" = 4 ]
+  run "$SLURM_PIN" place --nodes 4 --task-matrix "$BATS_TEST_TMPDIR/halo.txt" --format json
+  expect_status 0
+  # 24 pairs of 200: 2x2 quadrants cut 8 of them; block (columns) 12.
+  [ "$(jq '.traffic | "\(.total) \(.crossing) \(.block)"' -r <<<"$output")" = "4800 1600 2400" ] || { echo "$output"; false; }
+  run "$SLURM_PIN" place --nodes 4 --task-matrix "$BATS_TEST_TMPDIR/halo.txt" --format hostfile
+  expect_status 1
+  [[ "$output" == *"needs the nodes' names"* ]]
+  run "$SLURM_PIN" place --nodes 4 --strategy compact
+  expect_status 2
+}

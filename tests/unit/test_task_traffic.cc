@@ -6,6 +6,7 @@
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <cstdio>
 #include <numeric>
 #include <random>
 #include <string>
@@ -116,6 +117,69 @@ TEST(TaskTraffic, AMatrixOfAnotherSizeIsOneLine) {
   double bad[4] = {0, -1, -1, 0};
   EXPECT_EQ(sp_set_task_matrix(p, bad, 2), -1);
   sp_finalize(p);
+}
+
+}  // namespace
+
+namespace {
+
+// A w x h halo exchange (each rank with its 4 neighbours), ranks shuffled.
+std::vector<double> shuffled_halo(int w, int h, unsigned seed) {
+  int n = w * h;
+  std::vector<int> rank(static_cast<size_t>(n));
+  std::iota(rank.begin(), rank.end(), 0);
+  std::shuffle(rank.begin(), rank.end(), std::mt19937(seed));
+  std::vector<double> t(static_cast<size_t>(n) * n, 0);
+  for (int x = 0; x < w; ++x)
+    for (int y = 0; y < h; ++y)
+      for (auto [dx, dy] : {std::pair{1, 0}, {0, 1}})
+        if (x + dx < w && y + dy < h) {
+          int a = rank[x * h + y], b = rank[(x + dx) * h + y + dy];
+          t[static_cast<size_t>(a) * n + b] = t[static_cast<size_t>(b) * n + a] = 100;
+        }
+  return t;
+}
+
+std::string matrix_file(const std::vector<double>& t, int n) {
+  std::string path = ::testing::TempDir() + "ranks" + std::to_string(n) + ".txt";
+  FILE* f = std::fopen(path.c_str(), "w");
+  for (int i = 0; i < n; ++i)
+    for (int j = 0; j < n; ++j) std::fprintf(f, "%g%c", t[static_cast<size_t>(i) * n + j], j + 1 < n ? ' ' : '\n');
+  std::fclose(f);
+  return path;
+}
+
+TEST(RanksAcrossNodes, AShuffledHaloKeepsItsBlocksTogetherAndSlurmsSizes) {
+  for (unsigned seed = 1; seed <= 5; ++seed) {
+    std::string path = matrix_file(shuffled_halo(8, 8, seed), 64);
+    std::vector<int> node_of(64);
+    sp_rank_traffic t{};
+    char err[512];
+    ASSERT_EQ(sp_split_ranks(path.c_str(), 4, 1, node_of.data(), node_of.size(), &t, err, sizeof err), 64) << err;
+    // Each node as many ranks as Slurm's block gives it.
+    for (int n = 0; n < 4; ++n) EXPECT_EQ(std::count(node_of.begin(), node_of.end(), n), 16);
+    // 112 edges of 100 each way (a pair weighs both: 200); four 4x4
+    // quadrants cut 16 of them, no split into four equal parts fewer.
+    EXPECT_DOUBLE_EQ(t.total, 22400);
+    EXPECT_LE(t.crossing, 3200 * 1.25) << "seed " << seed;
+    EXPECT_LT(t.crossing, t.block);
+    EXPECT_LT(t.crossing, t.cyclic);
+  }
+}
+
+TEST(RanksAcrossNodes, UnevenCountsAndBadInputAreOneLine) {
+  std::string path = matrix_file(shuffled_halo(5, 2, 1), 10);
+  std::vector<int> node_of(10);
+  sp_rank_traffic t{};
+  char err[512];
+  ASSERT_EQ(sp_split_ranks(path.c_str(), 3, 1, node_of.data(), node_of.size(), &t, err, sizeof err), 10) << err;
+  // Block sizes 4, 3, 3.
+  EXPECT_EQ(std::count(node_of.begin(), node_of.end(), 0), 4);
+  EXPECT_EQ(std::count(node_of.begin(), node_of.end(), 1), 3);
+  EXPECT_LE(t.crossing, t.block);
+  EXPECT_EQ(sp_split_ranks(path.c_str(), 11, 1, node_of.data(), node_of.size(), &t, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("10 ranks cannot run on 11 nodes"), std::string::npos) << err;
+  EXPECT_EQ(sp_split_ranks("/nonexistent/ranks.txt", 2, 1, node_of.data(), node_of.size(), &t, err, sizeof err), -1);
 }
 
 }  // namespace
