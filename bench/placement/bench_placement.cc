@@ -45,6 +45,8 @@ namespace {
 
 struct Options {
   std::string eagermap;
+  std::string treematch;    // --treematch PATH: bench/placement/ranks' build of treematch_harness.c
+  bool ranks_only = false;  // --ranks: the rank-traffic section alone
   int max_threads = 16384;
   int runs = 5;
   bool dense_only = false;  // --dense: the dense C API section alone
@@ -786,6 +788,125 @@ void profiled(const Options& o) {
   rmdir(dir);
 }
 
+
+// ---- ranks by traffic, against TreeMatch ----------------------------------
+
+// Rank-to-rank traffic of the shapes MPI codes have, rank numbers shuffled
+// (as an application's own numbering rarely follows the machine).
+std::vector<Edge> ring(int n) {
+  std::vector<Edge> e;
+  for (int i = 0; i < n; ++i) e.push_back({i, (i + 1) % n, 100});
+  return e;
+}
+
+// Random partners: each rank sends to 4 others, 1-100 each.
+std::vector<Edge> random_partners(int n, uint64_t seed) {
+  std::mt19937_64 rng(seed);
+  std::vector<Edge> e;
+  for (int i = 0; i < n; ++i)
+    for (int k = 0; k < 4; ++k) {
+      int j = static_cast<int>(rng() % static_cast<uint64_t>(n));
+      if (j != i) e.push_back({i, j, static_cast<double>(1 + rng() % 100)});
+    }
+  return e;
+}
+
+const Kind kRankKinds[] = {
+    {"ring", [](int n) { return SharingMatrix::from_edges(n, shuffled(ring(n), n, 5)); }},
+    {"halo2d", [](int n) { return SharingMatrix::from_edges(n, shuffled(stencil2d(n), n, 11)); }},
+    {"halo3d", [](int n) { return SharingMatrix::from_edges(n, shuffled(stencil3d(n), n, 13)); }},
+    {"alltoall8", [](int n) { return SharingMatrix::from_edges(n, shuffled(block_matrix(n), n, 17)); }},
+    {"random", [](int n) { return SharingMatrix::from_edges(n, random_partners(n, 19)); }},
+};
+
+// TreeMatch on w (its harness, `runs` times): its own median time and
+// mapping (sigma: each rank's leaf in compact order).
+Outside run_treematch(const Options& o, const SharingMatrix& w, const char* arities) {
+  Outside out;
+  char dir[] = "/tmp/bench-treematch.XXXXXX";
+  if (o.treematch.empty() || !mkdtemp(dir)) return out;
+  std::string file = std::string(dir) + "/m.txt";
+  FILE* f = std::fopen(file.c_str(), "w");
+  for (int i = 0; i < w.size(); ++i)
+    for (int j = 0; j < w.size(); ++j) std::fprintf(f, "%g%c", i == j ? 0.0 : w(i, j), j + 1 < w.size() ? ' ' : '\n');
+  std::fclose(f);
+  std::string cmd = "'" + o.treematch + "' " + file + " " + arities + " 2>&1";
+  std::vector<double> times;
+  for (int r = 0; r < std::max(3, o.runs); ++r) {
+    FILE* p = popen(cmd.c_str(), "r");
+    if (!p) break;
+    char buf[1 << 16];
+    std::string text;
+    size_t got;
+    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, got);
+    if (pclose(p) != 0) break;
+    const char* t = std::strstr(text.c_str(), "ms ");
+    const char* m = std::strstr(text.c_str(), "sigma");
+    if (!t || !m) break;
+    times.push_back(std::atof(t + 3));
+    out.pu.clear();
+    for (const char* c = m + 5; *c && *c != '\n';) {
+      char* end;
+      long v = std::strtol(c, &end, 10);
+      if (end == c) break;
+      out.pu.push_back(static_cast<int>(v));
+      c = end;
+    }
+  }
+  std::remove(file.c_str());
+  rmdir(dir);
+  if (times.empty() || static_cast<int>(out.pu.size()) != w.size()) return Outside();
+  out.ms = median_of(times);
+  out.ran = true;
+  return out;
+}
+
+// Ranks placed by their traffic (what slurm-pin place --task-matrix does on
+// a node: the engine's profile-guided strategies over the tasks' shares)
+// against TreeMatch, on the same matrices and balanced trees: hop cost and
+// in-algorithm time, 16 to 1024 ranks.
+void ranks(const Options& o) {
+  std::printf("\nranks by traffic (shuffled rank numbers) on 4-level trees (pack:P l3:1 l2:L core:2): in-algorithm\n"
+              "time (median ms) and hop cost (traffic x levels to the lowest common ancestor, lower is better)%s\n",
+              o.treematch.empty() ? "; TreeMatch absent (bench/placement/ranks --treematch-src DIR, Open MPI's "
+                                    "3rd-party/treematch)"
+                                  : "; ratios are slurm-pin / TreeMatch (t <= 1 and h <= 1: as fast, as good)");
+  std::printf("%-6s %-10s", "ranks", "traffic");
+  if (!o.treematch.empty()) std::printf(" %9s %12s", "TM ms", "TM hop");
+  for (Strategy s : {Strategy::kLpgp, Strategy::kGplp})
+    std::printf(" | %-5s %9s %12s%s", strategy_info(s).name, "ms", "hop", o.treematch.empty() ? "" : "   t/TM  h/TM");
+  std::printf("\n");
+  for (const Machine& mc : kFourLevel) {
+    if (mc.threads > std::min(o.max_threads, 1024)) continue;
+    Tree t = load(mc.synthetic);
+    std::vector<int> order = compact_order(t, t.root);
+    const char* arities = std::strchr(mc.arities, ',') + 1;  // TreeMatch's root is the first level
+    for (const Kind& k : kRankKinds) {
+      SharingMatrix w = k.make(mc.threads);
+      Outside tm = run_treematch(o, w, arities);
+      std::printf("%-6d %-10s", mc.threads, k.name);
+      double thop = 0;
+      if (!o.treematch.empty()) {
+        if (tm.ran) {
+          thop = eagermap_hop(t, order, tm, w);  // the same compact leaf order
+          std::printf(" %9.3f %12.0f", tm.ms, thop);
+        } else {
+          std::printf(" %9s %12s", "failed", "-");
+        }
+      }
+      for (Strategy s : {Strategy::kLpgp, Strategy::kGplp}) {
+        std::vector<int> slot;
+        double ms = median_ms([&] { slot = place_profile_guided(t, w, s, 1); }, o.runs);
+        double hop = hop_cost(t, slot, w);
+        std::printf(" | %-5s %9.3f %12.0f", "", ms, hop);
+        if (tm.ran) std::printf("  %5.2f %5.3f", ms / tm.ms, thop > 0 ? hop / thop : (hop > 0 ? INFINITY : 1.0));
+      }
+      std::printf("\n");
+      std::fflush(stdout);
+    }
+  }
+}
+
 }  // namespace
 
 int main(int argc, char** argv) {
@@ -793,6 +914,8 @@ int main(int argc, char** argv) {
   for (int i = 1; i < argc; ++i) {
     std::string a = argv[i];
     if (a == "--eagermap" && i + 1 < argc) o.eagermap = argv[++i];
+    else if (a == "--treematch" && i + 1 < argc) o.treematch = argv[++i];
+    else if (a == "--ranks") o.ranks_only = true;
     else if (a == "--max" && i + 1 < argc) o.max_threads = std::atoi(argv[++i]);
     else if (a == "--runs" && i + 1 < argc) o.runs = std::max(1, std::atoi(argv[++i]));
     else if (a == "--dense") o.dense_only = true;
@@ -803,9 +926,14 @@ int main(int argc, char** argv) {
       return 0;
     }
     else {
-      std::fprintf(stderr, "usage: bench_placement [--eagermap PATH] [--max THREADS] [--runs K] [--dense] [--profiles DIR]\n");
+      std::fprintf(stderr, "usage: bench_placement [--eagermap PATH] [--treematch PATH] [--max THREADS] [--runs K] [--dense] "
+                   "[--ranks] [--profiles DIR]\n");
       return 2;
     }
+  }
+  if (o.ranks_only) {
+    ranks(o);
+    return 0;
   }
   if (o.dense_only) {
     dense(o);
@@ -816,6 +944,7 @@ int main(int argc, char** argv) {
   profiled(o);
   scaling(o, "4-level trees (pack:P l3:1 l2:L core:2)", kFourLevel, std::size(kFourLevel));
   scaling(o, "5-level trees (group:G pack:P l3:1 l2:L core:2)", kFiveLevel, std::size(kFiveLevel));
+  ranks(o);
   optimality(o);
   holes();
   if (o.max_threads >= 16384) sparse_16k();

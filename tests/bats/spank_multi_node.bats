@@ -222,3 +222,25 @@ lose_node() {
   [ "$status" -eq 0 ]
   [ "$(env_of 0 SLURMD_NODENAME)" = n2 ]
 }
+
+@test "ranks across nodes by their traffic: slurm-pin place's hostfile in a batch script, as docs/spank.md shows" {
+  # Ranks 0-2 and 1-3 exchange most: block order would split both pairs.
+  printf '0 1 100 1\n1 0 1 100\n100 1 0 1\n1 100 1 0\n' >"$WORK/ranks.txt"
+  cat >"$WORK/traffic.sh" <<SCRIPT
+#!/bin/bash
+hosts=\$(mktemp)
+"$SLURM_PIN" place --nodes "\$(scontrol show hostnames | paste -sd,)" --task-matrix "$WORK/ranks.txt" \
+  --format hostfile >"\$hosts" || exit 1
+SLURM_HOSTFILE=\$hosts srun --distribution=arbitrary --pin-strategy=compact "$(omp)"
+SCRIPT
+  chmod 755 "$WORK/traffic.sh"
+  chmod a+r "$WORK/ranks.txt"
+  run --separate-stderr as_user salloc -Q -N2 -n4 -c1 "$WORK/traffic.sh"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(env_of 0 SLURMD_NODENAME)" = "$(env_of 2 SLURMD_NODENAME)" ]
+  [ "$(env_of 1 SLURMD_NODENAME)" = "$(env_of 3 SLURMD_NODENAME)" ]
+  [ "$(env_of 0 SLURMD_NODENAME)" != "$(env_of 1 SLURMD_NODENAME)" ]
+  # Each node's two ranks placed by the plugin, each on its own CPU.
+  for r in 0 1 2 3; do [ -n "$(env_of "$r" OMP_PLACES)" ] || { echo "rank $r unplaced: $output"; false; }; done
+  [ "$(env_of 0 OMP_PLACES)" != "$(env_of 2 OMP_PLACES)" ]
+}
