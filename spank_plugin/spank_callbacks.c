@@ -1134,12 +1134,13 @@ static int finish_placing(struct pin_step *s) {
 /* In init_post_opt, slurmstepd (root) knows the step: its helper starts
  * there, as the job's user, and places it while slurmstepd sets the step
  * up. Not for steps that may ask for device locality: Slurm sets the GPU
- * variables the helper reads later. Anything missing: user_init starts it. */
+ * variables the helper reads later. Anything missing (or a slurmstepd that
+ * is not root, which could not become the user): user_init starts it. */
 static void start_early(struct pin_step *s, spank_t sp) {
   uid_t uid;
   gid_t gid, *groups = NULL;
   int ngroups = 0;
-  if (strcmp(s->config.gpu, "closest") == 0 || s->request.gpu[0] || het_size(sp) ||
+  if (geteuid() != 0 || strcmp(s->config.gpu, "closest") == 0 || s->request.gpu[0] || het_size(sp) ||
       spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
       spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &groups, &ngroups) != ESPANK_SUCCESS || ngroups < 0)
     return;
