@@ -280,12 +280,17 @@ int sp_set_seed(sp_placement_t* p, uint64_t seed) {
   return guarded(p, [&] { p->request.seed = seed; });
 }
 
+// A caller's dense n x n rows, checked: `what` names the matrix in errors.
+static SharingMatrix checked_dense(const double* rows, int n, const std::string& what) {
+  require(rows && n > 0, "empty " + what);
+  for (size_t k = 0; k < static_cast<size_t>(n) * n; ++k)
+    require(rows[k] >= 0 && rows[k] <= kMaxWeight, what + " entries must be non-negative finite numbers");
+  return SharingMatrix::from_dense(rows, n);
+}
+
 int sp_set_matrix(sp_placement_t* p, const double* rows, int n) {
   return guarded(p, [&] {
-    require(rows && n > 0, "empty matrix");
-    for (size_t k = 0; k < static_cast<size_t>(n) * n; ++k)
-      require(rows[k] >= 0 && rows[k] <= kMaxWeight, "matrix entries must be non-negative finite numbers");
-    p->request.matrix = SharingMatrix::from_dense(rows, n);
+    p->request.matrix = checked_dense(rows, n, "matrix");
     p->request.has_matrix = true;
     p->request.matrix_source = "the matrix";
   });
@@ -330,10 +335,7 @@ int sp_load_task_matrix(sp_placement_t* p, const char* path) {
 
 int sp_set_task_matrix(sp_placement_t* p, const double* rows, int n) {
   return guarded(p, [&] {
-    require(rows && n > 0, "empty task matrix");
-    for (size_t k = 0; k < static_cast<size_t>(n) * n; ++k)
-      require(rows[k] >= 0 && rows[k] <= kMaxWeight, "task matrix entries must be non-negative finite numbers");
-    p->request.task_matrix = SharingMatrix::from_dense(rows, n);
+    p->request.task_matrix = checked_dense(rows, n, "task matrix");
     p->request.has_task_matrix = true;
     p->request.task_matrix_source = "the task matrix";
   });
