@@ -29,3 +29,13 @@ int preload_without_runtime(const char *list, char *out, size_t len) {
   }
   return removed;
 }
+
+static int bounds_word(char c) { return c == '\0' || c == ' ' || c == ':'; }
+
+int preload_has_word(const char *list, const char *word) {
+  size_t n = strlen(word);
+  if (!n) return 0;
+  for (const char *p = list; (p = strstr(p, word)) != NULL; p += n)
+    if ((p == list || bounds_word(p[-1])) && bounds_word(p[n])) return 1;
+  return 0;
+}

@@ -18,6 +18,11 @@ extern "C" {
  * -1 when out is too small. */
 int preload_without_runtime(const char *list, char *out, size_t len);
 
+/* 1 when `word` is in `list` whole: where it occurs, a space, a colon or
+ * the list's end bounds it on both sides; 0 otherwise (an empty word is
+ * never in a list). Linear in the list for each occurrence of the word. */
+int preload_has_word(const char *list, const char *word);
+
 #ifdef __cplusplus
 }
 #endif

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "preload_list.h"
+
 /* A field is at most this long: a task's data and the cache entry are the
  * largest (an entry is at most 4 MiB). */
 #define MAX_FIELD (64u << 20)
@@ -207,27 +209,13 @@ void step_plan_free(struct step_plan *plan) {
   memset(plan, 0, sizeof *plan);
 }
 
-/* A word of a list separated by spaces or colons (LD_PRELOAD's), as the
- * engine's has_word: linear in the list. */
-static int has_word(const char *list, const char *word) {
-  size_t n = strlen(word);
-  if (!n) return 0;
-  for (const char *w = list; *w;) {
-    w += strspn(w, " :");
-    size_t k = strcspn(w, " :");
-    if (k == n && memcmp(w, word, n) == 0) return 1;
-    w += k;
-  }
-  return 0;
-}
-
 int plan_env_value(const struct plan_env *e, const char *current, char *out, size_t len) {
   int n;
   switch (e->action) {
     case SP_ENV_UNSET: return SP_ENV_UNSET;
     case SP_ENV_KEEP: n = snprintf(out, len, "%s", current ? current : e->value); break;
     case SP_ENV_APPEND_WORD:
-      if (!current || !*current || has_word(current, e->value)) n = snprintf(out, len, "%s", current && *current ? current : e->value);
+      if (!current || !*current || preload_has_word(current, e->value) == 1) n = snprintf(out, len, "%s", current && *current ? current : e->value);
       else n = snprintf(out, len, "%s %s", current, e->value);
       break;
     default: n = snprintf(out, len, "%s", e->value); break;

@@ -451,6 +451,18 @@ TEST(PreloadList, TheRuntimeLeavesLdPreloadAndNothingElse) {
   EXPECT_EQ(preload_without_runtime("/very/long/libx.so", out, 4), -1);
 }
 
+// The one word test of LD_PRELOAD's list, the engine's (appending the
+// thread library) and the plugin's step plan's alike.
+TEST(PreloadList, AWordIsInTheListOnlyWhole) {
+  EXPECT_EQ(preload_has_word("/a/libx.so /lib/rt.so:liby.so", "/lib/rt.so"), 1);
+  EXPECT_EQ(preload_has_word("/lib/rt.so", "/lib/rt.so"), 1);
+  EXPECT_EQ(preload_has_word("/lib/rt.so.1 x/lib/rt.so", "/lib/rt.so"), 0);
+  EXPECT_EQ(preload_has_word("/lib/rt.so.1 /lib/rt.so", "/lib/rt.so"), 1);  // a later occurrence counts
+  EXPECT_EQ(preload_has_word("a b c", "b c"), 1);  // bounded on both sides, as the engine always read it
+  EXPECT_EQ(preload_has_word("", "/lib/rt.so"), 0);
+  EXPECT_EQ(preload_has_word("abc", ""), 0);  // never loops on an empty word
+}
+
 // What stderr_line wrote, read from a pipe in one read(2): one write per line.
 static std::string one_read_of(void (*say)()) {
   int fds[2];

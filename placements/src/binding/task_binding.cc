@@ -4,6 +4,7 @@
 #include <cstdlib>
 
 #include "error.hh"
+#include "preload_list.h"
 #include "task_env.h"
 
 namespace slurmpin {
@@ -61,18 +62,6 @@ void require_fits(const std::string& name, const std::string& value) {
               " KiB, more than the " + std::to_string(SP_MAX_ENV_ENTRY >> 10) +
               " KiB one environment variable may hold (Slurm, Linux): use fewer threads, a coarser granularity, "
               "or --pin-thread-binding=preload (slurm-pin's runtime reads its places from a file)");
-}
-
-bool has_word(const std::string& list, const std::string& word) {
-  size_t pos = 0;
-  while ((pos = list.find(word, pos)) != std::string::npos) {
-    size_t end = pos + word.size();
-    if ((pos == 0 || list[pos - 1] == ' ' || list[pos - 1] == ':') &&
-        (end == list.size() || list[end] == ' ' || list[end] == ':'))
-      return true;
-    pos = end;
-  }
-  return false;
 }
 
 }  // namespace
@@ -171,7 +160,7 @@ bool env_final_value(const EnvVar& v, const char* current, std::string* out) {
     case A::kKeep: *out = current ? current : v.value; return true;
     case A::kAppendWord:
       if (!current || !*current) *out = v.value;
-      else if (has_word(current, v.value)) *out = current;
+      else if (preload_has_word(current, v.value.c_str()) == 1) *out = current;
       else *out = std::string(current) + " " + v.value;
       return true;
     case A::kSet: break;
