@@ -231,10 +231,11 @@ void write_csv(const SharingMatrix& w, const std::string& path) {
   std::fclose(f);
 }
 
-// One run of EagerMap on `csv`: its own timer (ms) and mapping; false when
-// it failed or printed neither.
-bool eagermap_once(const Options& o, const std::string& csv, const char* arities, double& ms, std::vector<int>& pu) {
-  std::string cmd = "'" + o.eagermap + "' " + csv + " " + arities + " 2>&1";
+// One run of an outside mapper: `cmd`'s output holds its own time (ms)
+// after `time_key` and its mapping (one PU per thread, separated by commas
+// or spaces) after `map_key`, on one line; false when it failed or printed
+// neither.
+bool outside_once(const std::string& cmd, const char* time_key, const char* map_key, double& ms, std::vector<int>& pu) {
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return false;
   char buf[1 << 16];
@@ -242,16 +243,26 @@ bool eagermap_once(const Options& o, const std::string& csv, const char* arities
   size_t got;
   while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, got);
   if (pclose(p) != 0) return false;
-  const char* t = std::strstr(text.c_str(), "Execution time of the algorithm: ");
-  const char* m = std::strstr(text.c_str(), "Mapping: ");
+  const char* t = std::strstr(text.c_str(), time_key);
+  const char* m = std::strstr(text.c_str(), map_key);
   if (!t || !m) return false;
-  ms = std::atof(t + std::strlen("Execution time of the algorithm: "));
+  ms = std::atof(t + std::strlen(time_key));
   pu.clear();
-  for (const char* c = m + std::strlen("Mapping: "); *c && *c != '\n';) {
-    pu.push_back(static_cast<int>(std::strtol(c, const_cast<char**>(&c), 10)));
+  for (const char* c = m + std::strlen(map_key); *c && *c != '\n';) {
+    char* end;
+    long v = std::strtol(c, &end, 10);
+    if (end == c) break;
+    pu.push_back(static_cast<int>(v));
+    c = end;
     if (*c == ',') ++c;
   }
   return true;
+}
+
+// One run of EagerMap on `csv`: its own timer (ms) and mapping.
+bool eagermap_once(const Options& o, const std::string& csv, const char* arities, double& ms, std::vector<int>& pu) {
+  return outside_once("'" + o.eagermap + "' " + csv + " " + arities + " 2>&1", "Execution time of the algorithm: ",
+                      "Mapping: ", ms, pu);
 }
 
 double median_of(std::vector<double> v) {
@@ -309,8 +320,9 @@ Outside run_eagermap(const Options& o, const SharingMatrix& w, const char* ariti
   return o.eagermap.empty() ? Outside() : eagermap_in_turns(o, w, arities, {}, none);
 }
 
-// EagerMap's mapping scored on `t`: it numbers PUs in compact order (`order`).
-double eagermap_hop(const Tree& t, const std::vector<int>& order, const Outside& e, const SharingMatrix& w) {
+// An outside mapper's mapping scored on `t`: EagerMap and TreeMatch number
+// PUs in compact order (`order`).
+double mapping_hop(const Tree& t, const std::vector<int>& order, const Outside& e, const SharingMatrix& w) {
   std::vector<int> slot(w.size());
   for (int i = 0; i < w.size(); ++i) slot[i] = order[e.pu[i]];
   return hop_cost(t, slot, w);
@@ -331,6 +343,22 @@ double api_hop(const Tree& t, const std::vector<int>& slot_of_pu, sp_placement_t
 }
 
 // ---- sections -------------------------------------------------------------
+
+// Our strategies' columns of a table row on (t, w): median in-algorithm ms
+// and hop cost, and against an outside mapper's, when it ran, the ratios
+// printed with `ratio`; then the row's end.
+void our_columns(const Options& o, const Tree& t, const SharingMatrix& w, const std::vector<Strategy>& strategies,
+                 const Outside& other, double other_hop, const char* ratio) {
+  for (Strategy s : strategies) {
+    std::vector<int> slot;
+    double ms = median_ms([&] { slot = place_profile_guided(t, w, s, 1); }, o.runs);
+    double hop = hop_cost(t, slot, w);
+    std::printf(" | %-5s %9.3f %12.0f", "", ms, hop);
+    if (other.ran) std::printf(ratio, ms / other.ms, other_hop > 0 ? hop / other_hop : (hop > 0 ? INFINITY : 1.0));
+  }
+  std::printf("\n");
+  std::fflush(stdout);
+}
 
 void scaling(const Options& o, const char* title, const Machine* machines, size_t count) {
   std::printf("\n%s: in-algorithm time (median ms) and hop cost (sum of sharing x levels to the\n"
@@ -353,21 +381,13 @@ void scaling(const Options& o, const char* title, const Machine* machines, size_
       double ehop = 0;
       if (!o.eagermap.empty()) {
         if (e.ran) {
-          ehop = eagermap_hop(t, order, e, w);
+          ehop = mapping_hop(t, order, e, w);
           std::printf(" %10.3f %12.0f", e.ms, ehop);
         } else {
           std::printf(" %10s %12s", "failed", "-");
         }
       }
-      for (Strategy s : kGuided) {
-        std::vector<int> slot;
-        double ms = median_ms([&] { slot = place_profile_guided(t, w, s, 1); }, o.runs);
-        double hop = hop_cost(t, slot, w);
-        std::printf(" | %-5s %9.3f %12.0f", "", ms, hop);
-        if (e.ran) std::printf("  %4.2f %5.3f", ms / e.ms, ehop > 0 ? hop / ehop : (hop > 0 ? INFINITY : 1.0));
-      }
-      std::printf("\n");
-      std::fflush(stdout);
+      our_columns(o, t, w, {std::begin(kGuided), std::end(kGuided)}, e, ehop, "  %4.2f %5.3f");
     }
   }
 }
@@ -459,7 +479,7 @@ void optimality(const Options& o) {
       for (Strategy s : kGuided)
         ratio[strategy_info(s).name].push_back(opt / hop_cost(t, place_profile_guided(t, w, s, 1), w));
       Outside e = run_eagermap(o, w, m.arities);
-      if (e.ran) ratio["EagerMap"].push_back(opt / eagermap_hop(t, order, e, w));
+      if (e.ran) ratio["EagerMap"].push_back(opt / mapping_hop(t, order, e, w));
     }
     std::printf("%-10s", kind);
     for (const char* name : {"lpgp", "gplp", "gp", "EagerMap"}) {
@@ -683,7 +703,7 @@ void dense(const Options& o) {
     for (Strategy s : kGuided) ours.push_back([&, s] { whole_path_ms(xml, strategy_info(s).name, n, matrix); });
     std::vector<double> ms;
     Outside e = eagermap_in_turns(o, w, mc.arities, ours, ms);
-    double ehop = e.ran ? eagermap_hop(t, order, e, w) : 0;
+    double ehop = e.ran ? mapping_hop(t, order, e, w) : 0;
     std::printf("%-6d %8.2f %8.2f %8.2f %8s", n, topo_syn, topo_xml, load_ms,
                 e.ran ? std::to_string(e.ms).substr(0, 8).c_str() : "-");
     for (size_t k = 0; k < handles.size(); ++k) {
@@ -769,7 +789,7 @@ void profiled(const Options& o) {
       });
     std::vector<double> ms;
     Outside e = eagermap_in_turns(o, w, mc->arities, ours, ms);
-    double ehop = e.ran ? eagermap_hop(t, order, e, w) : 0;
+    double ehop = e.ran ? mapping_hop(t, order, e, w) : 0;
     std::string name = file.substr(file.rfind('/') + 1);
     double share = static_cast<double>(w.pairs()) / (static_cast<double>(n) * (n - 1) / 2);
     std::printf("%-20s %6d %5.2f %8.2f %8s", name.substr(0, name.size() - 8).c_str(), n, share, load_ms,
@@ -833,25 +853,9 @@ Outside run_treematch(const Options& o, const SharingMatrix& w, const char* arit
   std::string cmd = "'" + o.treematch + "' " + file + " " + arities + " 2>&1";
   std::vector<double> times;
   for (int r = 0; r < std::max(3, o.runs); ++r) {
-    FILE* p = popen(cmd.c_str(), "r");
-    if (!p) break;
-    char buf[1 << 16];
-    std::string text;
-    size_t got;
-    while ((got = std::fread(buf, 1, sizeof buf, p)) > 0) text.append(buf, got);
-    if (pclose(p) != 0) break;
-    const char* t = std::strstr(text.c_str(), "ms ");
-    const char* m = std::strstr(text.c_str(), "sigma");
-    if (!t || !m) break;
-    times.push_back(std::atof(t + 3));
-    out.pu.clear();
-    for (const char* c = m + 5; *c && *c != '\n';) {
-      char* end;
-      long v = std::strtol(c, &end, 10);
-      if (end == c) break;
-      out.pu.push_back(static_cast<int>(v));
-      c = end;
-    }
+    double ms;
+    if (!outside_once(cmd, "ms ", "sigma", ms, out.pu)) break;
+    times.push_back(ms);
   }
   std::remove(file.c_str());
   rmdir(dir);
@@ -888,21 +892,13 @@ void ranks(const Options& o) {
       double thop = 0;
       if (!o.treematch.empty()) {
         if (tm.ran) {
-          thop = eagermap_hop(t, order, tm, w);  // the same compact leaf order
+          thop = mapping_hop(t, order, tm, w);
           std::printf(" %9.3f %12.0f", tm.ms, thop);
         } else {
           std::printf(" %9s %12s", "failed", "-");
         }
       }
-      for (Strategy s : {Strategy::kLpgp, Strategy::kGplp}) {
-        std::vector<int> slot;
-        double ms = median_ms([&] { slot = place_profile_guided(t, w, s, 1); }, o.runs);
-        double hop = hop_cost(t, slot, w);
-        std::printf(" | %-5s %9.3f %12.0f", "", ms, hop);
-        if (tm.ran) std::printf("  %5.2f %5.3f", ms / tm.ms, thop > 0 ? hop / thop : (hop > 0 ? INFINITY : 1.0));
-      }
-      std::printf("\n");
-      std::fflush(stdout);
+      our_columns(o, t, w, {Strategy::kLpgp, Strategy::kGplp}, tm, thop, "  %5.2f %5.3f");
     }
   }
 }
