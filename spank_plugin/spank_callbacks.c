@@ -1006,10 +1006,11 @@ static void skip_hwloc_plugins(struct pin_step *s, spank_t sp) {
     setenv("HWLOC_PLUGINS_BLACKLIST", skip, 1);
 }
 
-static double elapsed_ms(const struct helper_job *j) {
+/* Milliseconds since `t0` (CLOCK_MONOTONIC). */
+static double ms_since(const struct timespec *t0) {
   struct timespec t;
   clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)(t.tv_sec - j->started.tv_sec) * 1e3 + (double)(t.tv_nsec - j->started.tv_nsec) / 1e6;
+  return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
 }
 
 /* The placing helper's report, in this order: user_init's outcome (0
@@ -1024,7 +1025,7 @@ static int report(struct pin_step *s, int rc, struct plan_writer *w) {
     return -1;
   struct rusage self;
   return plan_put_int(w, getrusage(RUSAGE_SELF, &self) == 0 ? self.ru_maxrss : 0) ||
-         plan_put_int(w, (long long)(elapsed_ms(&s->job) * 1000));
+         plan_put_int(w, (long long)(ms_since(&s->job.started) * 1000));
 }
 
 /* A value of the step's options the engine refuses: srun checks them, so
@@ -1157,17 +1158,17 @@ int slurm_spank_user_init(spank_t sp, int ac, char **av) {
     if (started <= 0) return started < 0 ? step_fails(s) : 0; /* task_init reports a failure */
   }
   if (s->placing != PLACING_STARTED) return 0; /* decided in init_post_opt */
-  struct timespec t0, t1;
+  struct timespec t0;
   clock_gettime(CLOCK_MONOTONIC, &t0);
   int rc = finish_placing(s);
-  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double waited = ms_since(&t0);
   /* How long placing took, and how long the step's launch waited for it
    * on this node (SlurmdDebug=debug; bench/srun reads them). */
   if (!s->launcher.on)
     slurm_debug("slurm-pin: step placed in %.3f ms (strategy %s%s); slurmstepd waited %.3f ms; "
                 "the placing helper's peak %ld KiB",
                 s->helper_ms, s->job.strategy, rc == 0 && s->plan.cached ? ", from the node's placement cache" : "",
-                (double)(t1.tv_sec - t0.tv_sec) * 1e3 + (double)(t1.tv_nsec - t0.tv_nsec) / 1e6, s->helper_peak_kib);
+                waited, s->helper_peak_kib);
   return step_placed(s, rc); /* errors end the step in task_init, never here */
 }
 
