@@ -43,7 +43,7 @@ bool skip_matrix_rows(const std::vector<TextLine>& lines, size_t& pos, int expec
 }
 
 std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& lines, size_t& pos,
-                                                   int expect, const std::string& path) {
+                                                   int expect, const std::string& path, const std::string& item) {
   std::vector<std::vector<double>> rows;
   int first_line = pos < lines.size() ? lines[pos].number : 0;
   int found;  // rows_end's count: the rows read below say the same
@@ -59,18 +59,18 @@ std::vector<std::vector<double>> parse_matrix_rows(const std::vector<TextLine>& 
     if (static_cast<int>(row.size()) != want)
       throw Error(where(path, l.number) + "row has " + std::to_string(row.size()) +
                   " values, expected " + std::to_string(want) +
-                  " (the matrix must be square: one row and one column per thread)");
+                  " (the matrix must be square: one row and one column per " + item + ")");
     rows.push_back(std::move(row));
   }
-  if (rows.empty()) throw Error(where(path, first_line) + "no matrix rows (write one row per thread)");
+  if (rows.empty()) throw Error(where(path, first_line) + "no matrix rows (write one row per " + item + ")");
   if (expect > 0 && static_cast<int>(rows.size()) != expect)
     throw Error(where(path, first_line) + "matrix has " +
                 std::to_string(rows.size()) + " rows, expected " + std::to_string(expect) +
-                " (one row per thread)");
+                " (one row per " + item + ")");
   if (rows.size() != rows[0].size())
     throw Error(where(path, lines[pos - 1].number) + "matrix has " + std::to_string(rows.size()) +
                 " rows of " + std::to_string(rows[0].size()) +
-                " values (it must be square: one row and one column per thread)");
+                " values (it must be square: one row and one column per " + item + ")");
   return rows;
 }
 
@@ -80,13 +80,14 @@ SharingMatrix read_matrix_file(const std::string& path) {
 
 namespace {
 
-int parse_thread(const std::string& field, int threads, const std::string& path, int line) {
+int parse_thread(const std::string& field, int threads, const std::string& path, int line,
+                 const std::string& item = "thread") {
   if (field.empty() || field.size() > 9 || field.find_first_not_of("0123456789") != std::string::npos)
-    throw Error(where(path, line) + "'" + field + "' is not a thread id (edges are 'I J WEIGHT', ids from 0)");
+    throw Error(where(path, line) + "'" + field + "' is not a " + item + " id (edges are 'I J WEIGHT', ids from 0)");
   int t = std::stoi(field);
   if (t >= threads)
-    throw Error(where(path, line) + "thread " + field + " is out of range: the list declares " +
-                std::to_string(threads) + " threads (ids 0 to " + std::to_string(threads - 1) + ")");
+    throw Error(where(path, line) + item + " " + field + " is out of range: the list declares " +
+                std::to_string(threads) + " " + item + "s (ids 0 to " + std::to_string(threads - 1) + ")");
   return t;
 }
 
@@ -120,7 +121,7 @@ SharingMatrix parse_edge_list(const std::vector<TextLine>& lines, const std::str
 }  // namespace
 
 std::vector<Edge> parse_edge_lines(const std::vector<TextLine>& lines, size_t& pos, int threads,
-                                   const std::string& path) {
+                                   const std::string& path, const std::string& item) {
   std::vector<Edge> edges;
   for (; pos < lines.size(); ++pos) {
     const TextLine& l = lines[pos];
@@ -129,11 +130,11 @@ std::vector<Edge> parse_edge_lines(const std::vector<TextLine>& lines, size_t& p
     std::vector<std::string> f = split_fields(l.text);
     if (f.size() != 3)
       throw Error(where(path, l.number) + "edge has " + std::to_string(f.size()) +
-                  " fields (write 'I J WEIGHT': two thread ids and how much they share)");
-    int i = parse_thread(f[0], threads, path, l.number), j = parse_thread(f[1], threads, path, l.number);
+                  " fields (write 'I J WEIGHT': two " + item + " ids and how much they share)");
+    int i = parse_thread(f[0], threads, path, l.number, item), j = parse_thread(f[1], threads, path, l.number, item);
     if (i == j)
-      throw Error(where(path, l.number) + "thread " + f[0] +
-                  " shares with itself (only pairs of different threads count: drop the line)");
+      throw Error(where(path, l.number) + item + " " + f[0] + " shares with itself (only pairs of different " +
+                  item + "s count: drop the line)");
     edges.push_back({i, j, parse_weight(f[2], path, l.number)});
   }
   return edges;

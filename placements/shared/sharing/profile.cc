@@ -23,6 +23,7 @@ namespace {
 const char kHeader[] = "slurm-pin-profile";
 const char* const kModels[] = {"simple", "rw"};
 const char* const kDrrClasses[] = {"no", "medium", "good"};
+const char* const kRankModels[] = {"bytes", "messages"};
 
 std::string rest_of(const TextLine& l) {
   size_t sp = l.text.find_first_of(" \t");
@@ -64,6 +65,7 @@ class ProfileParser {
       std::string at = where(path_, l.number);
       ++pos_;
       if (f[0] == "matrix" || f[0] == "edges") matrix(f, at);
+      else if (f[0] == "rank_matrix" || f[0] == "rank_edges") rank_matrix(f, at);
       else if (f[0] == "region") region(f, at);
       else if (f[0] == "aliases" && !region_.empty()) aliases(f, at);
       else if (!region_.empty())
@@ -76,8 +78,12 @@ class ProfileParser {
   // Checks what the scan cannot check line by line, and hands the profile over.
   Profile checked() {
     if (p_.threads == 0) throw Error(path_ + ": no 'threads N' line (every profile states its thread count)");
-    if (!matrices_seen_.count("\nsimple"))
-      throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix)");
+    if (!matrices_seen_.count("\nsimple") && p_.ranks == 0)
+      throw Error(path_ + ": no 'matrix simple' section (every profile has the whole-run simple-model matrix, "
+                          "or a rank section: 'ranks N' and 'rank_matrix bytes')");
+    if (p_.ranks && !rank_models_seen_.count("bytes"))
+      throw Error(path_ + ": 'ranks " + std::to_string(p_.ranks) +
+                  "' without a 'rank_matrix bytes' section (the rank section's traffic)");
     per_thread(p_.thread_working_set_lines.size(), "thread_working_set_lines");
     per_thread(p_.thread_accesses.size(), "thread_accesses");
     per_thread(p_.thread_creators.size(), "thread_creators");
@@ -136,6 +142,18 @@ class ProfileParser {
     } else {  // read now, and a matrix short of rows is named as it comes
       rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
     }
+  }
+
+  // 'rank_matrix MODEL' then `ranks` dense rows, or 'rank_edges MODEL' then
+  // 'I J W' lines: what each rank sent to each other one.
+  void rank_matrix(const std::vector<std::string>& f, const std::string& at) {
+    if (f.size() != 2 || std::find(std::begin(kRankModels), std::end(kRankModels), f[1]) == std::end(kRankModels))
+      throw Error(at + "expected '" + f[0] + " bytes' or '" + f[0] + " messages'");
+    if (!region_.empty()) throw Error(at + "the rank section comes before the first region line");
+    if (p_.ranks == 0) throw Error(at + "'ranks N' must come before the rank matrices");
+    if (!rank_models_seen_.insert(f[1]).second) throw Error(at + f[0] + " " + f[1] + " given twice (keep one)");
+    if (f[0] == "rank_edges") p_.rank_edges[f[1]] = parse_edge_lines(lines_, pos_, p_.ranks, path_, "rank");
+    else p_.rank_matrices[f[1]] = parse_matrix_rows(lines_, pos_, p_.ranks, path_, "rank");
   }
 
   // The dense matrices passed over in the scan (needs_.for_each), read now:
@@ -207,6 +225,11 @@ class ProfileParser {
         throw Error(at + "a profile of " + std::to_string(p_.threads) + " threads, but at most " +
                     std::to_string(needs_.max_threads) + " can run here" +
                     (needs_.too_many_threads.empty() ? "" : " (" + needs_.too_many_threads + ")"));
+    } else if (k == "ranks") {
+      p_.ranks = parse_int(f[1], at, "ranks", 1, 1 << 16);
+    } else if (k == "rank_collective_share") {
+      p_.rank_collective_share = parse_weight(f[1], path_, l.number);
+      if (p_.rank_collective_share > 1) throw Error(at + "the collectives' share of the bytes is from 0 to 1");
     } else if (k == "line_size") {
       p_.line_size = parse_int(f[1], at, "line_size", 8, 4096);
       if (p_.line_size & (p_.line_size - 1)) throw Error(at + "line_size must be a power of two");
@@ -257,6 +280,7 @@ class ProfileParser {
   std::string region_;
   std::set<std::string> seen_;
   std::set<std::string> matrices_seen_;  // region + '\n' + model, parsed or passed over
+  std::set<std::string> rank_models_seen_;
   std::set<std::string> region_names_;  // a set: checking stays linear in the file
 };
 
@@ -328,6 +352,15 @@ SharingMatrix Profile::affinity(const std::string& model, const ProfileRegion& r
   return section_matrix(region.matrices, region.edges, threads, model, region.name, path);
 }
 
+bool Profile::has_thread_matrix() const { return !matrices.empty() || !edges.empty(); }
+
+SharingMatrix Profile::rank_traffic(const std::string& path) const {
+  if (!ranks) throw Error(path + ": no rank section (profile the program with `slurm-pin profile --mpi`)");
+  auto sparse = rank_edges.find("bytes");
+  if (sparse != rank_edges.end()) return SharingMatrix::from_edges(ranks, sparse->second);
+  return SharingMatrix::from_rows(rank_matrices.at("bytes"));
+}
+
 Profile read_profile(const std::string& path, const ProfileNeeds& needs) {
   return parse_profile(read_user_file(path, std::min(needs.max_bytes, kMaxProfileBytes)), path, needs);
 }
@@ -388,6 +421,18 @@ std::string format_profile(const Profile& p) {
       format_edges(m.second, out);
     }
   };
+  if (p.ranks) {
+    out << "ranks " << p.ranks << "\n";
+    if (p.rank_collective_share >= 0) out << "rank_collective_share " << p.rank_collective_share << "\n";
+    for (const auto& m : p.rank_matrices) {
+      out << "rank_matrix " << m.first << "\n";
+      format_rows(m.second, out);
+    }
+    for (const auto& m : p.rank_edges) {
+      out << "rank_edges " << m.first << "\n";
+      format_edges(m.second, out);
+    }
+  }
   sections(p.matrices, p.edges);
   for (const auto& r : p.regions) {
     out << "region " << r.name << "\n";

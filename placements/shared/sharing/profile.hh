@@ -49,6 +49,14 @@ struct Profile {
   std::map<std::string, Rows> matrices;  // whole run
   std::map<std::string, EdgeList> edges;  // whole run, sparse
   std::vector<ProfileRegion> regions;
+  // The rank section (slurm-pin profile --mpi): what each MPI rank sent to
+  // each other one, in MPI_COMM_WORLD ranks; 0 ranks: none. Models "bytes"
+  // and "messages"; collectives counted by the model in docs/profiler.md,
+  // `rank_collective_share` of the bytes (-1: not recorded).
+  int ranks = 0;
+  double rank_collective_share = -1;
+  std::map<std::string, Rows> rank_matrices;
+  std::map<std::string, EdgeList> rank_edges;
 
   // The region named `pattern`: its exact name, else the one region a glob
   // (fnmatch) or a prefix matches. Throws Error listing the candidates.
@@ -60,6 +68,11 @@ struct Profile {
   // The same for one of `regions`, taken as it is (no search by name: a
   // caller placing every region would search them all for each).
   SharingMatrix affinity(const std::string& model, const ProfileRegion& region, const std::string& path) const;
+  // Whether the whole run has a thread matrix (a profile of ranks alone has none).
+  bool has_thread_matrix() const;
+  // The ranks' traffic in bytes (w(i,j) = sent(i,j) + sent(j,i)). Throws
+  // Error when the profile has no rank section.
+  SharingMatrix rank_traffic(const std::string& path) const;
 };
 
 // Region names (regions and their aliases) in one profile: what the
