@@ -28,6 +28,7 @@ const char kUsage[] =
     "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
     "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
     "                       [--task-matrix FILE [--nodes N|NAME,NAME...]]\n"
+    "                       [--task-ranks LIST --job-tasks N]\n"
     "                       [--threads T] [--granularity pu|core|l2|l3|numa] [--smt K]\n"
     "                       [--gpu closest|none]\n"
     "                       [--oversubscribe] [--seed K] [--phases [--phase-merge F]]\n"
@@ -39,11 +40,31 @@ struct Options {
   std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region, task_matrix, nodes;
   std::string granularity = "core", gpu = "none";
   int tasks = 0, threads = 0, smt = 0;  // 0: the engine decides (a placement file's tasks, or one)
+  std::vector<int> task_ranks;  // --task-ranks: the job's ranks that run here
+  int job_tasks = 0;
   bool oversubscribe = false, phases = false;
   double phase_merge = 0;
   uint64_t seed = 1;  // the engine's own default
   bool seed_given = false;
 };
+
+// --task-ranks: "4-7", "0,2,4,6" (at most 4096 ranks, as --tasks).
+std::vector<int> rank_list(const std::string& text) {
+  std::vector<int> out;
+  size_t at = 0;
+  while (at <= text.size()) {
+    size_t end = std::min(text.find(',', at), text.size());
+    std::string item = text.substr(at, end - at);
+    size_t dash = item.find('-');
+    std::string lo = item.substr(0, dash), hi = dash == std::string::npos ? lo : item.substr(dash + 1);
+    long a = parse_count("--task-ranks", lo.c_str(), 0, (1 << 24) - 1), b = parse_count("--task-ranks", hi.c_str(), 0, (1 << 24) - 1);
+    if (b < a || b - a + 1 + static_cast<long>(out.size()) > 4096)
+      throw UsageError("--task-ranks: '" + item + "' is not a rising range, or the list holds more than 4096 ranks");
+    for (long r = a; r <= b; ++r) out.push_back(static_cast<int>(r));
+    at = end + 1;
+  }
+  return out;
+}
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
@@ -52,7 +73,8 @@ Options parse(int argc, char** argv) {
       {"profile", required_argument, nullptr, SP_OPT_PROFILE},  {"model", required_argument, nullptr, SP_OPT_MODEL},
       {"region", required_argument, nullptr, SP_OPT_REGION},   {"tasks", required_argument, nullptr, 'n'},
       {"task-layout", required_argument, nullptr, 'L'},    {"task-matrix", required_argument, nullptr, 'T'},
-      {"nodes", required_argument, nullptr, 'N'},
+      {"nodes", required_argument, nullptr, 'N'},          {"task-ranks", required_argument, nullptr, 'R'},
+      {"job-tasks", required_argument, nullptr, 'J'},
       {"threads", required_argument, nullptr, SP_OPT_THREADS},  {"granularity", required_argument, nullptr, SP_OPT_GRANULARITY},
       {"oversubscribe", no_argument, nullptr, SP_OPT_OVERSUBSCRIBE},  {"seed", required_argument, nullptr, SP_OPT_SEED},
       {"format", required_argument, nullptr, 'f'},   {"help", no_argument, nullptr, 'h'},
@@ -76,6 +98,8 @@ Options parse(int argc, char** argv) {
       case 'L': o.task_layout = optarg; break;
       case 'T': o.task_matrix = optarg; break;
       case 'N': o.nodes = optarg; break;
+      case 'R': o.task_ranks = rank_list(optarg); break;
+      case 'J': o.job_tasks = static_cast<int>(parse_count("--job-tasks", optarg, 1, 1 << 24)); break;
       case SP_OPT_THREADS: o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case SP_OPT_GRANULARITY: o.granularity = optarg; break;
       case SP_OPT_OVERSUBSCRIBE: o.oversubscribe = true; break;
@@ -100,6 +124,8 @@ Options parse(int argc, char** argv) {
   }
   if (optind < argc)
     throw UsageError(std::string("unexpected argument '") + argv[optind] + "' (see slurm-pin place --help)");
+  if (o.task_ranks.empty() != !o.job_tasks)
+    throw UsageError("--task-ranks and --job-tasks go together: which of the job's ranks run here, of how many");
   return o;
 }
 
@@ -117,6 +143,7 @@ void set_inputs(sp_placement_t* p, const Options& o) {
     check(p, sp_set_job_gpu_variable(p, *name, std::getenv(*name)));
   check(p, sp_set_job_gpus(p, slurm_gpu_list_getenv()));
   check(p, sp_set_tasks(p, o.tasks));
+  if (o.job_tasks) check(p, sp_set_task_ranks(p, o.task_ranks.data(), static_cast<int>(o.task_ranks.size()), o.job_tasks));
   check(p, sp_set_task_layout(p, o.task_layout.c_str()));
   check(p, sp_set_threads(p, o.threads));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));

@@ -37,11 +37,18 @@ int sp_load_matrix(sp_placement_t *p, const char *path);
  * the node's tasks, in local rank order; a matrix file of docs/formats.md,
  * or dense n x n rows, symmetric): which task gets which share of the
  * node, heavy pairs sharing caches and NUMA domains, each task's threads
- * inside its share as usual. Its size must be the task count. */
+ * inside its share as usual. Its size must be the task count. A profile
+ * with a rank section (slurm-pin profile --mpi) is read as its bytes. */
 int sp_load_task_matrix(sp_placement_t *p, const char *path);
 int sp_set_task_matrix(sp_placement_t *p, const double *rows, int n);
+/* Which of the job's tasks run here: ranks[i] is local task i's global rank
+ * (n of them, the node's task count), of job_tasks in the job. A profile
+ * with a rank section (slurm-pin profile --mpi) then orders the tasks by
+ * the traffic of these ranks; a profile of another job size is a note and
+ * block order. Unset: the node's tasks are the whole job, in order. */
+int sp_set_task_ranks(sp_placement_t *p, const int *ranks, int n, int job_tasks);
 /* MPI ranks across `nodes` nodes by their traffic (a matrix file of ranks
- * x ranks, docs/formats.md), for srun --distribution=arbitrary: node_of
+ * x ranks, docs/formats.md, or a profile's rank section), for srun --distribution=arbitrary: node_of
  * (the caller's array of `len` ints) gets each rank's node, as many ranks
  * per node as Slurm's block distribution gives it, the pairs that exchange
  * most on one node. Returns the rank count (more than len: nothing

@@ -22,6 +22,7 @@
 #include "binding/preloadable.hh"
 #include "strategies/rank_nodes.hh"
 #include "input/printable.hh"
+#include "input/user_file.hh"
 #include "binding/process_binding.hh"
 #include "sharing/profile.hh"
 #include "sharing/store.hh"
@@ -325,9 +326,19 @@ int sp_load_matrix(sp_placement_t* p, const char* path) {
   });
 }
 
+// The ranks' traffic in a matrix file, or in a profile's rank section
+// (slurm-pin profile --mpi): the file is read once, its first line decides.
+static SharingMatrix read_task_traffic(const std::string& path) {
+  std::string text = read_user_file(path, kMaxProfileBytes);
+  size_t start = text.find_first_not_of(" \t\r\n");
+  if (start != std::string::npos && text.compare(start, 17, "slurm-pin-profile") == 0)
+    return parse_profile(text, path).rank_traffic(path);
+  return parse_matrix_text(text, path);
+}
+
 int sp_load_task_matrix(sp_placement_t* p, const char* path) {
   return guarded(p, [&] {
-    p->request.task_matrix = read_matrix_file(path ? path : "");
+    p->request.task_matrix = read_task_traffic(path ? path : "");
     p->request.has_task_matrix = true;
     p->request.task_matrix_source = std::string("task matrix ") + (path ? path : "");
   });
@@ -341,11 +352,25 @@ int sp_set_task_matrix(sp_placement_t* p, const double* rows, int n) {
   });
 }
 
+int sp_set_task_ranks(sp_placement_t* p, const int* ranks, int n, int job_tasks) {
+  return guarded(p, [&] {
+    if (n < 0 || n > (1 << 16) || job_tasks < n || job_tasks > (1 << 24) || (n && !ranks))
+      throw Error("task ranks: " + std::to_string(n) + " ranks of a job of " + std::to_string(job_tasks) +
+                  " tasks (give each local task's rank, below the job's task count)");
+    for (int i = 0; i < n; ++i)
+      if (ranks[i] < 0 || ranks[i] >= job_tasks)
+        throw Error("task ranks: rank " + std::to_string(ranks[i]) + " outside the job's " +
+                    std::to_string(job_tasks) + " tasks");
+    p->request.task_ranks.assign(ranks, ranks + n);
+    p->request.job_tasks = job_tasks;
+  });
+}
+
 int sp_split_ranks(const char* matrix_path, int nodes, uint64_t seed, int* node_of, size_t len,
                    struct sp_rank_traffic* traffic, char* err, size_t errlen) {
   int ranks = -1;
   if (checked(err, errlen, [&] {
-        RankNodes split = ranks_to_nodes(read_matrix_file(matrix_path ? matrix_path : ""), nodes, seed);
+        RankNodes split = ranks_to_nodes(read_task_traffic(matrix_path ? matrix_path : ""), nodes, seed);
         ranks = static_cast<int>(split.node_of.size());
         if (node_of && static_cast<size_t>(ranks) <= len) std::copy(split.node_of.begin(), split.node_of.end(), node_of);
         if (traffic) *traffic = {split.total, split.crossing, split.block, split.cyclic};

@@ -355,9 +355,14 @@ void use_profile_file(Request& r, const std::string& path, const std::string& na
 }
 
 void use_profile(Request& r, const Profile& profile, const std::string& path, const std::string& name) {
-  r.matrix = profile.affinity(r.profile_model, r.profile_region, path);
-  r.has_matrix = true;
   r.matrix_source = "profile " + (name.empty() ? path : name + " (" + path + ")");
+  r.profile_ranks = profile.ranks;
+  if (profile.ranks) r.profile_rank_traffic = profile.rank_traffic(path);
+  // A profile of ranks alone (slurm-pin profile --mpi) orders the tasks;
+  // their threads are placed as strategies without a matrix place them.
+  r.profile_has_threads = profile.has_thread_matrix() || !profile.ranks;
+  r.has_matrix = r.profile_has_threads;
+  if (r.has_matrix) r.matrix = profile.affinity(r.profile_model, r.profile_region, path);
   r.region_matrices.clear();
   r.region_aliases.clear();
   if (r.phases) {
@@ -521,6 +526,40 @@ void order_by_traffic(Placing& p) {
   if (!why.empty()) p.out.notes.push_back(p.r.task_matrix_source + " not used: " + why);
 }
 
+// The profile's rank traffic, for the tasks that run here: the rows and
+// columns of their global ranks. A profile of another job size cannot say
+// which tasks are which: the tasks keep the split's order, with a note.
+void order_by_profile_ranks(Placing& p) {
+  const Request& r = p.r;
+  int tasks = static_cast<int>(p.shares.size());
+  if (r.has_task_matrix || !r.profile_ranks || tasks < 2) return;
+  int job = r.job_tasks ? r.job_tasks : tasks;
+  std::vector<int> ranks = r.task_ranks;
+  if (ranks.empty())
+    for (int t = 0; t < tasks; ++t) ranks.push_back(t);
+  std::string source = r.matrix_source + "'s rank traffic";
+  if (job != r.profile_ranks) {
+    p.out.notes.push_back(source + " is of " + plural(r.profile_ranks, "rank") + " but the job has " +
+                          plural(job, "task") + ": tasks in block order (profile the job at this size)");
+    return;
+  }
+  std::vector<bool> seen(static_cast<size_t>(job));
+  bool valid = static_cast<int>(ranks.size()) == tasks;
+  for (size_t i = 0; valid && i < ranks.size(); ++i) {
+    valid = ranks[i] >= 0 && ranks[i] < job && !seen[static_cast<size_t>(ranks[i])];
+    if (valid) seen[static_cast<size_t>(ranks[i])] = true;
+  }
+  if (!valid) {
+    p.out.notes.push_back(source + " not used: the job's task ids here are not " + std::to_string(tasks) +
+                          " distinct ranks below " + std::to_string(job) + "; tasks in block order");
+    return;
+  }
+  p.r.task_matrix = r.profile_rank_traffic.subset(ranks);
+  p.r.has_task_matrix = true;
+  p.r.task_matrix_source = source;
+  order_by_traffic(p);
+}
+
 // Stage 2: each task's share of the allowed slots (near its GPUs).
 void split_tasks(Placing& p) {
   const Tree& tree = p.tree();
@@ -532,6 +571,7 @@ void split_tasks(Placing& p) {
   p.task_gpus = gpus_per_task(p.visible, tasks);
   p.shares = split(tree, p.r, tasks, p.visible, p.task_gpus);
   if (p.r.has_task_matrix) order_by_traffic(p);
+  else order_by_profile_ranks(p);  // a profile loaded before (sp_load_profile)
   p.share = smallest(p.shares);
   note_split(p.out, p.shares, slots.size(), p.word());
 }
@@ -542,7 +582,7 @@ void split_tasks(Placing& p) {
 bool read_profile_or_cache(Placing& p) {
   if (p.r.profile_spec.empty()) return false;
   StoredProfile stored = fetch_profile(p.r, p.share);
-  if (stored.path.empty()) return false;
+  if (stored.path.empty()) return order_by_profile_ranks(p), false;
   p.out.cache_key = placement_cache_key(p.r, *p.loaded, stored.path, stored.text);
   if (!p.out.cache_key.empty() && read_cached_placement(p.r.cache_dir, p.out.cache_key, p.tree(),
                                                         p.r.tasks ? p.r.tasks : 1, stored.threads, p.out)) {
@@ -551,7 +591,17 @@ bool read_profile_or_cache(Placing& p) {
     return true;
   }
   use_profile(p.r, parse_profile(stored.text, stored.path, needs_of(p.r, p.share)), stored.path, p.r.profile_spec);
+  order_by_profile_ranks(p);
   return false;
+}
+
+// A profile of ranks alone has no thread matrix for a strategy that needs
+// one: the task's threads are placed compact inside its share.
+void threads_without_matrix(Placing& p) {
+  if (p.r.has_matrix || p.r.profile_has_threads || !strategy_info(p.r.strategy).needs_matrix) return;
+  p.out.notes.push_back(p.r.matrix_source + " holds rank traffic only: each task's threads placed compact "
+                        "(profile with a thread backend too for " + strategy_info(p.r.strategy).name + ")");
+  p.r.strategy = Strategy::kCompact;
 }
 
 // Stage 5: whether the task's threads fit its share (or may share it).
@@ -606,6 +656,7 @@ Result compute_placement(const Request& request) {
   } else {
     split_tasks(p);
     if (read_profile_or_cache(p)) return finished(p);
+    threads_without_matrix(p);
     resolve_threads(p.r, p.threads);  // stage 4: threads per task
     // More threads than a task has cores: the same request placed on the
     // cores' hardware threads, each core's in one task; sharing only beyond them.

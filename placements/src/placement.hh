@@ -44,6 +44,14 @@ struct Request {
   bool has_task_matrix = false;
   SharingMatrix task_matrix;
   std::string task_matrix_source;
+  // Which of the job's tasks run here (global ranks, in local order) and
+  // how many the job has; empty and 0: the node's tasks are the job's.
+  // A profile's rank traffic (profile_ranks > 0) is taken for them.
+  std::vector<int> task_ranks;
+  int job_tasks = 0;
+  int profile_ranks = 0;
+  SharingMatrix profile_rank_traffic;
+  bool profile_has_threads = true;
   // A profile resolved once the thread count is known: a file path, or
   // NAME[@VERSION] from the store. Read with the caller's privileges.
   std::string profile_spec, profile_store, profile_model = "simple", profile_region;

@@ -167,6 +167,9 @@ std::string placement_cache_key(const Request& r, const LoadedTopology& lt, cons
   k << "strategy " << strategy_info(r.strategy).name << " phases " << r.phases << " merge " << merge << "\n";
   k << "profile " << printable(profile_path) << " " << profile_text.size() << " " << hex(text_hash(profile_text))
     << " model " << r.profile_model << " region " << printable(r.profile_region) << "\n";
+  k << "job_tasks " << r.job_tasks << " ranks";  // which rows of a rank section are this node's
+  for (int rank : r.task_ranks) k << " " << rank;
+  k << "\n";
   return k.str();
 }
 

@@ -53,7 +53,7 @@ class PlacementCache : public slurmpin::test::RootDirTest {
     std::ofstream(dir + "/store/app/t4.v" + std::to_string(version) + ".profile") << text;
   }
   // A step as slurmstepd places it: 2 tasks of 4 threads on up to 16 cores, per region.
-  sp_placement_t* step(const char* restrict_to = "0-15", const char* profile = "app") {
+  sp_placement_t* step(const char* restrict_to = "0-15", const char* profile = "app", std::vector<int> ranks = {}) {
     sp_placement_t* p = sp_init();
     EXPECT_EQ(sp_set_topology(p, "pack:2 l3:2 core:4 pu:1"), 0);
     EXPECT_EQ(sp_set_restrict(p, restrict_to), 0);
@@ -63,6 +63,9 @@ class PlacementCache : public slurmpin::test::RootDirTest {
     EXPECT_EQ(sp_set_phases(p, 1, 0), 0);
     EXPECT_EQ(sp_set_profile(p, profile, (dir + "/store").c_str(), "simple", nullptr), 0);
     EXPECT_EQ(sp_set_placement_cache(p, cache.c_str()), 0);
+    if (!ranks.empty()) {
+      EXPECT_EQ(sp_set_task_ranks(p, ranks.data(), static_cast<int>(ranks.size()), 4), 0) << sp_error(p);
+    }
     EXPECT_EQ(sp_compute(p), 0) << sp_error(p);
     return p;
   }
@@ -141,6 +144,20 @@ TEST_F(PlacementCache, AnyOtherInputIsComputed) {
   EXPECT_EQ(sp_get_cached(by_path), 0);
   EXPECT_EQ(sp_get_cache_entry(by_path, &name, &data, &size), 0);
   for (auto* p : {first, fewer, newer, by_path}) sp_finalize(p);
+}
+
+TEST_F(PlacementCache, TheNodesRanksAreInTheKey) {
+  // A profile of 4 ranks: the step's two tasks are some two of them.
+  std::string text = dense_profile(4, 3, 0);
+  text.insert(text.find("line_size"), "ranks 4\nrank_matrix bytes\n0 9 1 1\n9 0 1 1\n1 1 0 9\n1 1 9 0\n");
+  write_profile(1, text);
+  sp_placement_t* first = step("0-15", "app", {0, 1});
+  keep(first);
+  sp_placement_t* same = step("0-15", "app", {0, 1});
+  EXPECT_EQ(sp_get_cached(same), 1);
+  sp_placement_t* other = step("0-15", "app", {0, 2});
+  EXPECT_EQ(sp_get_cached(other), 0);
+  for (auto* p : {first, same, other}) sp_finalize(p);
 }
 
 TEST_F(PlacementCache, AnEntryRootDidNotWriteAsItIsIsNotUsed) {
