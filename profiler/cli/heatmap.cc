@@ -110,7 +110,8 @@ std::vector<std::vector<double>> colour_values(const std::vector<std::vector<dou
 }  // namespace
 
 void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::vector<double>& thread_accesses,
-                       const std::string& title, const std::string& unit, const std::string& path) {
+                       const std::string& title, const std::string& unit, const std::string& path,
+                       const std::string& axis) {
   size_t n = m.size();
   if (n == 0) throw Error("empty matrix: nothing to draw");
   bool absolute = thread_accesses.size() == n;
@@ -125,10 +126,12 @@ void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::vec
     json_array_append_new(rows.get(), r);
   }
   std::string caption = absolute ? "colour: " + unit + ", as a share of all accesses of the less active thread"
-                                 : "colour scale: " + unit + " (relative: no per-thread accesses recorded)";
+                       : axis == "thread" ? "colour scale: " + unit + " (relative: no per-thread accesses recorded)"
+                                          : "colour scale: " + unit + " (relative to the largest entry)";
   std::unique_ptr<json_t, void (*)(json_t*)> spec(
-      json_pack("{s:s%, s:s%, s:O, s:s}", "title", title.data(), title.size(), "caption", caption.data(),
-                caption.size(), "values", rows.get(), "top", absolute ? "100%" : number(max).c_str()),
+      json_pack("{s:s%, s:s%, s:O, s:s, s:s%}", "title", title.data(), title.size(), "caption", caption.data(),
+                caption.size(), "values", rows.get(), "top", absolute ? "100%" : number(max).c_str(), "axis",
+                axis.data(), axis.size()),
       json_decref);
   char* text = spec ? json_dumps(spec.get(), JSON_COMPACT) : nullptr;
   if (!text) throw Error("heatmap: out of memory");

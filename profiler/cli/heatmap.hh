@@ -13,6 +13,7 @@
 namespace slurmpin {
 
 void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::vector<double>& thread_accesses,
-                       const std::string& title, const std::string& unit, const std::string& path);
+                       const std::string& title, const std::string& unit, const std::string& path,
+                       const std::string& axis = "thread");
 
 }  // namespace slurmpin

@@ -26,7 +26,7 @@ std::string dir_of(const std::string& path) {
 
 // What the binary says about itself, read once from one descriptor.
 struct BinaryFacts {
-  bool elf = false, tsan_hooks = false, libtsan = false;
+  bool elf = false, tsan_hooks = false, libtsan = false, openmpi = false, mpich = false;
   int dwarf_version = 0;  // of the first unit of .debug_info; 0: none or compressed
   bool dwarf_indexes = false;
 };
@@ -87,6 +87,8 @@ BinaryFacts facts_of(const std::string& program) {
   if (f.elf) {
     f.tsan_hooks = contains(data, "__tsan_func_entry") || contains(data, "__tsan_init");
     f.libtsan = contains(data, "libtsan.so");
+    f.openmpi = contains(data, "libmpi.so.");  // DT_NEEDED names, in .dynstr
+    f.mpich = contains(data, "libmpich.so.");
     read_dwarf(data, f);
   }
   munmap(map, static_cast<size_t>(st.st_size));
@@ -137,6 +139,13 @@ void check_binary(const std::string& backend, const std::string& program, const 
       throw Error(program + " has clang's DWARF " + std::to_string(f.dwarf_version) + " debug info, which Valgrind " +
                   valgrind_version + " cannot read: rebuild with -gdwarf-4 (clang-14's -g is DWARF 5)");
   }
+}
+
+std::string mpi_library_of(const std::string& program) {
+  BinaryFacts f = facts_of(program);
+  if (f.openmpi && f.mpich)
+    throw Error(program + " names both Open MPI's and MPICH's library: give --mpi=openmpi or --mpi=mpich");
+  return f.openmpi ? "openmpi" : f.mpich ? "mpich" : "";
 }
 
 void check_cpus(int cpus, int cpus_on_node, const std::vector<int>& node_cpus, const std::string& partition) {

@@ -4,6 +4,7 @@
 // into the store (a new version) or a file.
 #include <fcntl.h>
 #include <getopt.h>
+#include <sys/syscall.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -17,6 +18,7 @@
 #include <cstring>
 #include <ctime>
 #include <fstream>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -28,6 +30,7 @@
 #include "capture.hh"
 #include "error.hh"
 #include "file_sha256.hh"
+#include "mpi_traffic.hh"
 #include "preflight.hh"
 #include "input/printable.hh"
 #include "sharing/profile.hh"
@@ -61,14 +64,34 @@ const char kUsage[] =
     "errors and on SIGINT/SIGTERM/SIGHUP. --keep-trace also writes every thread's\n"
     "raw line counts there and keeps them; --from-trace analyses such a trace again.\n"
     "--baseline first runs PROGRAM natively (with --cpus, else N CPUs), so that the\n"
-    "summary gives the profiler's slowdown.\n";
+    "summary gives the profiler's slowdown.\n"
+    "--mpi records what each MPI rank sends to each other one (bytes and messages,\n"
+    "collectives by the model in docs/profiler.md) into the profile's rank section,\n"
+    "running PROGRAM as `srun -nRANKS -cTHREADS` (THREADS default 1), or with\n"
+    "--no-srun the launcher given (mpiexec, mpirun, srun). The MPI is the one\n"
+    "PROGRAM is linked with, unless named.\n";
 
 struct Options {
-  std::string app, backend = "valgrind", store, output, workdir, from_trace;
-  int threads = 0, cpus = 0;
-  bool srun = true, keep_trace = false, serial = false, baseline = false;
+  std::string app, backend = "valgrind", store, output, workdir, from_trace, mpi_library;
+  int threads = 0, cpus = 0, ranks = 0;
+  bool srun = true, keep_trace = false, serial = false, baseline = false, mpi = false, backend_given = false;
   std::vector<std::string> srun_args, program;
 };
+
+// --mpi: the ranks' traffic alone, as a step of --ranks tasks (or the
+// launcher given); each rank runs --threads threads, 1 by default.
+void check_mpi_options(Options& o) {
+  if (o.mpi_library != "" && o.mpi_library != "openmpi" && o.mpi_library != "mpich")
+    throw UsageError("--mpi takes openmpi or mpich (or nothing: the MPI the program is linked with), not '" +
+                     o.mpi_library.substr(0, 64) + "'");
+  if (o.backend_given || o.keep_trace || !o.from_trace.empty())
+    throw UsageError("--mpi records the ranks' traffic only: profile the threads in a run of their own "
+                     "(--backend, --keep-trace and --from-trace go without --mpi)");
+  if (o.srun && !o.ranks) throw UsageError("--mpi needs --ranks N (the job's MPI ranks), or --no-srun with a launcher");
+  if (!o.srun && o.ranks)
+    throw UsageError("--ranks goes with srun: with --no-srun the launcher on the command line sets the rank count");
+  if (!o.threads) o.threads = 1;
+}
 
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
@@ -79,6 +102,7 @@ Options parse(int argc, char** argv) {
       {"cpus", required_argument, nullptr, 'c'},   {"help", no_argument, nullptr, 'h'},
       {"workdir", required_argument, nullptr, 'w'}, {"from-trace", required_argument, nullptr, 'f'},
       {"serial", no_argument, nullptr, 'l'},       {"baseline", no_argument, nullptr, 'B'},
+      {"mpi", optional_argument, nullptr, 'M'},    {"ranks", required_argument, nullptr, 'r'},
       {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
@@ -88,7 +112,9 @@ Options parse(int argc, char** argv) {
       case SP_OPT_APP: o.app = optarg; break;
       case SP_OPT_THREADS: o.threads = static_cast<int>(parse_count("--threads", optarg, 1, 65536)); break;
       case 'c': o.cpus = static_cast<int>(parse_count("--cpus", optarg, 1, 65536)); break;
-      case 'b': o.backend = optarg; break;
+      case 'b': o.backend = optarg, o.backend_given = true; break;
+      case 'M': o.mpi = true, o.mpi_library = optarg ? optarg : ""; break;
+      case 'r': o.ranks = static_cast<int>(parse_count("--ranks", optarg, 1, 65536)); break;
       case SP_OPT_STORE: o.store = optarg; break;
       case SP_OPT_OUTPUT: o.output = optarg; break;
       case 'n': o.srun = false; break;
@@ -107,6 +133,7 @@ Options parse(int argc, char** argv) {
   if (o.app.empty()) throw UsageError("--app NAME is required (the name jobs will use with --pin-profile)");
   parse_profile_spec(o.app);  // validates the name
   if (o.app.find('@') != std::string::npos) throw Error("--app takes a name without @VERSION: versions are assigned");
+  if (o.mpi) check_mpi_options(o);
   if (!o.threads && o.from_trace.empty())
     throw UsageError("--threads N is required (profile at the thread count the application runs with)");
   if (o.program.empty() && o.from_trace.empty()) throw UsageError("no program to profile: put it after --");
@@ -184,8 +211,34 @@ std::string utc_now() {
 char g_work[PATH_MAX], g_trace[PATH_MAX], g_sums[PATH_MAX];
 volatile sig_atomic_t g_keep = 0, g_child = 0, g_signal = 0;
 
+volatile sig_atomic_t g_rank_rows = 0;
+
+// Every rank.N file the ranks wrote into the work directory, with system
+// calls alone (a signal handler may call it).
+void remove_rank_rows() {
+  int dir = open(g_work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (dir < 0) return;
+  alignas(8) char buf[4096];
+  long n;
+  while ((n = syscall(SYS_getdents64, dir, buf, sizeof buf)) > 0)
+    for (long at = 0; at < n;) {
+      struct entry {
+        uint64_t ino;
+        int64_t off;
+        unsigned short reclen;
+        unsigned char type;
+        char name[1];
+      };
+      const entry* e = reinterpret_cast<const entry*>(buf + at);
+      if (std::strncmp(e->name, "rank.", 5) == 0) unlinkat(dir, e->name, 0);
+      at += e->reclen;
+    }
+  close(dir);
+}
+
 void remove_work() {
   if (!g_work[0]) return;
+  if (g_rank_rows) remove_rank_rows();
   unlink(g_sums);
   if (g_keep) return;  // the trace stays, and its directory
   unlink(g_trace);
@@ -376,7 +429,124 @@ Sums run_backend(const Options& o, double& took) {
   return s;
 }
 
+// `command` with `env` as a step of --ranks tasks of --threads CPUs each
+// (srun's MPI plugin for the program's MPI, unless --srun-arg names one),
+// or as given with --no-srun.
+std::vector<std::string> mpi_step(const Options& o, const std::string& mpi, std::vector<std::string>& env,
+                                  const std::vector<std::string>& command) {
+  if (!o.srun) return command;
+  std::vector<std::string> argv = {"srun", "-n" + std::to_string(o.ranks), "-c" + std::to_string(o.threads),
+                                   "--job-name=profile:" + o.app};
+  bool plugin_given = std::any_of(o.srun_args.begin(), o.srun_args.end(),
+                                  [](const std::string& a) { return a.rfind("--mpi", 0) == 0; });
+  if (!plugin_given) argv.push_back(mpi == "openmpi" ? "--mpi=pmix" : "--mpi=pmi2");
+  argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
+  argv.push_back("env");
+  argv.insert(argv.end(), env.begin(), env.end());
+  env.clear();
+  argv.insert(argv.end(), command.begin(), command.end());
+  return argv;
+}
+
+std::string megabytes(double bytes) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "%.3g MB", bytes / 1e6);
+  return buf;
+}
+
+// What the summary says of the traffic: its sum, the collectives' share,
+// the heaviest pair.
+std::string traffic_summary(const Profile& p, const std::vector<std::string>& hosts) {
+  SharingMatrix m = p.rank_traffic("the profile");
+  double messages = p.rank_matrices.count("messages") ? 0 : -1;
+  for (const auto& row : p.rank_matrices.count("messages") ? p.rank_matrices.at("messages") : Rows())
+    for (double v : row) messages += v;
+  for (const Edge& e : p.rank_edges.count("messages") ? p.rank_edges.at("messages") : EdgeList()) messages += e.w;
+  int a = 0, b = 0;
+  double heaviest = -1;
+  for (int i = 0; i < m.size(); ++i)
+    for (int j = i + 1; j < m.size(); ++j)
+      if (m(i, j) > heaviest) heaviest = m(i, j), a = i, b = j;
+  std::set<std::string> nodes(hosts.begin(), hosts.end());
+  char line[256];
+  std::snprintf(line, sizeof line, "  %s between ranks in %.0f messages, %.2g%% by collectives; heaviest pair %d-%d (%s); "
+                "ranks on %zu host%s",
+                megabytes(m.total()).c_str(), messages, 100 * p.rank_collective_share, a, b,
+                megabytes(std::max(heaviest, 0.0)).c_str(), nodes.size(), nodes.size() == 1 ? "" : "s");
+  return line;
+}
+
+int profile_mpi(const Options& o) {
+  catch_signals();
+  std::string program;
+  std::string mpi = mpi_of_command(o.program, o.mpi_library, &program);
+  std::string library = mpi_library_path(lib_dir(), mpi);
+  check_destination(o.store, o.output);
+  if (o.srun) {
+    const char* on_node = std::getenv("SLURM_CPUS_ON_NODE");
+    int in_job = std::getenv("SLURM_JOB_ID") && on_node ? std::atoi(on_node) : 0;
+    std::string partition = partition_of(o.srun_args);
+    check_cpus(o.threads, in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
+  }
+  auto started = std::chrono::steady_clock::now();
+  std::vector<std::string> thread_env = {"OMP_NUM_THREADS=" + std::to_string(o.threads)};
+  double native = 0, profiled = 0;
+  if (o.baseline) {
+    std::vector<std::string> env = thread_env;
+    std::vector<std::string> argv = mpi_step(o, mpi, env, o.program);
+    auto t = std::chrono::steady_clock::now();
+    int rc = run(argv, env);
+    if (rc != 0) throw Error("the program exited with status " + std::to_string(rc) + " when run natively (--baseline)");
+    native = seconds_since(t);
+  }
+  std::string work = work_dir(o);
+  if (work.size() + 10 >= sizeof g_work) throw Error("work directory path too long: give a shorter --workdir");
+  std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
+  g_rank_rows = 1;
+  std::vector<std::string> env = mpi_record_env(library, work);
+  env.insert(env.end(), thread_env.begin(), thread_env.end());
+  std::vector<std::string> argv = mpi_step(o, mpi, env, o.program);
+  auto t = std::chrono::steady_clock::now();
+  int rc = run(argv, env);
+  profiled = seconds_since(t);
+  if (rc != 0) {
+    remove_work();
+    throw Error("the profiled program exited with status " + std::to_string(rc) + " (see the lines above)");
+  }
+  Profile p;
+  std::vector<std::string> hosts;
+  read_rank_rows(work, p, &hosts);
+  remove_work();
+  p.threads = o.threads;
+  p.application = o.app;
+  p.binary_sha256 = file_sha256(program);
+  p.date = utc_now();
+  p.topology = machine_fingerprint();
+  p.tool = std::string("mpi-traffic ") + (mpi == "openmpi" ? "Open MPI" : "MPICH") + " (slurm-pin " +
+           SLURM_PIN_VERSION + ", backend mpi)";
+  std::string text = format_profile(p), where_to;
+  if (!o.output.empty()) {
+    std::ofstream out(o.output);
+    if (!(out << text)) throw Error(o.output + ": cannot write the profile");
+    where_to = o.output;
+  } else {
+    StoredProfile s = store_profile(o.store, o.app, p.threads, text);
+    where_to = s.path + " (" + o.app + "@" + std::to_string(s.version) + ")";
+  }
+  std::printf("profile of %s with %d ranks of %d thread%s: %s\n%s\n", o.app.c_str(), p.ranks, p.threads,
+              p.threads == 1 ? "" : "s", where_to.c_str(), traffic_summary(p, hosts).c_str());
+  double all = seconds_since(started) - native;
+  if (native > 0)
+    std::printf("  %.1f s in all, the program %.2f s recording its traffic against %.2f s natively: %.2fx\n", all,
+                profiled, native, profiled / native);
+  else
+    std::printf("  %.1f s in all, the program %.2f s recording its traffic (--baseline gives the slowdown)\n", all,
+                profiled);
+  return 0;
+}
+
 int profile(const Options& o) {
+  if (o.mpi) return profile_mpi(o);
   catch_signals();
   std::string program = o.program.empty() ? "" : which(o.program[0]);
   if (o.from_trace.empty()) preflight(o, program);

@@ -27,6 +27,7 @@ namespace {
 const char kUsage[] =
     "usage: slurm-pin profiles list [--store DIR]\n"
     "       slurm-pin profiles show NAME[@V] [--threads N] [--model simple|rw] [--region R] [--png FILE]\n"
+    "                               [--ranks]        (the rank section: bytes each MPI rank sent each other one)\n"
     "                               [--title TEXT]   (the image's title; default the profile's name)\n"
     "       slurm-pin profiles diff A[@V] B[@V] [--threads N] [--model M] [--region R] [--topology T]\n"
     "                               [--strategy S]   (A, B: store names or profile files)\n"
@@ -41,6 +42,7 @@ struct Options {
   std::string verb, target, second, store, model = "simple", region, png, output, app, title;
   std::string topology = "this", strategy = "lpgp";
   int threads = 0;
+  bool ranks = false;
 };
 
 Options parse(int argc, char** argv) {
@@ -49,7 +51,7 @@ Options parse(int argc, char** argv) {
       {"model", required_argument, nullptr, SP_OPT_MODEL}, {"region", required_argument, nullptr, SP_OPT_REGION},
       {"png", required_argument, nullptr, 'p'},   {"output", required_argument, nullptr, SP_OPT_OUTPUT},
       {"app", required_argument, nullptr, SP_OPT_APP},   {"help", no_argument, nullptr, 'h'},
-      {"title", required_argument, nullptr, 'l'},
+      {"title", required_argument, nullptr, 'l'},     {"ranks", no_argument, nullptr, 'r'},
       {"topology", required_argument, nullptr, SP_OPT_TOPOLOGY}, {"strategy", required_argument, nullptr, SP_OPT_STRATEGY},
       {nullptr, 0, nullptr, 0}};
   Options o;
@@ -66,6 +68,7 @@ Options parse(int argc, char** argv) {
       case SP_OPT_OUTPUT: o.output = optarg; break;
       case SP_OPT_APP: o.app = optarg; break;
       case 'l': o.title = optarg; break;
+      case 'r': o.ranks = true; break;
       case SP_OPT_TOPOLOGY: o.topology = optarg; break;
       case SP_OPT_STRATEGY: o.strategy = optarg; break;
       case 'h': std::fputs(kUsage, stdout); std::exit(0);
@@ -164,9 +167,41 @@ std::string heatmap_unit(const std::string& model) {
 // is a wall of numbers (and threads^2 of memory).
 constexpr int kMaxShownThreads = 2048;
 
+// The rank section: bytes each rank sent each other one (rows: senders), as
+// stored, or an edge list expanded; a heatmap on the same absolute scale.
+int show_ranks(const Options& o, const StoredProfile& e, const Profile& p) {
+  if (!p.ranks) throw Error(e.path + ": no rank section (profile the program with `slurm-pin profile --mpi`)");
+  if (p.ranks > kMaxShownThreads)
+    throw Error(e.path + ": " + std::to_string(p.ranks) + " ranks are too many to show as a matrix (at most " +
+                std::to_string(kMaxShownThreads) + "; `slurm-pin profiles export` gives the file)");
+  Rows rows;
+  if (p.rank_matrices.count("bytes")) {
+    rows = p.rank_matrices.at("bytes");
+  } else {
+    rows.assign(p.ranks, std::vector<double>(p.ranks, 0));
+    for (const Edge& x : p.rank_edges.at("bytes")) rows[x.i][x.j] += x.w;
+  }
+  std::printf("%s@%d: %d ranks of %d thread%s, bytes each rank (row) sent each other one (column)", e.app.c_str(),
+              e.version, p.ranks, p.threads, p.threads == 1 ? "" : "s");
+  if (p.rank_collective_share >= 0) std::printf(", %.2g%% by collectives", 100 * p.rank_collective_share);
+  std::printf("\n");
+  for (const auto& row : rows) {
+    for (size_t j = 0; j < row.size(); ++j) std::printf("%s%12.0f", j ? " " : "", row[j]);
+    std::printf("\n");
+  }
+  if (!o.png.empty()) {
+    std::string title = (o.title.empty() ? e.app + "@" + std::to_string(e.version) : o.title) + "  " +
+                        std::to_string(p.ranks) + " ranks";
+    write_heatmap_png(rows, {}, title, "bytes each rank (row) sent each other one (column)", o.png, "rank");
+    std::printf("heatmap written to %s\n", o.png.c_str());
+  }
+  return 0;
+}
+
 int show(const Options& o) {
   StoredProfile e = resolve(o, o.target);
   Profile p = parse_profile(e.text, e.path);
+  if (o.ranks || !p.has_thread_matrix()) return show_ranks(o, e, p);
   SharingMatrix w = p.affinity(o.model, o.region, e.path);  // names a missing model or region
   // Dense matrices are shown as stored (the rw model is asymmetric); edge
   // lists as the symmetric sharing they give.

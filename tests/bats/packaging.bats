@@ -65,6 +65,13 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   dpkg -I "$DEBS/slurm-pin-profiler_0.1.0-1_amd64.deb" |
     grep -q "Depends:.*valgrind (= $(dpkg-query -W -f='${Version}' valgrind))"
   [[ "$listing" == *"slurm-pin/valgrind/vgpreload_core-amd64-linux.so -> "*"libexec/valgrind/vgpreload_core-amd64-linux.so"* ]]
+  # The MPI traffic libraries, one package per MPI, each depending on its MPI only.
+  local mpi lib
+  for mpi in openmpi:libopenmpi mpich:libmpich; do
+    contents "slurm-pin-profiler-${mpi%%:*}" | grep -qx "./usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_mpi_${mpi%%:*}.so"
+    dpkg -I "$DEBS/slurm-pin-profiler-${mpi%%:*}_0.1.0-1_amd64.deb" | grep -q "Depends:.*${mpi#*:}"
+  done
+  ! dpkg -I "$DEBS/slurm-pin-profiler_0.1.0-1_amd64.deb" | grep -q "Depends:.*libmpich"
 }
 
 @test "libslurmpin1 holds the shared library; libslurmpin-dev the header, link, pkg-config and CMake files" {
@@ -95,7 +102,8 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
     "$BATS_TEST_DIRNAME/../../packaging/rpm/slurm-pin.spec"
   [ "$status" -eq 0 ] || { tail -30 <<<"$output"; return 1; }
   rpms=$top/RPMS/x86_64
-  for p in slurm-pin slurm-pin-spank slurm-pin-profiler slurm-pin-libs slurm-pin-devel; do
+  for p in slurm-pin slurm-pin-spank slurm-pin-profiler slurm-pin-profiler-openmpi slurm-pin-profiler-mpich \
+    slurm-pin-libs slurm-pin-devel; do
     [ -f "$rpms/$p-0.1.0-1.x86_64.rpm" ]
   done
   rpm -qlp "$rpms/slurm-pin-spank-0.1.0-1.x86_64.rpm" | grep -qx '/usr/lib64/slurm/slurm_pin.so'

@@ -1,0 +1,36 @@
+// SPDX-License-Identifier: GPL-2.0-or-later
+// slurm-pin profile --mpi: the ranks' traffic, recorded by slurm-pin's PMPI
+// library (profiler/mpi/) in each rank and read back into a profile's rank
+// section (docs/formats.md).
+#pragma once
+#include <string>
+#include <vector>
+
+#include "sharing/profile.hh"
+
+namespace slurmpin {
+
+// The MPI library of the command's program: `forced` ("openmpi", "mpich")
+// when given, else the first word of `command` that is an executable linked
+// with an MPI (so `mpiexec -n 4 ./app` finds ./app). Throws Error naming
+// the fix when none is found.
+std::string mpi_of_command(const std::vector<std::string>& command, const std::string& forced,
+                           std::string* program = nullptr);
+
+// The recording library for `mpi` under `libdir`; throws Error when absent.
+std::string mpi_library_path(const std::string& libdir, const std::string& mpi);
+
+// The variables a run needs to record into `dir`: the library preloaded
+// (before what LD_PRELOAD already holds) and the rows' directory.
+std::vector<std::string> mpi_record_env(const std::string& library, const std::string& dir);
+
+// What the ranks wrote into `dir` (rank.0 .. rank.N-1, each N values per
+// model), as a profile's rank section: ranks, rank_matrix bytes and
+// messages (edges beyond 256 ranks), rank_collective_share. `hosts` gets
+// each rank's host. Throws Error naming the file and the problem.
+void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>* hosts = nullptr);
+
+// Every rank's row file in `dir`, for removing them.
+std::vector<std::string> rank_row_files(const std::string& dir);
+
+}  // namespace slurmpin
