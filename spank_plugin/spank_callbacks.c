@@ -722,6 +722,27 @@ static int overcommitted(const char *cpus, uint32_t ntasks) {
   return ntasks > (uint32_t)n;
 }
 
+/* Which of the job's tasks run here (their global ranks) and how many the
+ * job has, for a profile's rank traffic. Slurm not telling leaves the
+ * engine's default (this node's tasks are the job's). */
+static int set_task_ranks(struct pin_step *s, spank_t sp, uint32_t ntasks) {
+  uint32_t total = 0;
+  if (spank_get_item(sp, S_JOB_TOTAL_TASK_COUNT, &total) != ESPANK_SUCCESS || total < ntasks) return 0;
+  int *ranks = calloc(ntasks, sizeof *ranks);
+  if (!ranks) return fail(s, "out of memory");
+  for (uint32_t i = 0; i < ntasks; ++i) {
+    uint32_t global = 0;
+    if (spank_get_item(sp, S_JOB_LOCAL_TO_GLOBAL_ID, i, &global) != ESPANK_SUCCESS) {
+      free(ranks);
+      return 0;
+    }
+    ranks[i] = (int)global;
+  }
+  int rc = sp_set_task_ranks(s->placement, ranks, (int)ntasks, (int)total);
+  free(ranks);
+  return rc ? fail(s, sp_error(s->placement)) : 0;
+}
+
 static int compute(struct pin_step *s, spank_t sp, const char *strategy, const char *profile) {
   uint32_t ntasks = 0;
   int rc;
@@ -734,7 +755,9 @@ static int compute(struct pin_step *s, spank_t sp, const char *strategy, const c
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
     return fail(s, "cannot read the number of tasks on this node");
   if ((rc = step_cpus(s, sp, ntasks, s->cpus, sizeof s->cpus)) != 0) return rc;
-  if (threads_wanted(s, sp) != 0 || set_binding(s, strategy) != 0 || set_gpus(s, sp) != 0) return -1;
+  if (threads_wanted(s, sp) != 0 || set_binding(s, strategy) != 0 || set_gpus(s, sp) != 0 ||
+      set_task_ranks(s, sp, ntasks) != 0)
+    return -1;
   /* A dry run shows the placement for the topology as configured, even one
    * larger than this machine; a real binding never leaves slurmstepd's CPUs. */
   if (sp_set_restrict(s->placement, s->cpus) || sp_set_restrict_to_process(s->placement, !s->request.dryrun) ||

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "mpi_rank.hh"
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
@@ -44,10 +45,10 @@ std::string cgroup_cpus() {
 }  // namespace
 
 MpiRank find_mpi_rank() {
-  static const char* const pairs[][3] = {
-      {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_RANK"},
-      {"MPI_LOCALRANKID", "MPI_LOCALNRANKS", "PMI_RANK"},
-      {"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE", "PMIX_RANK"},
+  static const char* const pairs[][4] = {
+      {"OMPI_COMM_WORLD_LOCAL_RANK", "OMPI_COMM_WORLD_LOCAL_SIZE", "OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE"},
+      {"MPI_LOCALRANKID", "MPI_LOCALNRANKS", "PMI_RANK", "PMI_SIZE"},
+      {"PMIX_LOCAL_RANK", "PMIX_LOCAL_SIZE", "PMIX_RANK", "PMIX_SIZE"},
   };
   MpiRank r;
   for (const auto& p : pairs) {
@@ -57,6 +58,7 @@ MpiRank find_mpi_rank() {
     r.local_size = size;
     const char* rank = std::getenv(p[2]);
     r.rank = rank && number(rank) >= 0 ? rank : "";
+    r.world_size = std::max(number(std::getenv(p[3])), 0);
     return r;
   }
   return r;

@@ -12,6 +12,7 @@ struct MpiRank {
   int local_rank = -1;  // -1: not started by an MPI launcher
   int local_size = 0;
   std::string rank;     // the job-wide rank, for messages ("" when unknown)
+  int world_size = 0;   // the job's ranks (OMPI_COMM_WORLD_SIZE, PMI_SIZE); 0 unknown
 };
 
 // The calling process's rank from its environment: OMPI_COMM_WORLD_LOCAL_RANK

@@ -208,6 +208,18 @@ void set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
   }
 }
 
+// The job-wide ranks of the node's ranks, for a profile's rank traffic: a
+// rank knows only its own, so the node's are taken as consecutive, as the
+// launchers map them by default (Open MPI by slot, hydra filling each host
+// in turn; docs/spank.md). Unknown sizes leave the engine's default.
+void set_task_ranks(sp_placement_t* p, const MpiRank& rank) {
+  int me = rank.rank.empty() ? -1 : std::atoi(rank.rank.c_str()), first = me - rank.local_rank;
+  if (me < 0 || first < 0 || rank.world_size <= 0 || first + rank.local_size > rank.world_size) return;
+  std::vector<int> ranks;
+  for (int l = 0; l < rank.local_size; ++l) ranks.push_back(first + l);
+  check(p, sp_set_task_ranks(p, ranks.data(), rank.local_size, rank.world_size));
+}
+
 // Where the task's CPUs come from: among an MPI launcher's ranks, its
 // share of the node's (tasks: the local size); else the CPUs this process
 // may use now.
@@ -217,6 +229,7 @@ void set_cpus(sp_placement_t* p, const MpiRank& rank) {
     return;
   }
   check(p, sp_set_tasks(p, rank.local_size));
+  set_task_ranks(p, rank);
   std::string node = node_cpus_for_ranks();
   if (node.empty()) check(p, sp_set_restrict_to_process(p, 1));
   else check(p, sp_set_restrict(p, node.c_str()));

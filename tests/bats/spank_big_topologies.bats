@@ -88,6 +88,37 @@ check_dry_run() {
   [[ "$(grep 'n1 task 0' <<<"$stderr")" == *"{0,8}"* ]]
 }
 
+@test "a profile's rank traffic orders each node's tasks by their global ranks (two Nehalem nodes, dry run)" {
+  export SLURM_PIN_NODES="n1=$TOPO/nehalem-smt.xml n2=$TOPO/nehalem-smt.xml"
+  slurm_up task/none
+  unset SLURM_PIN_NODES
+  local profile=$FIXTURES/profiles/ranks8_pairs.profile xml=$TOPO/nehalem-smt.xml
+  run --separate-stderr as_user srun -N2 -n8 -c4 --pin-strategy=compact --pin-profile="$profile" --pin-dryrun true
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  # Ranks 0-3 on n1 and 4-7 on n2 (block): heavy pairs (0,2) (1,3) and
+  # (4,6) (5,7), each on one socket, as the engine places those ranks.
+  local node first t got want block
+  for node in n1:0-3 n2:4-7; do
+    first=${node#*:}
+    want=$("$SLURM_PIN" place --topology "$xml" --tasks 4 --strategy compact --profile "$profile" \
+      --task-ranks "$first" --job-tasks 8 --format omp)
+    block=$("$SLURM_PIN" place --topology "$xml" --tasks 4 --strategy compact --format omp)
+    [ "$want" != "$block" ]
+    for t in 0 1 2 3; do
+      got=$(sed -nE "s/^slurm-pin: dry run: ${node%%:*} task $t \(rank [0-9]+\).* places ([^ ]+), mem .*/\1/p" <<<"$stderr")
+      [ "$got" = "$(sed -n "$((t + 1))p" <<<"$want")" ] || { echo "${node%%:*} task $t: srun $got; engine: $want"; false; }
+    done
+  done
+  # A job of another size: one note, block order.
+  run --separate-stderr as_user srun -N1 -n4 -c4 --pin-strategy=compact --pin-profile="$profile" --pin-verbose --pin-dryrun true
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(grep -c "rank traffic is of 8 ranks but the job has 4 tasks" <<<"$stderr")" -eq 1 ] || { echo "$stderr"; false; }
+  for t in 0 1 2 3; do  # the tasks' lines come in any order
+    got=$(sed -nE "s/^slurm-pin: dry run: .* task $t \(rank [0-9]+\).* places ([^ ]+), mem .*/\1/p" <<<"$stderr")
+    [ "$got" = "$(sed -n "$((t + 1))p" <<<"$block")" ] || { echo "task $t: srun $got; block: $block"; false; }
+  done
+}
+
 @test "--pin-smt=K: K hardware threads of each core, a thread on each (dry run on Nehalem SMT)" {
   fake_node "$TOPO/nehalem-smt.xml"
   for k in 1 2; do
