@@ -83,6 +83,7 @@ ProfileNeeds file_needs(const Request& r) {
   ProfileNeeds n;
   n.regions = r.phases || !r.profile_region.empty();
   n.model = r.profile_model;
+  n.rank_model = "bytes";
   if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
   if (r.phases)
     n.for_each = [allowed = r.topology.allowed](size_t pieces, const std::function<void(size_t)>& f) {
@@ -98,6 +99,9 @@ ProfileNeeds needs_of(const Request& r, int share) {
   n.max_threads = share * (r.oversubscribe ? kMaxOversubscription : 1);
   n.too_many_threads = "each task has " + std::to_string(share) + " CPUs" +
                        (r.oversubscribe ? "" : ": allow oversubscription, or") + " profile with fewer threads";
+  // A rank section is read only when it can fit the job: the job's size
+  // (the node's tasks when the job's is not given) bounds what it costs.
+  n.max_ranks = r.job_tasks ? r.job_tasks : std::max(r.tasks, 1);
   return n;
 }
 
@@ -357,7 +361,8 @@ void use_profile_file(Request& r, const std::string& path, const std::string& na
 void use_profile(Request& r, const Profile& profile, const std::string& path, const std::string& name) {
   r.matrix_source = "profile " + (name.empty() ? path : name + " (" + path + ")");
   r.profile_ranks = profile.ranks;
-  if (profile.ranks) r.profile_rank_traffic = profile.rank_traffic(path);
+  bool read = profile.rank_matrices.count("bytes") || profile.rank_edges.count("bytes");
+  r.profile_rank_traffic = read ? profile.rank_traffic(path) : SharingMatrix();
   // A profile of ranks alone (slurm-pin profile --mpi) orders the tasks;
   // their threads are placed as strategies without a matrix place them.
   r.profile_has_threads = profile.has_thread_matrix() || !profile.ranks;
@@ -538,7 +543,7 @@ void order_by_profile_ranks(Placing& p) {
   if (ranks.empty())
     for (int t = 0; t < tasks; ++t) ranks.push_back(t);
   std::string source = r.matrix_source + "'s rank traffic";
-  if (job != r.profile_ranks) {
+  if (job != r.profile_ranks || r.profile_rank_traffic.size() != r.profile_ranks) {
     p.out.notes.push_back(source + " is of " + plural(r.profile_ranks, "rank") + " but the job has " +
                           plural(job, "task") + ": tasks in block order (profile the job at this size)");
     return;

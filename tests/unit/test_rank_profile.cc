@@ -97,6 +97,20 @@ TEST_F(RankProfile, FormatsAndReadsBack) {
   EXPECT_EQ(slurmpin::format_profile(p), text);
 }
 
+TEST_F(RankProfile, ARankSectionLargerThanTheJobIsPassedOver) {
+  slurmpin::ProfileNeeds needs;
+  needs.max_ranks = 8;  // a job of 8 tasks reading a profile of 16 ranks
+  Profile p = slurmpin::parse_profile(rank_profile(halves(), true), "p", needs);
+  EXPECT_EQ(p.ranks, 16);
+  EXPECT_TRUE(p.rank_matrices.empty());
+  EXPECT_THROW(p.rank_traffic("p"), slurmpin::Error);
+  needs.max_ranks = 16;
+  needs.rank_model = "bytes";
+  p = slurmpin::parse_profile(rank_profile(halves(), true), "p", needs);
+  EXPECT_EQ(p.rank_matrices.size(), 1u);  // the messages passed over
+  EXPECT_EQ(p.matrices.size(), 1u);       // and what follows them read
+}
+
 TEST_F(RankProfile, MalformedRankSectionsNameTheirLine) {
   const std::string head = "slurm-pin-profile 1\nthreads 1\n";
   struct Case {

@@ -152,6 +152,8 @@ class ProfileParser {
     if (!region_.empty()) throw Error(at + "the rank section comes before the first region line");
     if (p_.ranks == 0) throw Error(at + "'ranks N' must come before the rank matrices");
     if (!rank_models_seen_.insert(f[1]).second) throw Error(at + f[0] + " " + f[1] + " given twice (keep one)");
+    if (p_.ranks > needs_.max_ranks || (!needs_.rank_model.empty() && f[1] != needs_.rank_model))
+      return skip_matrix(f[0] == "rank_edges", p_.ranks);
     if (f[0] == "rank_edges") p_.rank_edges[f[1]] = parse_edge_lines(lines_, pos_, p_.ranks, path_, "rank");
     else p_.rank_matrices[f[1]] = parse_matrix_rows(lines_, pos_, p_.ranks, path_, "rank");
   }
@@ -173,11 +175,12 @@ class ProfileParser {
 
   // A region matrix nobody asked for: its lines passed over, not parsed
   // (dense: `threads` rows; edges: lines that start with a digit).
-  void skip_matrix(bool edges) {
+  void skip_matrix(bool edges) { skip_matrix(edges, p_.threads); }
+  void skip_matrix(bool edges, int dense_rows) {
     for (int rows = 0; pos_ < lines_.size(); ++pos_) {
       std::string_view t = lines_[pos_].text;
       if (t.empty()) continue;
-      if (edges ? !std::isdigit(static_cast<unsigned char>(t[0])) : rows == p_.threads) break;
+      if (edges ? !std::isdigit(static_cast<unsigned char>(t[0])) : rows == dense_rows) break;
       ++rows;
     }
   }
@@ -358,7 +361,9 @@ SharingMatrix Profile::rank_traffic(const std::string& path) const {
   if (!ranks) throw Error(path + ": no rank section (profile the program with `slurm-pin profile --mpi`)");
   auto sparse = rank_edges.find("bytes");
   if (sparse != rank_edges.end()) return SharingMatrix::from_edges(ranks, sparse->second);
-  return SharingMatrix::from_rows(rank_matrices.at("bytes"));
+  auto dense = rank_matrices.find("bytes");
+  if (dense == rank_matrices.end()) throw Error(path + ": the rank section's bytes were not read (more ranks than asked for)");
+  return SharingMatrix::from_rows(dense->second);
 }
 
 Profile read_profile(const std::string& path, const ProfileNeeds& needs) {

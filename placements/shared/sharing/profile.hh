@@ -71,7 +71,8 @@ struct Profile {
   // Whether the whole run has a thread matrix (a profile of ranks alone has none).
   bool has_thread_matrix() const;
   // The ranks' traffic in bytes (w(i,j) = sent(i,j) + sent(j,i)). Throws
-  // Error when the profile has no rank section.
+  // Error when the profile has no rank section, or it was passed over
+  // (ProfileNeeds::max_ranks).
   SharingMatrix rank_traffic(const std::string& path) const;
 };
 
@@ -92,6 +93,12 @@ struct ProfileNeeds {
   int max_threads = 1 << 16;     // refuse profiles of more threads
   size_t max_bytes = kMaxProfileBytes;
   std::string too_many_threads;  // the fix to name when max_threads is exceeded
+  // The rank section's matrices are read only for at most this many ranks
+  // (a job's task count: a profile of more ranks cannot fit it, and its
+  // rows would cost the reader their square), and only `rank_model`'s
+  // (empty: every model's); passed over otherwise, `ranks` still set.
+  int max_ranks = 1 << 16;
+  std::string rank_model;
   // How the dense matrices' rows are read when set: for_each(n, f) calls
   // f(0) .. f(n - 1), each once, on threads of the caller's choosing (a
   // profile of 100 regions of 128 threads is 1.6 million numbers; the
