@@ -70,6 +70,14 @@ void sp_region_name(const void *code, char *buf, size_t len) {
     const char *path = lm->l_name && lm->l_name[0] ? lm->l_name : "/proc/self/exe";
     /* l_addr: the load bias (0 for non-PIE executables). */
     if (lookup(path, (uintptr_t)code - (uintptr_t)lm->l_addr, buf, len) == 0) return;
+    /* No symbol in a shared library (stripped, as distributions ship
+     * them): its file name and the offset, as the Valgrind tool names it,
+     * so that a thread an MPI library starts says whose it is. */
+    if (lm->l_name && lm->l_name[0]) {
+      const char *base = strrchr(lm->l_name, '/');
+      snprintf(buf, len, "%s+0x%lx", base ? base + 1 : lm->l_name, (unsigned long)((uintptr_t)code - (uintptr_t)lm->l_addr));
+      return;
+    }
   }
   snprintf(buf, len, "%p", code);
 }

@@ -16,7 +16,8 @@
 
 #include <stddef.h>
 
-/* Writes the name of `code` into buf; "0x..." when no symbol covers it. */
+/* Writes the name of `code` into buf: its symbol (+ offset); without one,
+ * "libname.so.N+0xOFFSET" in a shared library, else "0x...". */
 void sp_region_name(const void *code, char *buf, size_t len);
 
 #endif

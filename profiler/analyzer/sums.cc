@@ -4,9 +4,12 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <fstream>
+#include <map>
+#include <utility>
 
 #include "error.hh"
 
@@ -159,6 +162,71 @@ Sums sum_trace(const Trace& t) {
   ss_free(&c);
   release();
   return s;
+}
+
+namespace {
+
+using PairTotals = std::map<std::pair<int, int>, std::pair<double, double>>;
+
+void add_pairs(PairTotals& into, const std::vector<PairSum>& pairs) {
+  for (const PairSum& p : pairs) {
+    auto& t = into[{p.i, p.j}];
+    t.first += p.a, t.second += p.b;
+  }
+}
+
+std::vector<PairSum> pairs_of(const PairTotals& totals) {
+  std::vector<PairSum> out;
+  out.reserve(totals.size());
+  for (const auto& [ij, ab] : totals) out.push_back({ij.first, ij.second, ab.first, ab.second});
+  return out;
+}
+
+}  // namespace
+
+Sums merge_sums(std::vector<Sums> parts) {
+  if (parts.empty()) throw Error("no sums to merge");
+  if (parts.size() == 1) return std::move(parts[0]);
+  Sums out;
+  out.header = parts[0].header;
+  RunHeader& h = out.header;
+  h.regions.clear(), h.sources.clear(), h.codes.clear();
+  for (const Sums& s : parts)
+    if (s.header.threads > h.threads) h.threads = s.header.threads, h.origins = s.header.origins;
+  size_t threads = static_cast<size_t>(h.threads);
+  out.thread_lines.assign(threads, 0), out.thread_accesses.assign(threads, 0);
+  std::map<std::string, size_t> id_of;
+  PairTotals run, par, shared;
+  std::vector<PairTotals> region;
+  for (const Sums& s : parts) {
+    out.lines += s.lines;
+    for (size_t t = 0; t < s.thread_lines.size() && t < threads; ++t)
+      out.thread_lines[t] += s.thread_lines[t], out.thread_accesses[t] += s.thread_accesses[t];
+    add_pairs(run, s.run), add_pairs(par, s.par), add_pairs(shared, s.shared);
+    size_t regions = std::max(s.region.size(), s.region_accesses.size());
+    for (size_t r = 0; r < regions; ++r) {
+      std::string name = r < s.header.regions.size() ? s.header.regions[r] : "serial";
+      auto [it, added] = id_of.emplace(name, id_of.size());
+      if (added) {
+        h.regions.push_back(name);
+        h.sources.push_back(r < s.header.sources.size() ? s.header.sources[r] : "");
+        h.codes.push_back(r < s.header.codes.size() ? s.header.codes[r] : std::pair<std::string, std::string>());
+        region.emplace_back();
+        out.region_accesses.push_back(0);
+      }
+      if (r < s.region_accesses.size()) out.region_accesses[it->second] += s.region_accesses[r];
+      if (r < s.region.size()) add_pairs(region[it->second], s.region[r]);
+    }
+  }
+  out.run = pairs_of(run), out.par = pairs_of(par), out.shared = pairs_of(shared);
+  for (const PairTotals& r : region) out.region.push_back(pairs_of(r));
+  // Sources and code addresses only where some process gave them.
+  auto none = [&](auto member) {
+    return std::all_of(parts.begin(), parts.end(), [&](const Sums& s) { return (s.header.*member).empty(); });
+  };
+  if (none(&RunHeader::sources)) h.sources.clear();
+  if (none(&RunHeader::codes)) h.codes.clear();
+  return out;
 }
 
 }  // namespace slurmpin

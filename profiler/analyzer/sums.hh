@@ -35,4 +35,12 @@ Sums parse_sums(std::istream& in, const std::string& path);
 // The same sums from a raw trace, by the backends' own code.
 Sums sum_trace(const Trace& t);
 
+// The sums of several processes as one (the ranks of an MPI program, each
+// run under the backend): thread i of every process adds up with thread i
+// of the others, as SPMD ranks run the same threads (a process with fewer
+// threads adds nothing to the others), lines and accesses add up (each
+// process has its own memory), regions are matched by name. The header is
+// the first's, with every region and the most threads' origins.
+Sums merge_sums(std::vector<Sums> parts);
+
 }  // namespace slurmpin

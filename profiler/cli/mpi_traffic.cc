@@ -5,6 +5,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -12,31 +13,16 @@
 #include "error.hh"
 #include "input/text_lines.hh"
 #include "input/user_file.hh"
+#include "path_search.hh"
 #include "preflight.hh"
 
 namespace slurmpin {
 
 namespace {
 
-// `word` as the executable a launcher would run: a path as given, a bare
-// name through PATH; "" when it is neither (an option, a number).
+// `word` as the executable a launcher would run; "" for an option.
 std::string executable(const std::string& word) {
-  struct stat st;
-  auto runnable = [&](const std::string& p) {
-    return stat(p.c_str(), &st) == 0 && S_ISREG(st.st_mode) && access(p.c_str(), X_OK) == 0;
-  };
-  if (word.empty() || word[0] == '-') return "";
-  if (word.find('/') != std::string::npos) return runnable(word) ? word : "";
-  const char* path = std::getenv("PATH");
-  std::string dirs = path ? path : "/usr/bin:/bin";
-  for (size_t i = 0; i <= dirs.size();) {
-    size_t j = dirs.find(':', i);
-    if (j == std::string::npos) j = dirs.size();
-    std::string cand = dirs.substr(i, j - i) + "/" + word;
-    if (runnable(cand)) return cand;
-    i = j + 1;
-  }
-  return "";
+  return word.empty() || word[0] == '-' ? "" : find_executable(word);
 }
 
 // The MPI library a program is linked with at most this many words in:
@@ -94,13 +80,15 @@ RankRow parse_row(const std::string& text, const std::string& path, int size) {
 
 }  // namespace
 
-std::string mpi_of_command(const std::vector<std::string>& command, const std::string& forced, std::string* program) {
+std::string mpi_of_command(const std::vector<std::string>& command, const std::string& forced, std::string* program,
+                           size_t* word) {
   for (size_t i = 0; i < command.size() && i < kWordsToSearch; ++i) {
     std::string exe = executable(command[i]);
     if (exe.empty()) continue;
     std::string mpi = mpi_library_of(exe);
     if (mpi.empty() && i > 0) continue;
     if (program) *program = exe;  // the MPI program, else the command itself
+    if (word) *word = i;
     if (!mpi.empty() || !forced.empty()) {
       if (!forced.empty() && !mpi.empty() && mpi != forced)
         throw Error(exe + " is linked with " + (mpi == "openmpi" ? "Open MPI" : "MPICH") + ", not " + forced +
@@ -111,6 +99,24 @@ std::string mpi_of_command(const std::vector<std::string>& command, const std::s
   if (!forced.empty()) return forced;
   throw Error("cannot tell which MPI the program uses (no word of the command is an executable linked with "
               "Open MPI's libmpi or MPICH's libmpich): give --mpi=openmpi or --mpi=mpich");
+}
+
+std::vector<std::string> drop_mpi_runtime_threads(Profile& p) {
+  // Libraries that start threads of their own inside MPI ranks: the MPIs,
+  // their process managers and event loops, and the transports they load.
+  static const char* const kRuntime[] = {"libmpi",   "libopen-pal", "libopen-rte", "libpmix", "libprrte",
+                                         "libpmi",   "libevent",    "libucs",      "libucp",  "libuct",
+                                         "libfabric", "libpsm",     "libhcoll",    "libibverbs", "librdmacm"};
+  std::vector<std::string> dropped;
+  if (p.thread_starts.size() != static_cast<size_t>(p.threads)) return dropped;
+  std::vector<bool> drop(p.thread_starts.size());
+  for (size_t t = 1; t < drop.size(); ++t)  // never the main thread
+    for (const char* lib : kRuntime)
+      if (p.thread_starts[t].rfind(lib, 0) == 0) drop[t] = true;
+  for (size_t t = 0; t < drop.size(); ++t)
+    if (drop[t]) dropped.push_back(p.thread_starts[t]);
+  if (!dropped.empty()) drop_threads(p, drop);
+  return dropped;
 }
 
 std::string mpi_library_path(const std::string& libdir, const std::string& mpi) {
@@ -129,15 +135,18 @@ std::vector<std::string> mpi_record_env(const std::string& library, const std::s
   return {"LD_PRELOAD=" + value, "SLURM_PIN_MPI_DIR=" + dir};
 }
 
-std::vector<std::string> rank_row_files(const std::string& dir) {
+std::vector<std::string> files_named(const std::string& dir, const std::string& prefix) {
   std::vector<std::string> out;
   DIR* d = opendir(dir.c_str());
   if (!d) return out;
   while (dirent* e = readdir(d))
-    if (std::strncmp(e->d_name, "rank.", 5) == 0) out.push_back(dir + "/" + e->d_name);
+    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(dir + "/" + e->d_name);
   closedir(d);
+  std::sort(out.begin(), out.end());
   return out;
 }
+
+std::vector<std::string> rank_row_files(const std::string& dir) { return files_named(dir, "rank."); }
 
 void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>* hosts) {
   size_t files = rank_row_files(dir).size();

@@ -13,9 +13,10 @@ namespace slurmpin {
 // The MPI library of the command's program: `forced` ("openmpi", "mpich")
 // when given, else the first word of `command` that is an executable linked
 // with an MPI (so `mpiexec -n 4 ./app` finds ./app). Throws Error naming
-// the fix when none is found.
+// the fix when none is found. `program` and `word` get that executable and
+// its place in `command` (the first word when none is linked with an MPI).
 std::string mpi_of_command(const std::vector<std::string>& command, const std::string& forced,
-                           std::string* program = nullptr);
+                           std::string* program = nullptr, size_t* word = nullptr);
 
 // The recording library for `mpi` under `libdir`; throws Error when absent.
 std::string mpi_library_path(const std::string& libdir, const std::string& mpi);
@@ -30,7 +31,17 @@ std::vector<std::string> mpi_record_env(const std::string& library, const std::s
 // each rank's host. Throws Error naming the file and the problem.
 void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>* hosts = nullptr);
 
+// Leaves out of `p` the threads the MPI library and its transports start
+// (their start routine in libucs, libopen-pal, libpmix...: progress and
+// event threads, not the application's), which every rank has besides the
+// threads it was asked for. Returns their start routines.
+std::vector<std::string> drop_mpi_runtime_threads(Profile& p);
+
 // Every rank's row file in `dir`, for removing them.
 std::vector<std::string> rank_row_files(const std::string& dir);
+
+// Every file in `dir` whose name starts with `prefix` ("sharing.": each
+// rank's thread sums), sorted.
+std::vector<std::string> files_named(const std::string& dir, const std::string& prefix);
 
 }  // namespace slurmpin

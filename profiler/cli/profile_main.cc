@@ -31,6 +31,7 @@
 #include "error.hh"
 #include "file_sha256.hh"
 #include "mpi_traffic.hh"
+#include "path_search.hh"
 #include "preflight.hh"
 #include "input/printable.hh"
 #include "sharing/profile.hh"
@@ -50,6 +51,9 @@ const char kUsage[] =
     "                         [--store DIR | --output FILE] [--cpus N] [--no-srun] [--srun-arg ARG]...\n"
     "                         [--keep-trace] [--workdir DIR] [--serial] [--baseline] -- PROGRAM [ARGS...]\n"
     "       slurm-pin profile --app NAME --from-trace FILE [--threads N] [--store DIR | --output FILE]\n"
+    "       slurm-pin profile --mpi[=openmpi|mpich] --app NAME --ranks N [--threads N] [--backend valgrind|compiler]\n"
+    "                         [--store DIR | --output FILE] [--srun-arg ARG]... [--baseline] -- PROGRAM [ARGS...]\n"
+    "       slurm-pin profile --mpi[=openmpi|mpich] --app NAME --no-srun [--threads N] ... -- LAUNCHER ... PROGRAM ...\n"
     "Runs PROGRAM with N threads under the backend (as `srun -n1 -cCPUS`, inside\n"
     "the current allocation if there is one) and writes its sharing profile.\n"
     "N is what the program is asked to run with (OMP_NUM_THREADS); the profile\n"
@@ -69,7 +73,8 @@ const char kUsage[] =
     "collectives by the model in docs/profiler.md) into the profile's rank section,\n"
     "running PROGRAM as `srun -nRANKS -cTHREADS` (THREADS default 1), or with\n"
     "--no-srun the launcher given (mpiexec, mpirun, srun). The MPI is the one\n"
-    "PROGRAM is linked with, unless named.\n";
+    "PROGRAM is linked with, unless named. With --backend, each rank also runs under\n"
+    "that backend and the profile holds its threads' sharing too, summed over the ranks.\n";
 
 struct Options {
   std::string app, backend = "valgrind", store, output, workdir, from_trace, mpi_library;
@@ -84,9 +89,9 @@ void check_mpi_options(Options& o) {
   if (o.mpi_library != "" && o.mpi_library != "openmpi" && o.mpi_library != "mpich")
     throw UsageError("--mpi takes openmpi or mpich (or nothing: the MPI the program is linked with), not '" +
                      o.mpi_library.substr(0, 64) + "'");
-  if (o.backend_given || o.keep_trace || !o.from_trace.empty())
-    throw UsageError("--mpi records the ranks' traffic only: profile the threads in a run of their own "
-                     "(--backend, --keep-trace and --from-trace go without --mpi)");
+  if (o.backend == "pin" || o.keep_trace || !o.from_trace.empty())
+    throw UsageError("--mpi takes the valgrind or compiler backend for the ranks' threads (--backend pin, "
+                     "--keep-trace and --from-trace go without --mpi)");
   if (o.srun && !o.ranks) throw UsageError("--mpi needs --ranks N (the job's MPI ranks), or --no-srun with a launcher");
   if (!o.srun && o.ranks)
     throw UsageError("--ranks goes with srun: with --no-srun the launcher on the command line sets the rank count");
@@ -162,21 +167,23 @@ std::string lib_dir() {
 }
 
 std::string which(const std::string& prog) {
-  if (prog.find('/') != std::string::npos) {
-    if (access(prog.c_str(), X_OK) != 0)
-      throw Error("program " + prog + ": " + std::strerror(errno) + " (give the path of an executable)");
-    return prog;
+  std::string found = find_executable(prog);
+  if (!found.empty()) return found;
+  if (prog.find('/') == std::string::npos) throw Error("program '" + prog + "' not found in PATH");
+  throw Error("program " + prog + ": " + (access(prog.c_str(), X_OK) != 0 ? std::strerror(errno) : "not a regular file") +
+              " (give the path of an executable)");
+}
+
+// The profile into --output, or into the store as a new version: where it went.
+std::string write_profile(const Options& o, const Profile& p) {
+  std::string text = format_profile(p);
+  if (!o.output.empty()) {
+    std::ofstream out(o.output);
+    if (!(out << text)) throw Error(o.output + ": cannot write the profile");
+    return o.output;
   }
-  const char* path = std::getenv("PATH");
-  std::string p = path ? path : "/usr/bin:/bin";
-  for (size_t i = 0; i <= p.size();) {
-    size_t j = p.find(':', i);
-    if (j == std::string::npos) j = p.size();
-    std::string cand = p.substr(i, j - i) + "/" + prog;
-    if (access(cand.c_str(), X_OK) == 0) return cand;
-    i = j + 1;
-  }
-  throw Error("program '" + prog + "' not found in PATH");
+  StoredProfile s = store_profile(o.store, o.app, p.threads, text);
+  return s.path + " (" + o.app + "@" + std::to_string(s.version) + ")";
 }
 
 // This machine as counts per kind (the engine's fingerprint), which the
@@ -213,8 +220,9 @@ volatile sig_atomic_t g_keep = 0, g_child = 0, g_signal = 0;
 
 volatile sig_atomic_t g_rank_rows = 0;
 
-// Every rank.N file the ranks wrote into the work directory, with system
-// calls alone (a signal handler may call it).
+// Every rank.N file (traffic) and sharing.PID file (thread sums) the ranks
+// wrote into the work directory, with system calls alone (a signal handler
+// may call it).
 void remove_rank_rows() {
   int dir = open(g_work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return;
@@ -230,7 +238,8 @@ void remove_rank_rows() {
         char name[1];
       };
       const entry* e = reinterpret_cast<const entry*>(buf + at);
-      if (std::strncmp(e->name, "rank.", 5) == 0) unlinkat(dir, e->name, 0);
+      if (std::strncmp(e->name, "rank.", 5) == 0 || std::strncmp(e->name, "sharing.", 8) == 0)
+        unlinkat(dir, e->name, 0);
       at += e->reclen;
     }
   close(dir);
@@ -433,9 +442,9 @@ Sums run_backend(const Options& o, double& took) {
 // (srun's MPI plugin for the program's MPI, unless --srun-arg names one),
 // or as given with --no-srun.
 std::vector<std::string> mpi_step(const Options& o, const std::string& mpi, std::vector<std::string>& env,
-                                  const std::vector<std::string>& command) {
+                                  const std::vector<std::string>& command, int cpus) {
   if (!o.srun) return command;
-  std::vector<std::string> argv = {"srun", "-n" + std::to_string(o.ranks), "-c" + std::to_string(o.threads),
+  std::vector<std::string> argv = {"srun", "-n" + std::to_string(o.ranks), "-c" + std::to_string(cpus),
                                    "--job-name=profile:" + o.app};
   bool plugin_given = std::any_of(o.srun_args.begin(), o.srun_args.end(),
                                   [](const std::string& a) { return a.rfind("--mpi", 0) == 0; });
@@ -476,24 +485,61 @@ std::string traffic_summary(const Profile& p, const std::vector<std::string>& ho
   return line;
 }
 
+// With --backend: the ranks' threads, each rank's sums merged (thread i of
+// every rank adds up), analysed as one program's.
+Profile thread_part(const Options& o, const std::string& work, const std::string& program) {
+  std::vector<std::string> files = files_named(work, "sharing.");
+  if (files.empty()) throw Error("no rank wrote its thread sums into " + work + " (see the lines above)");
+  std::vector<Sums> parts;
+  for (const std::string& f : files) parts.push_back(read_sums(f));
+  Sums sums = merge_sums(std::move(parts));
+  resolve_sources(sums.header);
+  AnalysisInput in;
+  in.threads = 0;  // compared below, once the MPI library's own threads are left out
+  in.exclude_serial = !o.serial;
+  in.application = o.app;
+  in.binary_sha256 = file_sha256(program);
+  in.date = utc_now();
+  in.topology = machine_fingerprint();
+  in.tool = sums.header.tool;
+  Analysis a = analyze_sums(sums, in);
+  Profile& p = a.profile;
+  std::vector<std::string> dropped = drop_mpi_runtime_threads(p);
+  if (!dropped.empty()) {
+    std::string starts;
+    for (const std::string& d : dropped) starts += (starts.empty() ? "" : ", ") + d;
+    a.warnings.push_back("left out " + std::to_string(dropped.size()) + " thread" + (dropped.size() == 1 ? "" : "s") +
+                         " the MPI library started in each rank (" + starts + ")");
+  }
+  if (p.threads != o.threads)
+    a.warnings.push_back("each rank was asked for " + std::to_string(o.threads) + " threads and created " +
+                         std::to_string(p.threads) + ": the profile keeps all " + std::to_string(p.threads) +
+                         " (run the job with that many CPUs per task to pin every one)");
+  for (const std::string& w : a.warnings) std::fprintf(stderr, "slurm-pin: warning: %s\n", w.c_str());
+  return std::move(p);
+}
+
 int profile_mpi(const Options& o) {
   catch_signals();
   std::string program;
-  std::string mpi = mpi_of_command(o.program, o.mpi_library, &program);
+  size_t word = 0;
+  std::string mpi = mpi_of_command(o.program, o.mpi_library, &program, &word);
   std::string library = mpi_library_path(lib_dir(), mpi);
   check_destination(o.store, o.output);
+  if (o.backend_given) check_binary(o.backend, program, o.backend == "valgrind" ? valgrind_version() : "");
+  int cpus = o.cpus ? o.cpus : o.backend_given && o.backend == "valgrind" ? 1 : o.threads;
   if (o.srun) {
     const char* on_node = std::getenv("SLURM_CPUS_ON_NODE");
     int in_job = std::getenv("SLURM_JOB_ID") && on_node ? std::atoi(on_node) : 0;
     std::string partition = partition_of(o.srun_args);
-    check_cpus(o.threads, in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
+    check_cpus(cpus, in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
   }
   auto started = std::chrono::steady_clock::now();
   std::vector<std::string> thread_env = {"OMP_NUM_THREADS=" + std::to_string(o.threads)};
   double native = 0, profiled = 0;
   if (o.baseline) {
     std::vector<std::string> env = thread_env;
-    std::vector<std::string> argv = mpi_step(o, mpi, env, o.program);
+    std::vector<std::string> argv = mpi_step(o, mpi, env, o.program, o.cpus ? o.cpus : o.threads);
     auto t = std::chrono::steady_clock::now();
     int rc = run(argv, env);
     if (rc != 0) throw Error("the program exited with status " + std::to_string(rc) + " when run natively (--baseline)");
@@ -503,9 +549,16 @@ int profile_mpi(const Options& o) {
   if (work.size() + 10 >= sizeof g_work) throw Error("work directory path too long: give a shorter --workdir");
   std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
   g_rank_rows = 1;
-  std::vector<std::string> env = mpi_record_env(library, work);
+  std::vector<std::string> env = mpi_record_env(library, work), command = o.program;
   env.insert(env.end(), thread_env.begin(), thread_env.end());
-  std::vector<std::string> argv = mpi_step(o, mpi, env, o.program);
+  if (o.backend_given) {
+    // Each rank under the backend, its sums in a file of its own (%p: its
+    // process id): the backend's command goes right before the program.
+    BackendRun b = backend_command(o.backend, lib_dir(), work + "/sharing.%p", "", o.threads, {});
+    env.insert(env.end(), b.env.begin(), b.env.end());
+    command.insert(command.begin() + static_cast<long>(word), b.argv.begin(), b.argv.end());
+  }
+  std::vector<std::string> argv = mpi_step(o, mpi, env, command, cpus);
   auto t = std::chrono::steady_clock::now();
   int rc = run(argv, env);
   profiled = seconds_since(t);
@@ -515,26 +568,30 @@ int profile_mpi(const Options& o) {
   }
   Profile p;
   std::vector<std::string> hosts;
-  read_rank_rows(work, p, &hosts);
+  try {
+    if (o.backend_given) p = thread_part(o, work, program);
+    read_rank_rows(work, p, &hosts);
+  } catch (...) {
+    remove_work();
+    throw;
+  }
   remove_work();
-  p.threads = o.threads;
+  std::string traffic = std::string("mpi-traffic ") + (mpi == "openmpi" ? "Open MPI" : "MPICH");
+  if (!o.backend_given) {
+    p.threads = o.threads;
+    p.date = utc_now();
+    p.topology = machine_fingerprint();
+  }
   p.application = o.app;
   p.binary_sha256 = file_sha256(program);
-  p.date = utc_now();
-  p.topology = machine_fingerprint();
-  p.tool = std::string("mpi-traffic ") + (mpi == "openmpi" ? "Open MPI" : "MPICH") + " (slurm-pin " +
-           SLURM_PIN_VERSION + ", backend mpi)";
-  std::string text = format_profile(p), where_to;
-  if (!o.output.empty()) {
-    std::ofstream out(o.output);
-    if (!(out << text)) throw Error(o.output + ": cannot write the profile");
-    where_to = o.output;
-  } else {
-    StoredProfile s = store_profile(o.store, o.app, p.threads, text);
-    where_to = s.path + " (" + o.app + "@" + std::to_string(s.version) + ")";
-  }
+  p.tool = (o.backend_given ? p.tool + ", " : "") + traffic + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " +
+           (o.backend_given ? o.backend + " and " : "") + "mpi)";
+  std::string where_to = write_profile(o, p);
   std::printf("profile of %s with %d ranks of %d thread%s: %s\n%s\n", o.app.c_str(), p.ranks, p.threads,
               p.threads == 1 ? "" : "s", where_to.c_str(), traffic_summary(p, hosts).c_str());
+  if (o.backend_given)
+    std::printf("  threads summed over the ranks: DRR %.2f%% (%s sharing), %zu parallel region%s\n", p.drr,
+                p.drr_class.c_str(), p.regions.size(), p.regions.size() == 1 ? "" : "s");
   double all = seconds_since(started) - native;
   if (native > 0)
     std::printf("  %.1f s in all, the program %.2f s recording its traffic against %.2f s natively: %.2fx\n", all,
@@ -570,15 +627,7 @@ int profile(const Options& o) {
                          "other libraries (libc, zlib, the OpenMP runtime) or data the kernel copies (read, write) "
                          "is not seen; --backend valgrind sees both");
   const Profile& p = a.profile;
-  std::string text = format_profile(p), where_to;
-  if (!o.output.empty()) {
-    std::ofstream out(o.output);
-    if (!(out << text)) throw Error(o.output + ": cannot write the profile");
-    where_to = o.output;
-  } else {
-    StoredProfile s = store_profile(o.store, o.app, p.threads, text);
-    where_to = s.path + " (" + o.app + "@" + std::to_string(s.version) + ")";
-  }
+  std::string where_to = write_profile(o, p);
   remove_work();
   for (const std::string& w : a.warnings) std::fprintf(stderr, "slurm-pin: warning: %s\n", w.c_str());
   std::printf("profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines"

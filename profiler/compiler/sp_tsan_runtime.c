@@ -67,6 +67,10 @@ static __thread int my_index __attribute__((tls_model("initial-exec")));
  * start routine. */
 static int creator_plus_one[MAX_THREADS];
 static void *start_routine[MAX_THREADS];
+/* Where a start routine was when its thread started ("libx.so.N+0xOFF"): a
+ * library loaded with dlopen (an MPI's components) may be gone when the
+ * run's results are written. NULL: in the executable, or unknown. */
+static char *start_where[MAX_THREADS];
 static unsigned line_shift = 6;
 static volatile unsigned current_region;
 static const void *region_code[MAX_REGIONS];
@@ -134,7 +138,18 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
   if (!s) return real(th, attr, fn, arg);
   my_table(); /* the creator has its index before its children */
   s->fn = fn, s->arg = arg, s->index = __atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED);
-  if (s->index < MAX_THREADS) creator_plus_one[s->index] = my_index + 1, start_routine[s->index] = (void *)fn;
+  if (s->index < MAX_THREADS) {
+    creator_plus_one[s->index] = my_index + 1, start_routine[s->index] = (void *)fn;
+    Dl_info info;
+    struct link_map *lm = NULL;
+    char where[256];
+    if (dladdr1((void *)fn, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm && lm->l_name && lm->l_name[0]) {
+      const char *base = strrchr(lm->l_name, '/');
+      snprintf(where, sizeof where, "%s+0x%lx", base ? base + 1 : lm->l_name,
+               (unsigned long)((uintptr_t)fn - (uintptr_t)lm->l_addr));
+      start_where[s->index] = strdup(where);
+    }
+  }
   int rc = real(th, attr, started, s);
   if (rc) free(s);
   return rc;
@@ -211,7 +226,11 @@ static void write_header(FILE *f, const char *magic, unsigned threads) {
   for (unsigned t = 0; t < threads; ++t) {
     char start[512] = "-";
     if (t == 0) snprintf(start, sizeof start, "main");
-    else if (start_routine[t]) sp_region_name(start_routine[t], start, sizeof start);
+    else if (start_routine[t]) {
+      Dl_info info;
+      if (start_where[t] && !dladdr(start_routine[t], &info)) snprintf(start, sizeof start, "%s", start_where[t]);
+      else sp_region_name(start_routine[t], start, sizeof start);
+    }
     one_word(start);
     if (creator_plus_one[t]) fprintf(f, "thread %u %d %s\n", t, creator_plus_one[t] - 1, start);
     else fprintf(f, "thread %u - %s\n", t, start);
@@ -227,13 +246,19 @@ static void write_header(FILE *f, const char *magic, unsigned threads) {
   }
 }
 
+/* The path in `variable`; its first "%p" is the process id, so that every
+ * process of a run (the ranks of an MPI program) writes its own file. */
 static FILE *open_output(const char *variable, const char *fallback_kind) {
   const char *path = getenv(variable);
-  char fallback[64];
+  char fallback[64], expanded[4096];
   if (!path || !*path) {
     if (!fallback_kind) return NULL;
     snprintf(fallback, sizeof fallback, "slurmpin.%d.%s", (int)getpid(), fallback_kind), path = fallback;
   }
+  const char *pid = strstr(path, "%p");
+  if (pid && (size_t)snprintf(expanded, sizeof expanded, "%.*s%d%s", (int)(pid - path), path, (int)getpid(),
+                              pid + 2) < sizeof expanded)
+    path = expanded;
   FILE *f = fopen(path, "w");
   if (!f) fprintf(stderr, "slurm-pin: error: cannot write %s\n", path);
   return f;

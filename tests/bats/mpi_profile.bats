@@ -74,6 +74,27 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   [[ "$(grep '^Package ' <<<"$output")" == *"66.7%" ]] || { echo "$output"; false; }
 }
 
+@test "--mpi with a thread backend: both sections, the threads summed over the ranks, the MPI library's own threads left out" {
+  # Valgrind under MPICH, ranks started by srun (UCX starts a thread in every rank).
+  profile_ranks both_vg --ranks 2 --threads 2 --backend valgrind --srun-arg=--overcommit -- \
+    "$WORK/bin/stencil_mpich" halo3d 16 3 7
+  grep -qx 'ranks 2' "$WORK/both_vg.profile" && grep -qx 'threads 2' "$WORK/both_vg.profile"
+  grep -qx 'matrix simple' "$WORK/both_vg.profile" && grep -qx 'rank_matrix bytes' "$WORK/both_vg.profile"
+  grep -qE '^thread_starts main libgomp' "$WORK/both_vg.profile"
+  # The master and its OpenMP worker share the grid: the pair's entry is not 0.
+  [ "$(sed -n '/^matrix simple$/{n;p;q}' "$WORK/both_vg.profile" | awk '{ print ($2 > 0) }')" = 1 ]
+  # The compiler backend under Open MPI's mpirun: an instrumented program.
+  mpicc.openmpi -O1 -fopenmp -fsanitize=thread -c "$WORKLOADS/mpi_stencil.c" -o "$WORK/bin/stencil_tsan.o"
+  mpicc.openmpi "$WORK/bin/stencil_tsan.o" -o "$WORK/bin/stencil_tsan" -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan \
+    -Wl,-rpath,"$BUILD/lib"
+  chmod a+rx "$WORK/bin/stencil_tsan"
+  profile_ranks both_tsan --threads 2 --backend compiler --no-srun -- mpirun.openmpi --oversubscribe -np 2 \
+    "$WORK/bin/stencil_tsan" halo3d 16 3 7
+  grep -qx 'ranks 2' "$WORK/both_tsan.profile" && grep -qx 'threads 2' "$WORK/both_tsan.profile"
+  grep -qx 'matrix simple' "$WORK/both_tsan.profile"
+  [ "$(section both_tsan 'rank_matrix bytes')" = "$(section both_vg 'rank_matrix bytes')" ]
+}
+
 @test "hybrid ranks: each rank's threads are recorded in the profile's thread count" {
   profile_ranks hybrid --ranks 2 --threads 2 --srun-arg=--overcommit -- "$WORK/bin/stencil_mpich" halo3d 6 3
   grep -qx 'ranks 2' "$WORK/hybrid.profile" && grep -qx 'threads 2' "$WORK/hybrid.profile"
@@ -87,9 +108,12 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   run --separate-stderr as_user "$SLURM_PIN" profile --mpi --app x --output "$WORK/x.profile" -- "$WORK/bin/stencil_mpich" ring 4 1
   [ "$status" -eq 2 ]
   expect_one_error_line "slurm-pin" "--mpi needs --ranks N"
-  run --separate-stderr as_user "$SLURM_PIN" profile --mpi --backend valgrind --app x --ranks 2 --output "$WORK/x.profile" -- "$WORK/bin/stencil_mpich" ring 4 1
+  run --separate-stderr as_user "$SLURM_PIN" profile --mpi --backend pin --app x --ranks 2 --output "$WORK/x.profile" -- "$WORK/bin/stencil_mpich" ring 4 1
   [ "$status" -eq 2 ]
-  expect_one_error_line "slurm-pin" "profile the threads in a run of their own"
+  expect_one_error_line "slurm-pin" "--mpi takes the valgrind or compiler backend"
+  run --separate-stderr as_user "$SLURM_PIN" profile --mpi --backend compiler --app x --ranks 2 --output "$WORK/x.profile" -- "$WORK/bin/stencil_mpich" ring 4 1
+  [ "$status" -ne 0 ]
+  expect_one_error_line "slurm-pin" "was not built for the compiler backend"
   run --separate-stderr as_user "$SLURM_PIN" profile --mpi=lam --app x --ranks 2 --output "$WORK/x.profile" -- "$WORK/bin/stencil_mpich" ring 4 1
   [ "$status" -eq 2 ]
   expect_one_error_line "slurm-pin" "--mpi takes openmpi or mpich"
@@ -120,4 +144,17 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   [ "$(grep -c "rank traffic is of 4 ranks but the job has 2 tasks" <<<"$stderr")" -eq 1 ] || { echo "$stderr"; false; }
   claims_are_real
   [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 1 ]
+}
+
+@test "slurm-pin evaluate compares an MPI program's ranks in block order against by their measured traffic" {
+  profile_ranks halo2 --ranks 2 --srun-arg=--mpi=pmi2 -- "$WORK/bin/stencil_mpich" halo3d 8 3 7
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies compact,lpgp --profile "$WORK/halo2.profile" \
+    -n 2 --srun-arg=--mpi=pmi2 --metric 'time: ([0-9.]+)' --seed 5 --json "$WORK/halo2.json" -- \
+    "$WORK/bin/stencil_mpich" halo3d 8 3 7
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(jq '[.runs[] | select(.exit == 0 and .metric != null)] | length' "$WORK/halo2.json")" -eq 6 ]
+  for r in 1 2 3; do
+    [ "$(jq -r "[.runs[] | select(.round == $r) | .strategy] | sort | join(\",\")" "$WORK/halo2.json")" = compact,lpgp ]
+  done
+  grep -Eq '^lpgp +3 ' <<<"$output"
 }

@@ -45,11 +45,21 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string text = input_text(data, size);
   expect_error_or_success([&] {
     Profile p = parse_profile(text, "fuzz");
-    p.affinity("simple", "", "fuzz");
+    if (p.ranks) p.rank_traffic("fuzz");
+    if (p.has_thread_matrix() || !p.ranks) p.affinity("simple", "", "fuzz");
     for (const auto& r : p.regions)
       for (const auto& m : r.matrices) p.affinity(m.first, r.name, "fuzz");
     parse_profile(format_profile(p), "again");
   });
   if (outcome(text, ProfileNeeds()) != outcome(text, rows_read_last_first())) __builtin_trap();
+  // A rank section passed over (a job smaller than the profile) never
+  // stops the rest from being read as it would be.
+  ProfileNeeds small;
+  small.max_ranks = 2;
+  small.rank_model = "bytes";
+  expect_error_or_success([&] {
+    Profile p = parse_profile(text, "fuzz", small);
+    if (p.ranks > 2 && (!p.rank_matrices.empty() || !p.rank_edges.empty())) __builtin_trap();
+  });
   return 0;
 }

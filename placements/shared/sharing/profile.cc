@@ -366,6 +366,59 @@ SharingMatrix Profile::rank_traffic(const std::string& path) const {
   return SharingMatrix::from_rows(dense->second);
 }
 
+namespace {
+
+// `rows` without the dropped rows and columns.
+Rows kept_rows(const Rows& rows, const std::vector<bool>& drop) {
+  Rows out;
+  for (size_t i = 0; i < rows.size(); ++i) {
+    if (drop[i]) continue;
+    out.emplace_back();
+    for (size_t j = 0; j < rows[i].size(); ++j)
+      if (!drop[j]) out.back().push_back(rows[i][j]);
+  }
+  return out;
+}
+
+EdgeList kept_edges(const EdgeList& edges, const std::vector<bool>& drop, const std::vector<int>& id) {
+  EdgeList out;
+  for (const Edge& e : edges)
+    if (!drop[e.i] && !drop[e.j]) out.push_back({id[e.i], id[e.j], e.w});
+  return out;
+}
+
+template <typename T>
+void keep(std::vector<T>& per_thread, const std::vector<bool>& drop) {
+  if (per_thread.size() != drop.size()) return;  // not recorded
+  std::vector<T> out;
+  for (size_t t = 0; t < drop.size(); ++t)
+    if (!drop[t]) out.push_back(per_thread[t]);
+  per_thread = std::move(out);
+}
+
+}  // namespace
+
+void drop_threads(Profile& p, const std::vector<bool>& drop) {
+  if (drop.size() != static_cast<size_t>(p.threads)) throw Error("internal: one flag per thread to drop");
+  std::vector<int> id(drop.size(), -1);
+  int kept = 0;
+  for (size_t t = 0; t < drop.size(); ++t)
+    if (!drop[t]) id[t] = kept++;
+  if (kept == 0) throw Error("internal: every thread dropped");
+  auto section = [&](std::map<std::string, Rows>& rows, std::map<std::string, EdgeList>& edges) {
+    for (auto& m : rows) m.second = kept_rows(m.second, drop);
+    for (auto& m : edges) m.second = kept_edges(m.second, drop, id);
+  };
+  section(p.matrices, p.edges);
+  for (ProfileRegion& r : p.regions) section(r.matrices, r.edges);
+  for (int& c : p.thread_creators) c = c >= 0 && static_cast<size_t>(c) < id.size() ? id[c] : -1;
+  keep(p.thread_creators, drop);
+  keep(p.thread_starts, drop);
+  keep(p.thread_accesses, drop);
+  keep(p.thread_working_set_lines, drop);
+  p.threads = kept;
+}
+
 Profile read_profile(const std::string& path, const ProfileNeeds& needs) {
   return parse_profile(read_user_file(path, std::min(needs.max_bytes, kMaxProfileBytes)), path, needs);
 }

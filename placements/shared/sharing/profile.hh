@@ -108,6 +108,11 @@ struct ProfileNeeds {
   std::function<void(size_t, const std::function<void(size_t)>&)> for_each;
 };
 
+// The profile without the threads marked in `drop` (one flag per thread):
+// their rows and columns leave every matrix, the others renumbered in
+// order; a creator dropped becomes '-'. At least one thread must stay.
+void drop_threads(Profile& p, const std::vector<bool>& drop);
+
 Profile read_profile(const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
 // The same for text already read; `path` names it in errors.
 Profile parse_profile(const std::string& text, const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
