@@ -65,3 +65,20 @@ srun -n1 -c1 --pin-strategy=compact --pin-thread-binding=preload sh -c 'echo \"p
     -n2 -c1
   [ "$(rank_cpus 0)" = 1 ] && [ "$(rank_cpus 1)" = 0 ]
 }
+
+@test "ranks under mpirun and mpiexec know the job's size: a rank profile of the job's size is used, another size is one note per node" {
+  printf 'slurm-pin-profile 1\nthreads 1\nranks 2\nrank_matrix bytes\n0 5\n5 0\n' >"$WORK/ranks2.profile"
+  chmod a+r "$WORK/ranks2.profile"
+  local launch
+  for launch in "mpirun.openmpi -np 2 $WORK/bin/report_openmpi" "mpiexec.hydra -n 2 $WORK/bin/report_mpich"; do
+    batch "export OMP_NUM_THREADS=1; $launch" -n2 -c1 --pin-strategy=compact --pin-profile="$WORK/ranks2.profile" --pin-verbose
+    [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
+    stderr=$output claims_are_real
+    [[ "$output" != *"rank traffic is of"* ]] || { echo "$output"; false; }
+    batch "export OMP_NUM_THREADS=1; $launch" -n2 -c1 --pin-strategy=compact \
+      --pin-profile="$FIXTURES/profiles/ranks8_pairs.profile" --pin-verbose
+    [ "$(grep -c "rank traffic is of 8 ranks but the job has 2 tasks" <<<"$output")" -eq 1 ] || { echo "$output"; false; }
+    [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
+    stderr=$output claims_are_real
+  done
+}
