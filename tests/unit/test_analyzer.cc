@@ -230,3 +230,41 @@ TEST(Trace, StrictErrors) {
   };
   expect_errors(cases, [](const char* text) { read_trace(write_trace(text)); });
 }
+
+TEST(Sums, RanksMergeThreadByThreadWithRegionsMatchedByName) {
+  // Two ranks of kTrace's program, the second numbering its regions in the
+  // other order. Merged: every sum twice, each region's with its own.
+  Sums one = sum_trace(read_trace(write_trace(kTrace)));
+  std::string swapped = kTrace;
+  swapped.replace(swapped.find("region 1 main._omp_fn.0\nregion 2 main._omp_fn.1"), 47,
+                  "region 1 main._omp_fn.1\nregion 2 main._omp_fn.0");
+  for (size_t at = swapped.find("\na "); at != std::string::npos; at = swapped.find("\na ", at + 1)) {
+    char& region = swapped[at + 5];  // "\na T R ...": the same accesses, regions 1 and 2 renumbered
+    if (region == '1' || region == '2') region = region == '1' ? '2' : '1';
+  }
+  Sums two = sum_trace(read_trace(write_trace(swapped)));
+  Sums both = merge_sums({one, two});
+  EXPECT_EQ(both.header.threads, 3);
+  EXPECT_EQ(both.header.regions, one.header.regions);
+  EXPECT_DOUBLE_EQ(both.lines, 2 * one.lines);
+  for (size_t t = 0; t < 3; ++t) EXPECT_DOUBLE_EQ(both.thread_accesses[t], 2 * one.thread_accesses[t]);
+  for (size_t r = 0; r < 3; ++r) EXPECT_DOUBLE_EQ(both.region_accesses[r], 2 * one.region_accesses[r]);
+  Profile a = analyze_sums(one, AnalysisInput()).profile, b = analyze_sums(both, AnalysisInput()).profile;
+  EXPECT_DOUBLE_EQ(b.affinity("simple", "", "p")(0, 1), 2 * a.affinity("simple", "", "p")(0, 1));
+  EXPECT_DOUBLE_EQ(b.affinity("simple", "main._omp_fn.1", "p")(0, 2), 2 * a.affinity("simple", "main._omp_fn.1", "p")(0, 2));
+}
+
+TEST(Profile, DropThreadsRenumbersTheRest) {
+  Profile p = analyze_sums(sum_trace(read_trace(write_trace(kTrace))), AnalysisInput()).profile;
+  double w02 = p.affinity("simple", "", "p")(0, 2);
+  p.thread_starts = {"main", "libucs.so.0+0x10", "worker"};
+  p.thread_creators = {-1, 0, 1};
+  drop_threads(p, {false, true, false});
+  EXPECT_EQ(p.threads, 2);
+  EXPECT_EQ(p.thread_starts, (std::vector<std::string>{"main", "worker"}));
+  EXPECT_EQ(p.thread_creators, (std::vector<int>{-1, -1}));  // its creator left
+  EXPECT_DOUBLE_EQ(p.affinity("simple", "", "p")(0, 1), w02);
+  for (const ProfileRegion& r : p.regions)
+    for (const auto& m : r.matrices) EXPECT_EQ(m.second.size(), 2u) << r.name;
+  parse_profile(format_profile(p), "again");  // still a valid profile
+}
