@@ -377,11 +377,14 @@ std::string work_dir(const Options& o) {
 }
 
 // `command` with `env`, as a step of `cpus` CPUs unless --no-srun.
+// `tasks` tasks (MPI ranks) and `extra` srun options before the user's.
 std::vector<std::string> step(const Options& o, int cpus, std::vector<std::string>& env,
-                              const std::vector<std::string>& command) {
+                              const std::vector<std::string>& command, int tasks = 1,
+                              const std::vector<std::string>& extra = {}) {
   std::vector<std::string> argv;
   if (o.srun) {
-    argv = {"srun", "-n1", "-c" + std::to_string(cpus), "--job-name=profile:" + o.app};
+    argv = {"srun", "-n" + std::to_string(tasks), "-c" + std::to_string(cpus), "--job-name=profile:" + o.app};
+    argv.insert(argv.end(), extra.begin(), extra.end());
     argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
     // srun passes our environment to the step: the backend's variables too.
     argv.push_back("env");
@@ -443,18 +446,11 @@ Sums run_backend(const Options& o, double& took) {
 // or as given with --no-srun.
 std::vector<std::string> mpi_step(const Options& o, const std::string& mpi, std::vector<std::string>& env,
                                   const std::vector<std::string>& command, int cpus) {
-  if (!o.srun) return command;
-  std::vector<std::string> argv = {"srun", "-n" + std::to_string(o.ranks), "-c" + std::to_string(cpus),
-                                   "--job-name=profile:" + o.app};
   bool plugin_given = std::any_of(o.srun_args.begin(), o.srun_args.end(),
                                   [](const std::string& a) { return a.rfind("--mpi", 0) == 0; });
-  if (!plugin_given) argv.push_back(mpi == "openmpi" ? "--mpi=pmix" : "--mpi=pmi2");
-  argv.insert(argv.end(), o.srun_args.begin(), o.srun_args.end());
-  argv.push_back("env");
-  argv.insert(argv.end(), env.begin(), env.end());
-  env.clear();
-  argv.insert(argv.end(), command.begin(), command.end());
-  return argv;
+  std::vector<std::string> plugin;
+  if (!plugin_given) plugin.push_back(mpi == "openmpi" ? "--mpi=pmix" : "--mpi=pmi2");
+  return step(o, cpus, env, command, o.ranks, plugin);
 }
 
 std::string megabytes(double bytes) {
