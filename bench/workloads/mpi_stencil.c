@@ -7,12 +7,15 @@
  *           a 7-point stencil on its N^3 block (OpenMP: a hybrid code when
  *           OMP_NUM_THREADS > 1), and an Allreduce of the residual every 10;
  *   ring:   each rank sends N*N doubles to the next one around a ring
- *           (persistent requests, as codes that repeat one pattern do).
+ *           (persistent requests, as codes that repeat one pattern do);
+ *   nhalo3d, putring: the same exchanges as one MPI_Neighbor_alltoall on
+ *           the Cartesian communicator, and as MPI_Put into the next
+ *           rank's window between fences (the same bytes moved).
  * The ranks' grid positions are shuffled by SEED (0: in rank order), as
  * when a code numbers its domains unlike the launcher: the grid is a
  * communicator split with the shuffled order as key, so the traffic
  * between world ranks is far from block-shaped.
- *   mpi_stencil halo3d|ring N ITERATIONS [SEED]
+ *   mpi_stencil halo3d|nhalo3d|ring|putring N ITERATIONS [SEED]
  * Rank 0 prints "time: S" (the iterations) and a checksum.
  */
 #include <mpi.h>
@@ -62,7 +65,18 @@ static void face(double* g, double* buf, int n, int d, int ghost, int unpack) {
     }
 }
 
-static double halo3d(MPI_Comm grid, int n, int iterations) {
+/* The six faces as one neighbourhood all-to-all: MPI orders the blocks by
+ * Cartesian dimension (lower, then upper neighbour); face d is axis d / 2,
+ * and axis a is dimension 2 - a (x varies fastest). */
+static void neighbor_exchange(MPI_Comm cart, double* out, double* in, size_t f) {
+  double *sb = malloc(6 * f * sizeof(double)), *rb = malloc(6 * f * sizeof(double));
+  for (int k = 0; k < 6; ++k) memcpy(sb + k * f, out + (2 * (2 - k / 2) + k % 2) * f, f * sizeof(double));
+  MPI_Neighbor_alltoall(sb, (int)f, MPI_DOUBLE, rb, (int)f, MPI_DOUBLE, cart);
+  for (int k = 0; k < 6; ++k) memcpy(in + (2 * (2 - k / 2) + k % 2) * f, rb + k * f, f * sizeof(double));
+  free(sb), free(rb);
+}
+
+static double halo3d(MPI_Comm grid, int n, int iterations, int neighbor) {
   int size, rank, dims[3] = {0, 0, 0}, periods[3] = {1, 1, 1}, nb[6];
   MPI_Comm_size(grid, &size);
   MPI_Dims_create(size, 3, dims);
@@ -78,12 +92,16 @@ static double halo3d(MPI_Comm grid, int n, int iterations) {
   for (int it = 0; it < iterations; ++it) {
     MPI_Request req[12];
     MPI_Status st[12]; /* not MPI_STATUSES_IGNORE: gcc 12 misreads MPICH's as an empty array */
-    for (int d = 0; d < 6; ++d) {
-      face(a, out + d * f, n, d, 0, 0);
-      MPI_Irecv(in + d * f, (int)f, MPI_DOUBLE, nb[d], d ^ 1, cart, &req[d]);
-      MPI_Isend(out + d * f, (int)f, MPI_DOUBLE, nb[d], d, cart, &req[6 + d]);
+    for (int d = 0; d < 6; ++d) face(a, out + d * f, n, d, 0, 0);
+    if (neighbor) {
+      neighbor_exchange(cart, out, in, f);
+    } else {
+      for (int d = 0; d < 6; ++d) {
+        MPI_Irecv(in + d * f, (int)f, MPI_DOUBLE, nb[d], d ^ 1, cart, &req[d]);
+        MPI_Isend(out + d * f, (int)f, MPI_DOUBLE, nb[d], d, cart, &req[6 + d]);
+      }
+      MPI_Waitall(12, req, st);
     }
-    MPI_Waitall(12, req, st);
     for (int d = 0; d < 6; ++d) face(a, in + d * f, n, d, 1, 1);
     double diff = stencil(a, b, n);
     double* t = a;
@@ -95,6 +113,28 @@ static double halo3d(MPI_Comm grid, int n, int iterations) {
   MPI_Comm_free(&cart);
   free(a), free(b), free(out), free(in);
   return sum + residual;
+}
+
+/* The ring through a window: each rank puts its block into the next rank's. */
+static double putring(MPI_Comm grid, int n, int iterations) {
+  int size, rank;
+  MPI_Comm_size(grid, &size);
+  MPI_Comm_rank(grid, &rank);
+  size_t f = (size_t)n * n;
+  double *out = malloc(f * sizeof(double)), *in, sum = 0;
+  MPI_Win win;
+  MPI_Win_allocate((MPI_Aint)(f * sizeof(double)), sizeof(double), MPI_INFO_NULL, grid, &in, &win);
+  for (size_t i = 0; i < f; ++i) out[i] = (double)(rank + (int)i % 7);
+  for (int it = 0; it < iterations; ++it) {
+    MPI_Win_fence(0, win);
+    MPI_Put(out, (int)f, MPI_DOUBLE, (rank + 1) % size, 0, (int)f, MPI_DOUBLE, win);
+    MPI_Win_fence(0, win);
+    for (size_t i = 0; i < f; ++i) out[i] = 0.5 * (out[i] + in[i]);
+  }
+  for (size_t i = 0; i < f; ++i) sum += out[i];
+  MPI_Win_free(&win);
+  free(out);
+  return sum;
 }
 
 static double ring(MPI_Comm grid, int n, int iterations) {
@@ -124,8 +164,11 @@ int main(int argc, char** argv) {
   int provided;
   MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided);
   int n = argc > 2 ? atoi(argv[2]) : 0, iterations = argc > 3 ? atoi(argv[3]) : 0;
-  if (argc < 4 || n < 1 || iterations < 1 || (strcmp(argv[1], "halo3d") != 0 && strcmp(argv[1], "ring") != 0)) {
-    fprintf(stderr, "usage: mpi_stencil halo3d|ring N ITERATIONS [SEED]\n");
+  const char* shape = argc > 1 ? argv[1] : "";
+  int known = strcmp(shape, "halo3d") == 0 || strcmp(shape, "nhalo3d") == 0 || strcmp(shape, "ring") == 0 ||
+              strcmp(shape, "putring") == 0;
+  if (argc < 4 || n < 1 || iterations < 1 || !known) {
+    fprintf(stderr, "usage: mpi_stencil halo3d|nhalo3d|ring|putring N ITERATIONS [SEED]\n");
     MPI_Abort(MPI_COMM_WORLD, 2);
   }
   unsigned seed = argc > 4 ? (unsigned)strtoul(argv[4], NULL, 10) : 0;
@@ -138,7 +181,9 @@ int main(int argc, char** argv) {
   free(pos);
   MPI_Barrier(grid);
   double t = MPI_Wtime();
-  double local = strcmp(argv[1], "halo3d") == 0 ? halo3d(grid, n, iterations) : ring(grid, n, iterations);
+  double local = strcmp(shape, "ring") == 0      ? ring(grid, n, iterations)
+                 : strcmp(shape, "putring") == 0 ? putring(grid, n, iterations)
+                                                 : halo3d(grid, n, iterations, strcmp(shape, "nhalo3d") == 0);
   double total = 0;
   MPI_Reduce(&local, &total, 1, MPI_DOUBLE, MPI_SUM, 0, grid);
   t = MPI_Wtime() - t;

@@ -474,7 +474,7 @@ std::string traffic_summary(const Profile& p, const std::vector<std::string>& ho
       if (m(i, j) > heaviest) heaviest = m(i, j), a = i, b = j;
   std::set<std::string> nodes(hosts.begin(), hosts.end());
   char line[256];
-  std::snprintf(line, sizeof line, "  %s between ranks in %.0f messages, %.2g%% by collectives; heaviest pair %d-%d (%s); "
+  std::snprintf(line, sizeof line, "  %s between ranks in %.0f messages, %.3g%% by collectives; heaviest pair %d-%d (%s); "
                 "ranks on %zu host%s",
                 megabytes(m.total()).c_str(), messages, 100 * p.rank_collective_share, a, b,
                 megabytes(std::max(heaviest, 0.0)).c_str(), nodes.size(), nodes.size() == 1 ? "" : "s");

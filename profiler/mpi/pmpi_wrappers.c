@@ -5,11 +5,14 @@
  * call's result, whatever algorithm the library runs (docs/profiler.md,
  * "MPI traffic"): rooted ones between the root and each member, all-to-all
  * ones block by block, reductions to all (Allreduce) spread evenly as a
- * reduce-scatter and an allgather move them, scans along the rank order.
- * Collectives on intercommunicators, barriers, one-sided calls and the
- * large-count (_c) calls are not counted. */
+ * reduce-scatter and an allgather move them, scans along the rank order,
+ * neighbourhood collectives block by block to each destination. One-sided
+ * calls are counted at the origin, whichever way the data goes.
+ * Collectives on intercommunicators, barriers and the large-count (_c)
+ * calls are not counted. */
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 
 #include "traffic_rows.h"
 
@@ -302,4 +305,110 @@ int MPI_Alltoallw(const void* sbuf, const int scounts[], const int sdispls[], co
   if (sbuf == MPI_IN_PLACE) to_each(comm, rcounts, rtypes, MPI_DATATYPE_NULL);
   else to_each(comm, scounts, stypes, MPI_DATATYPE_NULL);
   return PMPI_Alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+}
+
+/* --- neighbourhood collectives: each destination gets its block ----------- */
+
+/* Block j (counts[j] elements of types[j], or `count` of `type`) to each
+ * neighbour j this process sends to. */
+static void to_neighbors(MPI_Comm comm, const int* counts, int count, const MPI_Datatype* types, MPI_Datatype type) {
+  int* dest = NULL;
+  int n = traffic_neighbors(comm, &dest);
+  for (int j = 0; j < n; ++j)
+    traffic_send_bytes(comm, dest[j], traffic_bytes(counts ? counts[j] : count, types ? types[j] : type), 1, 1);
+  free(dest);
+}
+
+int MPI_Neighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm) {
+  to_neighbors(comm, NULL, scount, NULL, stype);
+  return PMPI_Neighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+int MPI_Neighbor_allgatherv(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, const int rcounts[],
+                            const int displs[], MPI_Datatype rtype, MPI_Comm comm) {
+  to_neighbors(comm, NULL, scount, NULL, stype);
+  return PMPI_Neighbor_allgatherv(sbuf, scount, stype, rbuf, rcounts, displs, rtype, comm);
+}
+
+int MPI_Neighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                          MPI_Datatype rtype, MPI_Comm comm) {
+  to_neighbors(comm, NULL, scount, NULL, stype);
+  return PMPI_Neighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm);
+}
+
+int MPI_Neighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype, void* rbuf,
+                           const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm) {
+  to_neighbors(comm, scounts, 0, NULL, stype);
+  return PMPI_Neighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm);
+}
+
+int MPI_Neighbor_alltoallw(const void* sbuf, const int scounts[], const MPI_Aint sdispls[],
+                           const MPI_Datatype stypes[], void* rbuf, const int rcounts[], const MPI_Aint rdispls[],
+                           const MPI_Datatype rtypes[], MPI_Comm comm) {
+  to_neighbors(comm, scounts, 0, stypes, MPI_DATATYPE_NULL);
+  return PMPI_Neighbor_alltoallw(sbuf, scounts, sdispls, stypes, rbuf, rcounts, rdispls, rtypes, comm);
+}
+
+int MPI_Ineighbor_alltoall(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                           MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+  to_neighbors(comm, NULL, scount, NULL, stype);
+  return PMPI_Ineighbor_alltoall(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
+int MPI_Ineighbor_alltoallv(const void* sbuf, const int scounts[], const int sdispls[], MPI_Datatype stype,
+                            void* rbuf, const int rcounts[], const int rdispls[], MPI_Datatype rtype, MPI_Comm comm,
+                            MPI_Request* req) {
+  to_neighbors(comm, scounts, 0, NULL, stype);
+  return PMPI_Ineighbor_alltoallv(sbuf, scounts, sdispls, stype, rbuf, rcounts, rdispls, rtype, comm, req);
+}
+
+int MPI_Ineighbor_allgather(const void* sbuf, int scount, MPI_Datatype stype, void* rbuf, int rcount,
+                            MPI_Datatype rtype, MPI_Comm comm, MPI_Request* req) {
+  to_neighbors(comm, NULL, scount, NULL, stype);
+  return PMPI_Ineighbor_allgather(sbuf, scount, stype, rbuf, rcount, rtype, comm, req);
+}
+
+/* --- one-sided: counted at the origin, whichever way the data goes --------- */
+
+int MPI_Put(const void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+            MPI_Datatype ttype, MPI_Win win) {
+  traffic_window_bytes(win, target, traffic_bytes(ocount, otype));
+  return PMPI_Put(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+}
+
+int MPI_Rput(const void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+             MPI_Datatype ttype, MPI_Win win, MPI_Request* req) {
+  traffic_window_bytes(win, target, traffic_bytes(ocount, otype));
+  return PMPI_Rput(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+}
+
+int MPI_Get(void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+            MPI_Win win) {
+  traffic_window_bytes(win, target, traffic_bytes(ocount, otype));
+  return PMPI_Get(obuf, ocount, otype, target, tdisp, tcount, ttype, win);
+}
+
+int MPI_Rget(void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype,
+             MPI_Win win, MPI_Request* req) {
+  traffic_window_bytes(win, target, traffic_bytes(ocount, otype));
+  return PMPI_Rget(obuf, ocount, otype, target, tdisp, tcount, ttype, win, req);
+}
+
+int MPI_Accumulate(const void* obuf, int ocount, MPI_Datatype otype, int target, MPI_Aint tdisp, int tcount,
+                   MPI_Datatype ttype, MPI_Op op, MPI_Win win) {
+  traffic_window_bytes(win, target, traffic_bytes(ocount, otype));
+  return PMPI_Accumulate(obuf, ocount, otype, target, tdisp, tcount, ttype, op, win);
+}
+
+int MPI_Get_accumulate(const void* obuf, int ocount, MPI_Datatype otype, void* rbuf, int rcount, MPI_Datatype rtype,
+                       int target, MPI_Aint tdisp, int tcount, MPI_Datatype ttype, MPI_Op op, MPI_Win win) {
+  traffic_window_bytes(win, target, traffic_bytes(ocount, otype) + traffic_bytes(rcount, rtype));
+  return PMPI_Get_accumulate(obuf, ocount, otype, rbuf, rcount, rtype, target, tdisp, tcount, ttype, op, win);
+}
+
+int MPI_Fetch_and_op(const void* obuf, void* rbuf, MPI_Datatype type, int target, MPI_Aint tdisp, MPI_Op op,
+                     MPI_Win win) {
+  traffic_window_bytes(win, target, 2 * traffic_bytes(1, type));
+  return PMPI_Fetch_and_op(obuf, rbuf, type, target, tdisp, op, win);
 }

@@ -100,13 +100,61 @@ uint64_t traffic_bytes(int count, MPI_Datatype type) {
   return (uint64_t)count * (uint64_t)size;
 }
 
-void traffic_send_bytes(MPI_Comm comm, int dest, uint64_t bytes, uint64_t messages, int collective) {
-  if (!g_bytes) return;
-  int w = world_rank(comm, dest);
+static void add_to(int w, uint64_t bytes, uint64_t messages, int collective) {
   if (w < 0) return;
   __atomic_fetch_add(&g_bytes[w], bytes, __ATOMIC_RELAXED);
   __atomic_fetch_add(&g_messages[w], messages, __ATOMIC_RELAXED);
   if (collective) __atomic_fetch_add(&g_collective[w], bytes, __ATOMIC_RELAXED);
+}
+
+void traffic_send_bytes(MPI_Comm comm, int dest, uint64_t bytes, uint64_t messages, int collective) {
+  if (g_bytes) add_to(world_rank(comm, dest), bytes, messages, collective);
+}
+
+/* A window's group as world ranks, kept on the window as the communicators'
+ * maps are. */
+static int g_win_keyval = MPI_KEYVAL_INVALID;
+
+static int free_win_map(MPI_Win win, int keyval, void* map, void* extra) {
+  (void)win, (void)keyval, (void)extra;
+  free(map);
+  return MPI_SUCCESS;
+}
+
+static struct comm_map* build_win_map(MPI_Win win) {
+  MPI_Group group;
+  int size = 0;
+  if (PMPI_Win_get_group(win, &group) != MPI_SUCCESS) return NULL;
+  PMPI_Group_size(group, &size);
+  struct comm_map* m = size > 0 ? malloc(sizeof *m + (size_t)size * sizeof(int)) : NULL;
+  int* ranks = size > 0 ? malloc((size_t)size * sizeof(int)) : NULL;
+  if (m && ranks) {
+    for (int i = 0; i < size; ++i) ranks[i] = i;
+    m->size = size, m->rank = -1, m->inter = 0;
+    if (PMPI_Group_translate_ranks(group, size, ranks, g_world_group, m->world) != MPI_SUCCESS) free(m), m = NULL;
+  } else {
+    free(m), m = NULL;
+  }
+  free(ranks);
+  PMPI_Group_free(&group);
+  return m;
+}
+
+void traffic_window_bytes(MPI_Win win, int target, uint64_t bytes) {
+  if (!g_bytes || target < 0 || g_win_keyval == MPI_KEYVAL_INVALID) return;
+  void* val = NULL;
+  int found = 0;
+  if (PMPI_Win_get_attr(win, g_win_keyval, &val, &found) != MPI_SUCCESS || !found) {
+    pthread_mutex_lock(&g_lock);
+    if (PMPI_Win_get_attr(win, g_win_keyval, &val, &found) != MPI_SUCCESS || !found) {
+      val = build_win_map(win);
+      if (val) PMPI_Win_set_attr(win, g_win_keyval, val);
+    }
+    pthread_mutex_unlock(&g_lock);
+  }
+  const struct comm_map* m = val;
+  if (m && target < m->size && m->world[target] >= 0 && m->world[target] < g_world_size)
+    add_to(m->world[target], bytes, 1, 0);
 }
 
 void traffic_send(MPI_Comm comm, int dest, int count, MPI_Datatype type, int collective) {
@@ -179,6 +227,7 @@ void traffic_start(void) {
   PMPI_Comm_rank(MPI_COMM_WORLD, &g_world_rank);
   PMPI_Comm_group(MPI_COMM_WORLD, &g_world_group);
   PMPI_Comm_create_keyval(MPI_COMM_NULL_COPY_FN, free_map, &g_keyval, NULL);
+  PMPI_Win_create_keyval(MPI_WIN_NULL_COPY_FN, free_win_map, &g_win_keyval, NULL);
   size_t n = g_world_size > 0 ? (size_t)g_world_size : 1;
   uint64_t* rows = calloc(3 * n, sizeof *rows);
   if (!rows) {
@@ -217,4 +266,38 @@ void traffic_finish(void) {
   write_values(f, "collective_bytes", g_collective);
   if (fclose(f) != 0)
     fprintf(stderr, "slurm-pin: rank %d: cannot write its traffic row to %s: %s\n", g_world_rank, path, strerror(errno));
+}
+
+int traffic_neighbors(MPI_Comm comm, int** dest) {
+  int status = MPI_UNDEFINED, n = 0;
+  *dest = NULL;
+  if (!g_bytes || PMPI_Topo_test(comm, &status) != MPI_SUCCESS) return 0;
+  if (status == MPI_CART) {
+    int dims = 0;
+    PMPI_Cartdim_get(comm, &dims);
+    if (dims <= 0 || !(*dest = malloc(2 * (size_t)dims * sizeof(int)))) return 0;
+    /* MPI's order: in each dimension, the neighbour below, then above. */
+    for (int d = 0; d < dims; ++d) PMPI_Cart_shift(comm, d, 1, &(*dest)[2 * d], &(*dest)[2 * d + 1]);
+    return 2 * dims;
+  }
+  if (status == MPI_GRAPH) {
+    int me = 0;
+    PMPI_Comm_rank(comm, &me);
+    if (PMPI_Graph_neighbors_count(comm, me, &n) != MPI_SUCCESS || n <= 0 || !(*dest = malloc((size_t)n * sizeof(int))))
+      return 0;
+    PMPI_Graph_neighbors(comm, me, n, *dest);
+    return n;
+  }
+  if (status == MPI_DIST_GRAPH) {
+    int in = 0, weighted = 0;
+    if (PMPI_Dist_graph_neighbors_count(comm, &in, &n, &weighted) != MPI_SUCCESS || n <= 0) return 0;
+    int* src = malloc(((size_t)in + 1) * sizeof(int));
+    int* w = malloc(((size_t)in + (size_t)n + 2) * sizeof(int));
+    *dest = malloc((size_t)n * sizeof(int));
+    if (src && w && *dest) PMPI_Dist_graph_neighbors(comm, in, src, w, n, *dest, w + in + 1);
+    else n = 0;
+    free(src), free(w);
+    return n;
+  }
+  return 0;
 }

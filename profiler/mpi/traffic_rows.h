@@ -38,6 +38,17 @@ int traffic_members(MPI_Comm comm, int* rank, int* size);
 /* Bytes of `count` elements of `type`; 0 for a type MPI does not know. */
 uint64_t traffic_bytes(int count, MPI_Datatype type);
 
+/* `bytes` moved between this rank and rank `target` of window `win`'s group
+ * by a one-sided call, counted at the origin whichever way they go. */
+void traffic_window_bytes(MPI_Win win, int target, uint64_t bytes);
+
+/* The ranks of `comm` this process sends to in a neighbourhood collective,
+ * in MPI's order (Cartesian: each dimension's lower then upper neighbour,
+ * MPI_PROC_NULL where there is none; graphs: the neighbours, or the
+ * destinations of a distributed graph), in a malloc'd array the caller
+ * frees; returns their count, 0 for a communicator without a topology. */
+int traffic_neighbors(MPI_Comm comm, int** dest);
+
 /* Persistent sends: counted at each MPI_Start. */
 void traffic_persistent_add(MPI_Request req, MPI_Comm comm, int dest, int count, MPI_Datatype type);
 void traffic_persistent_start(MPI_Request req);

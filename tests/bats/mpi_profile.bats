@@ -48,7 +48,7 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   [[ "$output" == *"heaviest pair 0-1 (0.00513 MB)"* ]] || { echo "$output"; false; }
 }
 
-@test "a shuffled 3-D halo: MPICH through srun and mpiexec, Open MPI through mpirun, one matrix" {
+@test "a shuffled 3-D halo: MPICH through srun and mpiexec, Open MPI through mpirun, neighbourhood collectives and one-sided puts: one matrix" {
   # 8 ranks on a periodic 2 x 2 x 2 grid in a shuffled order, 5 iterations:
   # each rank sends two 512-byte faces per iteration to each of its three
   # neighbours, whose world ranks the shuffle picks.
@@ -60,6 +60,15 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   want=$(section halo_pmi2 'rank_matrix bytes')
   [ "$(section halo_hydra 'rank_matrix bytes')" = "$want" ]
   [ "$(section halo_orterun 'rank_matrix bytes')" = "$want" ]
+  # The same exchange as one neighbourhood all-to-all: the same bytes, now
+  # counted as a collective.
+  profile_ranks halo_neighbor --no-srun -- mpiexec.mpich -n 8 "$WORK/bin/stencil_mpich" nhalo3d 8 5 5
+  [ "$(section halo_neighbor 'rank_matrix bytes')" = "$want" ]
+  awk '$1 == "rank_collective_share" { exit !($2 > 0.99) }' "$WORK/halo_neighbor.profile"
+  # A ring of MPI_Put into the next rank's window moves what the ring of sends does.
+  profile_ranks ring_sends --no-srun -- mpiexec.mpich -n 4 "$WORK/bin/stencil_mpich" ring 8 5 3
+  profile_ranks ring_puts --no-srun -- mpirun.openmpi --oversubscribe -np 4 "$WORK/bin/stencil_openmpi" putring 8 5 3
+  [ "$(section ring_puts 'rank_matrix bytes')" = "$(section ring_sends 'rank_matrix bytes')" ]
   # Each row: three neighbours at 5120 bytes (one of them the grid's root
   # too, at 5128, but for the root itself), the rest 0 or the reduction's 8.
   while read -r row; do
