@@ -373,7 +373,10 @@ std::string work_dir(const Options& o) {
     throw Error("cannot create a work directory in " + parent + ": " + std::strerror(errno) +
                 " (give a writable one with --workdir)");
   chmod(dir_template.c_str(), 0755);
-  return dir_template;
+  // Absolute: the backends and the ranks write there when the program ends,
+  // and a program may have changed its directory by then.
+  char absolute[PATH_MAX];
+  return realpath(dir_template.c_str(), absolute) ? std::string(absolute) : dir_template;
 }
 
 // `command` with `env`, as a step of `cpus` CPUs unless --no-srun.
