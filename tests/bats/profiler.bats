@@ -390,3 +390,15 @@ print(int(((a[:, :, 0] > 0.4) & (a[:, :, 1] < 0.3) & (a[:, :, 2] < 0.3)).sum()))
   [ "$(stat -c %U "$WORK/mine.profile")" = "$TEST_USER" ]
   [ "$(pairs_of --profile "$WORK/mine.profile")" = "0 2|1 3" ]
 }
+
+@test "a program that changes its directory before it ends is profiled all the same" {
+  # Outside an allocation the work directory is made here, in the current
+  # directory: the backend writes into it when the program ends, wherever
+  # the program is then.
+  printf '#include <unistd.h>\nint main(void) { return chdir("/"); }\n' >"$WORK/cd_root.c"
+  gcc -O1 -g "$WORK/cd_root.c" -o "$WORK/bin/cd_root"
+  chmod a+rx "$WORK/bin/cd_root"
+  run --separate-stderr as_user "$SLURM_PIN" profile --app cd --threads 1 --output "$WORK/cd.profile" -- "$WORK/bin/cd_root"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  grep -qx 'threads 1' "$WORK/cd.profile"
+}
