@@ -63,6 +63,21 @@ static int lookup(const char *path, uintptr_t offset, char *buf, size_t len) {
   return found;
 }
 
+/* "libname.so.N+0xOFFSET" of `code` in `lm` when it is a shared library. */
+static int library_offset(const void *code, const struct link_map *lm, char *buf, size_t len) {
+  if (!lm->l_name || !lm->l_name[0]) return -1;
+  const char *base = strrchr(lm->l_name, '/');
+  snprintf(buf, len, "%s+0x%lx", base ? base + 1 : lm->l_name, (unsigned long)((uintptr_t)code - (uintptr_t)lm->l_addr));
+  return 0;
+}
+
+int sp_library_offset(const void *code, char *buf, size_t len) {
+  Dl_info info;
+  struct link_map *lm = NULL;
+  if (!dladdr1(code, &info, (void **)&lm, RTLD_DL_LINKMAP) || !lm) return -1;
+  return library_offset(code, lm, buf, len);
+}
+
 void sp_region_name(const void *code, char *buf, size_t len) {
   Dl_info info;
   struct link_map *lm = NULL;
@@ -73,11 +88,7 @@ void sp_region_name(const void *code, char *buf, size_t len) {
     /* No symbol in a shared library (stripped, as distributions ship
      * them): its file name and the offset, as the Valgrind tool names it,
      * so that a thread an MPI library starts says whose it is. */
-    if (lm->l_name && lm->l_name[0]) {
-      const char *base = strrchr(lm->l_name, '/');
-      snprintf(buf, len, "%s+0x%lx", base ? base + 1 : lm->l_name, (unsigned long)((uintptr_t)code - (uintptr_t)lm->l_addr));
-      return;
-    }
+    if (library_offset(code, lm, buf, len) == 0) return;
   }
   snprintf(buf, len, "%p", code);
 }

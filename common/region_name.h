@@ -20,4 +20,8 @@
  * "libname.so.N+0xOFFSET" in a shared library, else "0x...". */
 void sp_region_name(const void *code, char *buf, size_t len);
 
+/* Writes "libname.so.N+0xOFFSET" of `code` into buf without reading any
+ * file: 0, or -1 when `code` is not in a shared library. */
+int sp_library_offset(const void *code, char *buf, size_t len);
+
 #endif

@@ -146,10 +146,8 @@ std::vector<std::string> files_named(const std::string& dir, const std::string& 
   return out;
 }
 
-std::vector<std::string> rank_row_files(const std::string& dir) { return files_named(dir, "rank."); }
-
 void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>* hosts) {
-  size_t files = rank_row_files(dir).size();
+  size_t files = files_named(dir, "rank.").size();
   if (files == 0)
     throw Error("no rank wrote its traffic into " + dir + " (the program ended without MPI_Finalize, or the "
                 "launcher did not pass LD_PRELOAD to the ranks: with Open MPI's mpirun across nodes add -x LD_PRELOAD "

@@ -37,9 +37,6 @@ void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>
 // threads it was asked for. Returns their start routines.
 std::vector<std::string> drop_mpi_runtime_threads(Profile& p);
 
-// Every rank's row file in `dir`, for removing them.
-std::vector<std::string> rank_row_files(const std::string& dir);
-
 // Every file in `dir` whose name starts with `prefix` ("sharing.": each
 // rank's thread sums), sorted.
 std::vector<std::string> files_named(const std::string& dir, const std::string& prefix);

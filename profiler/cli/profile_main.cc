@@ -355,16 +355,22 @@ std::string valgrind_version() {
 int cpus_requested(const Options& o) { return o.cpus ? o.cpus : o.backend == "valgrind" ? 1 : o.threads; }
 int baseline_cpus(const Options& o) { return o.cpus ? o.cpus : o.threads; }
 
+// A step of `cpus` CPUs per task fits a node of the current allocation, or
+// of the partition the job would go to (nothing to check with --no-srun).
+void check_step_fits(const Options& o, int cpus) {
+  if (!o.srun) return;
+  const char* on_node = std::getenv("SLURM_CPUS_ON_NODE");
+  int in_job = std::getenv("SLURM_JOB_ID") && on_node ? std::atoi(on_node) : 0;
+  std::string partition = partition_of(o.srun_args);
+  check_cpus(cpus, in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
+}
+
 // Everything knowable before the run that would lose it afterwards.
 void preflight(const Options& o, const std::string& program) {
   backend_command(o.backend, lib_dir(), "-", "-", o.threads, o.program);  // known and installed
   check_destination(o.store, o.output);
   check_binary(o.backend, program, o.backend == "valgrind" ? valgrind_version() : "");
-  if (!o.srun) return;
-  const char* on_node = std::getenv("SLURM_CPUS_ON_NODE");
-  int in_job = std::getenv("SLURM_JOB_ID") && on_node ? std::atoi(on_node) : 0;
-  std::string partition = partition_of(o.srun_args);
-  check_cpus(o.baseline ? std::max(cpus_requested(o), baseline_cpus(o)) : cpus_requested(o), in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
+  check_step_fits(o, o.baseline ? std::max(cpus_requested(o), baseline_cpus(o)) : cpus_requested(o));
 }
 
 std::string work_dir(const Options& o) {
@@ -413,14 +419,21 @@ double run_native(const Options& o) {
 }
 
 // Runs the program under the backend; returns its sums.
-Sums run_backend(const Options& o, double& took) {
-  std::string work = work_dir(o), sums = work + "/sharing";
-  bool want_trace = o.keep_trace || o.backend == "pin";
-  std::string trace = want_trace ? work + "/trace" : "";
+// A new work directory, whose files remove_work() then removes (on errors
+// and signals too).
+std::string start_work(const Options& o) {
+  std::string work = work_dir(o);
   if (work.size() + 10 >= sizeof g_trace) throw Error("work directory path too long: give a shorter --workdir");
   std::snprintf(g_trace, sizeof g_trace, "%s/trace", work.c_str());
-  std::snprintf(g_sums, sizeof g_sums, "%s", sums.c_str());
+  std::snprintf(g_sums, sizeof g_sums, "%s/sharing", work.c_str());
   std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
+  return work;
+}
+
+Sums run_backend(const Options& o, double& took) {
+  std::string work = start_work(o), sums = work + "/sharing";
+  bool want_trace = o.keep_trace || o.backend == "pin";
+  std::string trace = want_trace ? work + "/trace" : "";
   g_keep = o.keep_trace;
   BackendRun b = backend_command(o.backend, lib_dir(), sums, trace, o.threads, o.program);
   std::vector<std::string> argv = step(o, cpus_requested(o), b.env, b.argv);
@@ -486,7 +499,7 @@ std::string traffic_summary(const Profile& p, const std::vector<std::string>& ho
 
 // With --backend: the ranks' threads, each rank's sums merged (thread i of
 // every rank adds up), analysed as one program's.
-Profile thread_part(const Options& o, const std::string& work, const std::string& program) {
+Profile thread_part(const Options& o, const std::string& work) {
   std::vector<std::string> files = files_named(work, "sharing.");
   if (files.empty()) throw Error("no rank wrote its thread sums into " + work + " (see the lines above)");
   std::vector<Sums> parts;
@@ -496,11 +509,7 @@ Profile thread_part(const Options& o, const std::string& work, const std::string
   AnalysisInput in;
   in.threads = 0;  // compared below, once the MPI library's own threads are left out
   in.exclude_serial = !o.serial;
-  in.application = o.app;
-  in.binary_sha256 = file_sha256(program);
-  in.date = utc_now();
-  in.topology = machine_fingerprint();
-  in.tool = sums.header.tool;
+  in.tool = sums.header.tool;  // the rest of what the profile says of its run: profile_mpi's
   Analysis a = analyze_sums(sums, in);
   Profile& p = a.profile;
   std::vector<std::string> dropped = drop_mpi_runtime_threads(p);
@@ -527,12 +536,7 @@ int profile_mpi(const Options& o) {
   check_destination(o.store, o.output);
   if (o.backend_given) check_binary(o.backend, program, o.backend == "valgrind" ? valgrind_version() : "");
   int cpus = o.cpus ? o.cpus : o.backend_given && o.backend == "valgrind" ? 1 : o.threads;
-  if (o.srun) {
-    const char* on_node = std::getenv("SLURM_CPUS_ON_NODE");
-    int in_job = std::getenv("SLURM_JOB_ID") && on_node ? std::atoi(on_node) : 0;
-    std::string partition = partition_of(o.srun_args);
-    check_cpus(cpus, in_job, in_job ? std::vector<int>() : node_cpus(partition), partition);
-  }
+  check_step_fits(o, cpus);
   auto started = std::chrono::steady_clock::now();
   std::vector<std::string> thread_env = {"OMP_NUM_THREADS=" + std::to_string(o.threads)};
   double native = 0, profiled = 0;
@@ -544,9 +548,7 @@ int profile_mpi(const Options& o) {
     if (rc != 0) throw Error("the program exited with status " + std::to_string(rc) + " when run natively (--baseline)");
     native = seconds_since(t);
   }
-  std::string work = work_dir(o);
-  if (work.size() + 10 >= sizeof g_work) throw Error("work directory path too long: give a shorter --workdir");
-  std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
+  std::string work = start_work(o);
   g_rank_rows = 1;
   std::vector<std::string> env = mpi_record_env(library, work), command = o.program;
   env.insert(env.end(), thread_env.begin(), thread_env.end());
@@ -568,7 +570,7 @@ int profile_mpi(const Options& o) {
   Profile p;
   std::vector<std::string> hosts;
   try {
-    if (o.backend_given) p = thread_part(o, work, program);
+    if (o.backend_given) p = thread_part(o, work);
     read_rank_rows(work, p, &hosts);
   } catch (...) {
     remove_work();
@@ -576,11 +578,9 @@ int profile_mpi(const Options& o) {
   }
   remove_work();
   std::string traffic = std::string("mpi-traffic ") + (mpi == "openmpi" ? "Open MPI" : "MPICH");
-  if (!o.backend_given) {
-    p.threads = o.threads;
-    p.date = utc_now();
-    p.topology = machine_fingerprint();
-  }
+  if (!o.backend_given) p.threads = o.threads;
+  p.date = utc_now();
+  p.topology = machine_fingerprint();
   p.application = o.app;
   p.binary_sha256 = file_sha256(program);
   p.tool = (o.backend_given ? p.tool + ", " : "") + traffic + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " +

@@ -140,15 +140,8 @@ int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *
   s->fn = fn, s->arg = arg, s->index = __atomic_fetch_add(&n_threads, 1, __ATOMIC_RELAXED);
   if (s->index < MAX_THREADS) {
     creator_plus_one[s->index] = my_index + 1, start_routine[s->index] = (void *)fn;
-    Dl_info info;
-    struct link_map *lm = NULL;
     char where[256];
-    if (dladdr1((void *)fn, &info, (void **)&lm, RTLD_DL_LINKMAP) && lm && lm->l_name && lm->l_name[0]) {
-      const char *base = strrchr(lm->l_name, '/');
-      snprintf(where, sizeof where, "%s+0x%lx", base ? base + 1 : lm->l_name,
-               (unsigned long)((uintptr_t)fn - (uintptr_t)lm->l_addr));
-      start_where[s->index] = strdup(where);
-    }
+    if (sp_library_offset((void *)fn, where, sizeof where) == 0) start_where[s->index] = strdup(where);
   }
   int rc = real(th, attr, started, s);
   if (rc) free(s);

@@ -35,29 +35,32 @@ static int free_map(MPI_Comm comm, int keyval, void* map, void* extra) {
   return MPI_SUCCESS;
 }
 
-static struct comm_map* build_map(MPI_Comm comm) {
-  int inter = 0, size = 0, rank = 0;
-  MPI_Group group;
-  PMPI_Comm_test_inter(comm, &inter);
-  if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) != MPI_SUCCESS) return NULL;
+/* `group`'s members as world ranks (freeing the group); NULL when MPI or
+ * memory fails. `rank` and `inter` describe the caller's place. */
+static struct comm_map* group_map(MPI_Group group, int rank, int inter) {
+  int size = 0;
   PMPI_Group_size(group, &size);
-  PMPI_Comm_rank(comm, &rank);
   struct comm_map* m = size > 0 ? malloc(sizeof *m + (size_t)size * sizeof(int)) : NULL;
   int* ranks = size > 0 ? malloc((size_t)size * sizeof(int)) : NULL;
   if (m && ranks) {
     for (int i = 0; i < size; ++i) ranks[i] = i;
     m->size = size, m->rank = rank, m->inter = inter;
-    if (PMPI_Group_translate_ranks(group, size, ranks, g_world_group, m->world) != MPI_SUCCESS) {
-      free(m);
-      m = NULL;
-    }
+    if (PMPI_Group_translate_ranks(group, size, ranks, g_world_group, m->world) != MPI_SUCCESS) free(m), m = NULL;
   } else {
-    free(m);
-    m = NULL;
+    free(m), m = NULL;
   }
   free(ranks);
   PMPI_Group_free(&group);
   return m;
+}
+
+static struct comm_map* build_map(MPI_Comm comm) {
+  int inter = 0, rank = 0;
+  MPI_Group group;
+  PMPI_Comm_test_inter(comm, &inter);
+  if ((inter ? PMPI_Comm_remote_group(comm, &group) : PMPI_Comm_group(comm, &group)) != MPI_SUCCESS) return NULL;
+  PMPI_Comm_rank(comm, &rank);
+  return group_map(group, rank, inter);
 }
 
 static const struct comm_map* map_of(MPI_Comm comm) {
@@ -123,21 +126,7 @@ static int free_win_map(MPI_Win win, int keyval, void* map, void* extra) {
 
 static struct comm_map* build_win_map(MPI_Win win) {
   MPI_Group group;
-  int size = 0;
-  if (PMPI_Win_get_group(win, &group) != MPI_SUCCESS) return NULL;
-  PMPI_Group_size(group, &size);
-  struct comm_map* m = size > 0 ? malloc(sizeof *m + (size_t)size * sizeof(int)) : NULL;
-  int* ranks = size > 0 ? malloc((size_t)size * sizeof(int)) : NULL;
-  if (m && ranks) {
-    for (int i = 0; i < size; ++i) ranks[i] = i;
-    m->size = size, m->rank = -1, m->inter = 0;
-    if (PMPI_Group_translate_ranks(group, size, ranks, g_world_group, m->world) != MPI_SUCCESS) free(m), m = NULL;
-  } else {
-    free(m), m = NULL;
-  }
-  free(ranks);
-  PMPI_Group_free(&group);
-  return m;
+  return PMPI_Win_get_group(win, &group) == MPI_SUCCESS ? group_map(group, -1, 0) : NULL;
 }
 
 void traffic_window_bytes(MPI_Win win, int target, uint64_t bytes) {
