@@ -479,7 +479,7 @@ std::string megabytes(double bytes) {
 // the heaviest pair.
 std::string traffic_summary(const Profile& p, const std::vector<std::string>& hosts) {
   SharingMatrix m = p.rank_traffic("the profile");
-  double messages = p.rank_matrices.count("messages") ? 0 : -1;
+  double messages = 0;  // dense rows up to 256 ranks, edges beyond
   for (const auto& row : p.rank_matrices.count("messages") ? p.rank_matrices.at("messages") : Rows())
     for (double v : row) messages += v;
   for (const Edge& e : p.rank_edges.count("messages") ? p.rank_edges.at("messages") : EdgeList()) messages += e.w;
