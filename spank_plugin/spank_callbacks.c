@@ -142,16 +142,15 @@ static void start_early(struct pin_step *s, spank_t sp);
 
 /* ---- options ---------------------------------------------------------- */
 
-/* In srun, sbatch, salloc: plugstack.conf's values, checked by the engine
- * once the user asks something of slurm-pin; a mistake ends the command. */
+/* In srun, sbatch, salloc: plugstack.conf's values, checked once the user
+ * asks something of slurm-pin; a mistake ends the command. Option values
+ * need no engine (slurm_pin_options.h): it loads only for what it must
+ * read (a profile, a placement file), so a step that asks for a strategy
+ * costs srun no C++ runtime, hwloc or METIS. */
 static void check_site_values(struct pin_step *s) {
   char err[ERR_LEN];
   s->options_given = 1;
   if (s->site_checked++) return;
-  if (pin_engine_load(err, sizeof err) != 0) {
-    slurm_error("slurm-pin: %s", err);
-    exit(1);
-  }
   if (pin_config_check(&s->config, err, sizeof err) != 0) {
     slurm_error("slurm-pin: plugstack.conf: %s", err);
     exit(1);

@@ -14,6 +14,7 @@
 #define SLURM_PIN_FRONTEND_H
 
 #include "slurm_pin/slurm_pin.h"
+#include "slurm_pin_options.h" /* option values, checked without the engine */
 
 #ifdef __cplusplus
 extern "C" {
@@ -169,14 +170,12 @@ int sp_get_kept_sharing(const sp_placement_t *p, const sp_placement_t *q, double
  * is what the file says made it. Length needed, or -1. */
 int sp_get_placement_file(const sp_placement_t *p, const char *strategy, char *buf, size_t len);
 
-/* Checks without computing, for early errors (srun, sbatch). Each returns 0,
- * or -1 with a one-line message in err. */
-int sp_check_strategy(const char *name, char *err, size_t len);
+/* Checks without computing, for early errors (srun, sbatch), of what the
+ * engine reads: a profile, a placement file. Each returns 0, or -1 with a
+ * one-line message in err. (Option values are checked without the engine:
+ * slurm_pin_options.h.) */
 int sp_check_profile(const char *spec, const char *store, char *err, size_t len);
 int sp_check_placement_file(const char *path, char *err, size_t len);
-int sp_check_granularity(const char *granularity, char *err, size_t len);
-int sp_check_smt(const char *k, char *err, size_t len); /* "1".."64" */
-int sp_check_gpu_mode(const char *mode, char *err, size_t len); /* closest|none */
 
 /* PUs ("0-3,8") of cores given by logical index ("0-1,4": the order in
  * which resource managers count a node's cores), in the handle's topology.
@@ -192,21 +191,12 @@ int sp_topology_fingerprint(sp_placement_t *p, char *buf, size_t len);
 /* One line per strategy, for --pin-strategy=help and `slurm-pin place --strategy help`. */
 const char *sp_strategies_help(void);
 
-/* 1 when `name` (or file:PATH) needs a sharing profile, else 0 (also when
- * it is no strategy: sp_check_strategy says why). */
-int sp_strategy_needs_profile(const char *name);
-
 /* ---- binding */
 int sp_set_thread_library(sp_placement_t *p, const char *path);
 /* Also GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes before OpenMP 4.0. */
 int sp_set_legacy_omp_env(sp_placement_t *p, int on);
 /* Why this strategy ("policy rule R"), shown after it in sp_describe_task. */
 int sp_set_origin(sp_placement_t *p, const char *why);
-
-/* Checks without computing, for early errors: 0, or -1 with a one-line
- * message in err. */
-int sp_check_mem_policy(const char *policy, char *err, size_t len);
-int sp_check_thread_mode(const char *mode, char *err, size_t len);
 
 /* ---- slurm-pin's thread runtime (libslurm_pin_threads.so) on disk, for
  * front ends that bind threads with it (thread modes preload and ompt):

@@ -776,10 +776,6 @@ int sp_get_note(const sp_placement_t* p, int i, char* buf, size_t len) {
   return copy_out(p->result.notes[i], buf, len);
 }
 
-int sp_check_strategy(const char* name, char* err, size_t len) {
-  return checked(err, len, [&] { parse_strategy(name ? name : "", nullptr); });
-}
-
 int sp_check_profile(const char* spec, const char* store, char* err, size_t len) {
   return checked(err, len, [&] {
     ProfileSpec s = parse_profile_spec(spec ? spec : "");
@@ -802,32 +798,6 @@ int sp_check_profile(const char* spec, const char* store, char* err, size_t len)
 
 int sp_check_placement_file(const char* path, char* err, size_t len) {
   return checked(err, len, [&] { read_placement_file(path ? path : ""); });
-}
-
-int sp_check_mem_policy(const char* policy, char* err, size_t len) {
-  return checked(err, len, [&] { parse_mem_policy(policy ? policy : ""); });
-}
-
-int sp_check_thread_mode(const char* mode, char* err, size_t len) {
-  return checked(err, len, [&] { parse_thread_mode(mode ? mode : ""); });
-}
-
-int sp_check_granularity(const char* granularity, char* err, size_t len) {
-  return checked(err, len, [&] {
-    Request r;
-    set_granularity(r, granularity ? granularity : "");
-  });
-}
-
-int sp_check_gpu_mode(const char* mode, char* err, size_t len) {
-  return checked(err, len, [&] {
-    Request r;
-    set_gpu(r, mode ? mode : "");
-  });
-}
-
-int sp_check_smt(const char* k, char* err, size_t len) {
-  return checked(err, len, [&] { parse_smt(k ? k : ""); });
 }
 
 int sp_cores_to_pus(sp_placement_t* p, const char* cores, char* buf, size_t len) {
@@ -873,14 +843,6 @@ int sp_strategy_count(void) { return static_cast<int>(all_strategies().size()); 
 
 int sp_strategy_name(int i, char* buf, size_t len) {
   return i >= 0 && i < sp_strategy_count() ? copy_out(all_strategies()[static_cast<size_t>(i)].name, buf, len) : -1;
-}
-
-int sp_strategy_needs_profile(const char* name) {
-  try {
-    return strategy_info(parse_strategy(name ? name : "", nullptr)).needs_matrix ? 1 : 0;
-  } catch (const std::exception&) {
-    return 0;  // no strategy: sp_check_strategy says why
-  }
 }
 
 int sp_is_profile_name(const char* spec) {

@@ -18,6 +18,7 @@
 #include "sharing/profile.hh"
 #include "strategies/profile_guided.hh"
 #include "sharing/store.hh"
+#include "slurm_pin_options.h"
 
 namespace slurmpin {
 
@@ -336,22 +337,20 @@ void add_regions(const Tree& tree, const std::vector<std::shared_ptr<const Tree>
 
 }  // namespace
 
+// The names and messages are the options' (slurm_pin_options.h).
 void set_granularity(Request& r, const std::string& g) {
-  static const std::pair<const char*, const char*> widen_to[] = {
-      {"pu", ""}, {"core", ""}, {"l2", "L2"}, {"l3", "L3"}, {"numa", "NUMANode"}};
-  for (const auto& w : widen_to)
-    if (g == w.first) {
-      r.topology.granularity = g == "pu" ? Granularity::kPu : Granularity::kCore;
-      r.widen_to = w.second;
-      return;
-    }
-  throw Error("unknown granularity '" + g + "': use pu, core, l2, l3 or numa");
+  char err[512];
+  int i = sp_granularity_of(g.c_str(), err, sizeof err);
+  if (i < 0) throw Error(err);
+  r.topology.granularity = i == SP_GRANULARITY_PU ? Granularity::kPu : Granularity::kCore;
+  r.widen_to = i == SP_GRANULARITY_L2 ? "L2" : i == SP_GRANULARITY_L3 ? "L3" : i == SP_GRANULARITY_NUMA ? "NUMANode" : "";
 }
 
 void set_gpu(Request& r, const std::string& mode) {
-  if (mode != "closest" && mode != "none")
-    throw Error("unknown GPU mode '" + mode.substr(0, 64) + "': use closest or none");
-  r.gpu_closest = mode == "closest";
+  char err[512];
+  int i = sp_gpu_mode_of(mode.c_str(), err, sizeof err);
+  if (i < 0) throw Error(err);
+  r.gpu_closest = i == SP_GPU_CLOSEST;
 }
 
 void use_profile_file(Request& r, const std::string& path, const std::string& name) {

@@ -133,14 +133,21 @@ submit_fails() {
   echo "required $CLUSTER/lonely/plugins/slurm_pin.so" >"$CLUSTER/plugstack.conf"
   run as_user srun -n1 true
   [ "$status" -eq 0 ]
-  submit_fails "slurm-pin: cannot load the placement engine libslurmpin_frontend.so" srun --pin-strategy=compact true
+  # srun reads a store profile through the engine: refused there.
+  submit_fails "--pin-profile: cannot load the placement engine libslurmpin_frontend.so" \
+    srun --pin-strategy=lpgp --pin-profile=app true
   [[ "$stderr" == *"install the plugin's package (slurm-pin-spank) again"* ]]
-  # The site's default needs the engine on the node: the step fails there.
+  # Option values need no engine in srun (slurm_pin_options.h); a strategy
+  # needs it on the node, as the site's default does: the step fails there,
+  # with one line naming the node in slurm-pin's own text (Slurm 25.05 and
+  # later no longer prefix slurmstepd's lines with it).
+  run --separate-stderr as_user srun -n1 --pin-strategy=compact true
+  [ "$status" -ne 0 ]
+  [[ "$stderr" == *"error: $(sinfo -h -o %N): slurm-pin: cannot load the placement engine libslurmpin_frontend.so"* ]]
+  [ "$(grep -c "error: $(sinfo -h -o %N): slurm-pin: " <<<"$stderr")" -eq 1 ]
   echo "required $CLUSTER/lonely/plugins/slurm_pin.so default=compact" >"$CLUSTER/plugstack.conf"
   run --separate-stderr as_user srun -n1 true
   [ "$status" -ne 0 ]
-  # One line, naming the node in slurm-pin's own text (Slurm 25.05 and later
-  # no longer prefix slurmstepd's lines with it).
   [[ "$stderr" == *"error: $(sinfo -h -o %N): slurm-pin: cannot load the placement engine libslurmpin_frontend.so"* ]]
   [ "$(grep -c "error: $(sinfo -h -o %N): slurm-pin: " <<<"$stderr")" -eq 1 ]
 }

@@ -2,6 +2,7 @@
 #include "input/args.hh"
 
 #include "error.hh"
+#include "slurm_pin_options.h"
 
 namespace slurmpin {
 
@@ -14,7 +15,10 @@ long parse_count(const std::string& option, const std::string& text, long lo, lo
 }
 
 int parse_smt(const std::string& text) {
-  return static_cast<int>(parse_count("smt (hardware threads per core)", text, 1, kMaxSmt));
+  char err[512];
+  int k = sp_smt_of(text.c_str(), err, sizeof err);  // srun's check too, without the engine
+  if (k < 0) throw Error(err);
+  return k;
 }
 
 uint64_t parse_seed(const std::string& text) {

@@ -4,13 +4,15 @@
 #include <cstdint>
 #include <string>
 
+#include "slurm_pin_options.h"
+
 namespace slurmpin {
 
 // A whole number from lo to hi given to `option`; throws Error naming both.
 long parse_count(const std::string& option, const std::string& text, long lo, long hi);
 
 // smt:k (--smt, --pin-smt): hardware threads used per core, 1 to kMaxSmt.
-constexpr long kMaxSmt = 64;
+constexpr long kMaxSmt = SP_MAX_SMT;
 int parse_smt(const std::string& text);
 
 // --seed: any 64-bit whole number.

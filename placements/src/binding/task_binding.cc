@@ -5,6 +5,7 @@
 
 #include "error.hh"
 #include "preload_list.h"
+#include "slurm_pin_options.h"
 #include "task_env.h"
 
 namespace slurmpin {
@@ -66,28 +67,30 @@ void require_fits(const std::string& name, const std::string& value) {
 
 }  // namespace
 
+// The names and messages are the options' (slurm_pin_options.h), in the
+// enumerations' order.
+static_assert(static_cast<int>(ThreadMode::kEnv) == SP_THREADS_ENV && static_cast<int>(ThreadMode::kOmpt) == SP_THREADS_OMPT &&
+              static_cast<int>(ThreadMode::kPreload) == SP_THREADS_PRELOAD);
+static_assert(static_cast<int>(MemPolicy::kNone) == SP_MEM_NONE && static_cast<int>(MemPolicy::kLocal) == SP_MEM_LOCAL &&
+              static_cast<int>(MemPolicy::kInterleave) == SP_MEM_INTERLEAVE);
+
 ThreadMode parse_thread_mode(const std::string& name) {
-  if (name == "env") return ThreadMode::kEnv;
-  if (name == "preload") return ThreadMode::kPreload;
-  if (name == "ompt") return ThreadMode::kOmpt;
-  throw Error("unknown thread binding '" + name +
-              "': use env (OpenMP variables), preload (the pthread shim) or ompt (per-region pinning)");
+  char err[512];
+  int i = sp_thread_mode_of(name.c_str(), err, sizeof err);
+  if (i < 0) throw Error(err);
+  return static_cast<ThreadMode>(i);
 }
 
-const char* thread_mode_name(ThreadMode m) {
-  return m == ThreadMode::kEnv ? "env" : m == ThreadMode::kPreload ? "preload" : "ompt";
-}
+const char* thread_mode_name(ThreadMode m) { return sp_thread_mode_name(static_cast<int>(m)); }
 
 MemPolicy parse_mem_policy(const std::string& name) {
-  if (name == "none") return MemPolicy::kNone;
-  if (name == "local") return MemPolicy::kLocal;
-  if (name == "interleave") return MemPolicy::kInterleave;
-  throw Error("unknown memory policy '" + name + "': use none, local or interleave");
+  char err[512];
+  int i = sp_mem_policy_of(name.c_str(), err, sizeof err);
+  if (i < 0) throw Error(err);
+  return static_cast<MemPolicy>(i);
 }
 
-const char* mem_policy_name(MemPolicy m) {
-  return m == MemPolicy::kNone ? "none" : m == MemPolicy::kLocal ? "local" : "interleave";
-}
+const char* mem_policy_name(MemPolicy m) { return sp_mem_policy_name(static_cast<int>(m)); }
 
 std::string omp_places(const TaskPlace& t) {
   std::string out;

@@ -2,29 +2,21 @@
 #include "strategies/strategy.hh"
 
 #include "error.hh"
+#include "slurm_pin_options.h"
 
 namespace slurmpin {
 
+// The names, their order and their help are the options' list
+// (slurm_pin_options.h), which srun checks without the engine.
 const std::vector<StrategyInfo>& all_strategies() {
-  static const std::vector<StrategyInfo> list = {
-      {Strategy::kNone, "none", false, "no binding: the OS scheduler places threads"},
-      {Strategy::kCompact, "compact", false,
-       "thread n+1 on the free core closest to thread n (fills shared caches first)"},
-      {Strategy::kScatter, "scatter", false,
-       "threads spread round-robin over the outermost domains (packages, NUMA nodes) first"},
-      {Strategy::kRandom, "random", false, "a seeded random permutation of the cores"},
-      {Strategy::kLpCompact, "lp-compact", true,
-       "optimal pairs of threads (max-weight matching), pairs placed compact"},
-      {Strategy::kLpScatter, "lp-scatter", true,
-       "optimal pairs of threads, pairs spread over the outermost domains"},
-      {Strategy::kGp, "gp", true,
-       "threads partitioned (METIS) onto the outermost shared caches, compact inside each"},
-      {Strategy::kLpgp, "lpgp", true,
-       "optimal pairs first, then pairs partitioned level by level down the cache tree"},
-      {Strategy::kGplp, "gplp", true,
-       "threads partitioned level by level, optimal pairs where two cores share a cache"},
-      {Strategy::kFile, "file:PATH", false, "explicit CPUs per task and thread from a placement file"},
-  };
+  static const std::vector<StrategyInfo> list = [] {
+    std::vector<StrategyInfo> l;
+    for (int i = 0; i < sp_strategy_rows(); ++i) {
+      const auto* row = sp_strategy_row(i);
+      l.push_back({static_cast<Strategy>(i), row->name, row->needs_profile != 0, row->help});
+    }
+    return l;
+  }();
   return list;
 }
 
@@ -35,16 +27,12 @@ const StrategyInfo& strategy_info(Strategy s) {
 }
 
 Strategy parse_strategy(const std::string& text, std::string* path) {
-  if (text.rfind("file:", 0) == 0) {
-    if (text.size() == 5) throw Error("strategy file: needs a path (write file:/path/to/placement)");
-    if (path) *path = text.substr(5);
-    return Strategy::kFile;
-  }
-  for (const auto& i : all_strategies())
-    if (text == i.name && i.id != Strategy::kFile) return i.id;
-  std::string names;
-  for (const auto& i : all_strategies()) names += (names.empty() ? "" : "|") + std::string(i.name);
-  throw Error("unknown strategy '" + text + "': use one of " + names + " (or 'help')");
+  char err[512];
+  int i = sp_strategy_of(text.c_str(), err, sizeof err);
+  if (i < 0) throw Error(err);
+  Strategy s = static_cast<Strategy>(i);
+  if (s == Strategy::kFile && path) *path = text.substr(5);
+  return s;
 }
 
 std::string strategies_help() {

@@ -6,6 +6,7 @@
 
 namespace slurmpin {
 
+// In the order of the options' list (slurm_pin_options.h).
 enum class Strategy { kNone, kCompact, kScatter, kRandom, kLpCompact, kLpScatter, kGp, kLpgp, kGplp, kFile };
 
 struct StrategyInfo {
