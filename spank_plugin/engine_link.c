@@ -104,7 +104,6 @@ void sp_finalize(sp_placement_t *p) {
 }
 const char *sp_error(const sp_placement_t *p) { LINK(sp_error, load_error); return real(p); }
 const char *sp_strategies_help(void) { LINK(sp_strategies_help, load_error); return real(); }
-int sp_is_profile_name(const char *spec) { LINK(sp_is_profile_name, 0); return real(spec); }
 const char *const *sp_job_gpu_variable_names(void) {
   static const char *const none[] = {NULL}; /* no engine: no GPU variables to read */
   LINK(sp_job_gpu_variable_names, none);

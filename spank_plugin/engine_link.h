@@ -2,8 +2,11 @@
 /*
  * The placement engine (the private libslurmpin_frontend.so), loaded when a step first needs
  * it rather than with the plugin. srun loads the plugin for every job, and
- * the engine brings hwloc, libudev, METIS and libnuma: about half a
- * millisecond per srun (bench/srun) for jobs that ask nothing of slurm-pin.
+ * the engine brings the C++ runtime, hwloc, libudev, METIS and libnuma:
+ * about a millisecond per srun (bench/srun). srun checks option values and
+ * store names without it (slurm_pin_options.h, linked into the plugin), and
+ * loads it only to read a profile or placement file, or for
+ * --pin-strategy=help; slurmstepd never loads it (its placing helper does).
  * The plugin calls the C API (slurm_pin_frontend.h) as usual; in the
  * plugin those functions are forwarders that load the engine on first use.
  */

@@ -139,8 +139,8 @@ void pin_policy_from_comment(const char *comment, char *out, size_t len);
 
 void pin_config_defaults(struct pin_config *c);
 /* Parses plugstack arguments; -1 with a message naming the argument. The
- * syntax only: no engine needed (srun checks no more for jobs that give no
- * --pin-* option, engine_link.h). */
+ * syntax only (srun checks no more for jobs that give no --pin-* option;
+ * pin_config_check the values). */
 int pin_config_parse(struct pin_config *c, int ac, char **av, char *err, size_t len);
 /* One argument into c: 0, or -1 with a message naming it (a near miss of
  * a known key names the key meant). slurm-pin doctor checks every argument

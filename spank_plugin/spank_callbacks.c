@@ -257,7 +257,11 @@ static int opt_profile(int val, const char *arg, int remote) {
   if (!remote) check_site_values(s);
   if (!arg || strlen(arg) >= sizeof s->request.profile) return reject("--pin-profile", "value missing or too long");
   strcpy(s->request.profile, arg);
-  if (!remote && sp_check_profile(arg, s->config.store, err, sizeof err) != 0) return reject("--pin-profile", err);
+  if (remote) return 0;
+  /* A store name is looked up without the engine; a file is the engine's to read. */
+  int rc = sp_is_profile_name(arg) ? sp_check_store_profile(arg, s->config.store, err, sizeof err)
+                                   : sp_check_profile(arg, s->config.store, err, sizeof err);
+  if (rc != 0) return reject("--pin-profile", err);
   return 0;
 }
 

@@ -217,18 +217,6 @@ int sp_check_thread_library(const char *path, char *err, size_t len);
  * give; 0 otherwise (a program exec cannot find passes: exec says so). */
 int sp_check_preloadable(const char *program, const char *path_env, char *err, size_t len);
 
-/* ---- how profiles in a store are named (NAME or NAME@VERSION), one rule
- * for every front end */
-
-/* Store profile names, one rule for every front end: 1 when `spec` is NAME
- * or NAME@VERSION (not a path, well formed), else 0. The rule's parts are
- * exported for front ends that cannot call C (the Lua policy's generated
- * module): NAME's characters, its longest length, VERSION's most digits. */
-int sp_is_profile_name(const char *spec);
-const char *sp_profile_name_chars(void);
-int sp_profile_name_max(void);
-int sp_profile_version_digits(void);
-
 /* ---- the node's topology saved once (slurmd's start, a package's install)
  * for every later placement to read instead of discovering the machine */
 

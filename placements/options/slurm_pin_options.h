@@ -17,6 +17,8 @@
 #define SLURM_PIN_OPTIONS_H
 
 #include <stddef.h>
+#include <sys/stat.h>
+#include <sys/types.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -33,6 +35,43 @@ int sp_check_thread_mode(const char *mode, char *err, size_t len);
 /* 1 when `name` (or file:PATH) needs a sharing profile, else 0 (also when
  * it is no strategy: sp_check_strategy says why). */
 int sp_strategy_needs_profile(const char *name);
+
+/* ---- --pin-profile: NAME or NAME@VERSION from the site's store
+ * (STORE/APP/tT.vV.profile), or a file path (anything with a '/'). One rule
+ * for every front end; its parts are exported for those that cannot call C
+ * (the Lua policy's generated module). */
+#define SP_PROFILE_NAME_CHARS "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-"
+#define SP_PROFILE_NAME_MAX 128     /* bytes of NAME; it does not start with a dot */
+#define SP_PROFILE_VERSION_DIGITS 6 /* VERSION: a positive number */
+const char *sp_profile_name_chars(void);
+int sp_profile_name_max(void);
+int sp_profile_version_digits(void);
+
+struct sp_profile_spec {
+  int is_path; /* then the text is the path */
+  char app[SP_PROFILE_NAME_MAX + 1];
+  int version; /* 0: the newest */
+};
+int sp_profile_spec_of(const char *text, struct sp_profile_spec *out, char *err, size_t len); /* 0 or -1 */
+/* 1 when `spec` is NAME or NAME@VERSION (not a path, well formed), else 0. */
+int sp_is_profile_name(const char *spec);
+/* NAME alone (bytes app[0..n-1]): 1 when valid, else 0. */
+int sp_profile_app_valid(const char *app, size_t n);
+/* A store entry's file name, "t8.v3.profile": 0 with its threads and
+ * version, or -1 (lock and temporary files, anything else). */
+int sp_store_entry_of(const char *name, int *threads, int *version);
+/* Whether the store may be trusted with what `st` describes (a directory
+ * or file of `kind`, S_IFDIR or S_IFREG, named `path`, the store's or one
+ * of its entries, `what` saying which): root's or the store owner's
+ * `owner`, writable by its owner alone. 0, or -1 with the refusal in err. */
+int sp_store_trust(const char *what, const char *path, const struct stat *st, mode_t kind, uid_t owner, char *err,
+                   size_t len);
+/* srun's check of a store name, without the engine: the store and the
+ * application's directory trusted, and a trusted entry of that version
+ * (any, without @VERSION) there; only that directory is read, whatever
+ * else the store holds. 0, or -1 with one line in err. A file path is the
+ * engine's to read (sp_check_profile). */
+int sp_check_store_profile(const char *spec, const char *store, char *err, size_t len);
 
 /* ---- the lists, in order (the engine's enumerations follow them) */
 

@@ -777,22 +777,10 @@ int sp_get_note(const sp_placement_t* p, int i, char* buf, size_t len) {
 }
 
 int sp_check_profile(const char* spec, const char* store, char* err, size_t len) {
+  if (sp_is_profile_name(spec)) return sp_check_store_profile(spec, store, err, len);  // srun's check, without the engine
   return checked(err, len, [&] {
-    ProfileSpec s = parse_profile_spec(spec ? spec : "");
-    if (s.is_path) {
-      read_profile(s.path);
-      return;
-    }
-    std::string dir = store ? store : "";
-    if (dir.empty())
-      throw Error("profile '" + s.app + "' names a store profile but no store is configured "
-                  "(configure a profile store, or give a file path)");
-    bool found = false;
-    for (const auto& e : list_store(dir)) found |= e.app == s.app && (!s.version || e.version == s.version);
-    if (!found)
-      throw Error("no profile '" + std::string(spec) + "' in the store " + dir +
-                  " (list them with `slurm-pin profiles list`; a file is named by a path with a '/': ./" +
-                  std::string(spec) + ")");
+    ProfileSpec s = parse_profile_spec(spec ? spec : "");  // a path, or a malformed name
+    read_profile(s.path);
   });
 }
 
@@ -844,18 +832,6 @@ int sp_strategy_count(void) { return static_cast<int>(all_strategies().size()); 
 int sp_strategy_name(int i, char* buf, size_t len) {
   return i >= 0 && i < sp_strategy_count() ? copy_out(all_strategies()[static_cast<size_t>(i)].name, buf, len) : -1;
 }
-
-int sp_is_profile_name(const char* spec) {
-  try {
-    return spec && !parse_profile_spec(spec).is_path ? 1 : 0;
-  } catch (const std::exception&) {
-    return 0;
-  }
-}
-
-const char* sp_profile_name_chars(void) { return kProfileNameChars; }
-int sp_profile_name_max(void) { return static_cast<int>(kMaxProfileName); }
-int sp_profile_version_digits(void) { return static_cast<int>(kMaxProfileVersionDigits); }
 
 const char* sp_strategies_help(void) {
   static const std::string help = strategies_help();

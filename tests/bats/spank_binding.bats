@@ -297,12 +297,21 @@ one_core_xml() {
   [[ "$stderr" == *"1 thread on CPUs 0,"* ]] || { echo "$stderr"; false; }
 }
 
-@test "a job without --pin options loads no placement engine in srun; one with them does" {
+@test "srun loads the placement engine only to read a file: not for option values or store names" {
   run --separate-stderr as_user env LD_DEBUG=libs srun -n1 true
   [ "$status" -eq 0 ]
   [[ "$stderr" == *"slurm_pin.so"* ]]  # the plugin is loaded...
   [[ "$stderr" != *"libslurmpin"* ]] || false  # ...its engine is not
-  run --separate-stderr as_user env LD_DEBUG=libs srun -n1 --pin-strategy=compact true
+  # Option values and a store name are checked in plain C (slurm_pin_options.h).
+  store_profile "$FIXTURES/profiles/pairs2.profile" pairs 2
+  run --separate-stderr as_user env LD_DEBUG=libs srun -n1 -c2 --pin-strategy=verbose,lpgp --pin-profile=pairs \
+    --pin-mem=local --pin-granularity=core true
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"slurm_pin.so"* ]]
+  [[ "$stderr" != *"libslurmpin"* ]] || false
+  # A profile file is read through the engine.
+  run --separate-stderr as_user env LD_DEBUG=libs srun -n1 -c2 --pin-strategy=lpgp \
+    --pin-profile="$FIXTURES/profiles/pairs2.profile" true
   [ "$status" -eq 0 ]
   [[ "$stderr" == *"libslurmpin_frontend.so"* ]]
 }

@@ -130,17 +130,20 @@ submit_fails() {
   mkdir -p "$CLUSTER/lonely/plugins"
   cp "$PLUGIN" "$CLUSTER/lonely/plugins/"
   chmod -R a+rX "$CLUSTER/lonely"
-  echo "required $CLUSTER/lonely/plugins/slurm_pin.so" >"$CLUSTER/plugstack.conf"
+  echo "required $CLUSTER/lonely/plugins/slurm_pin.so store=/nonexistent" >"$CLUSTER/plugstack.conf"
   run as_user srun -n1 true
   [ "$status" -eq 0 ]
-  # srun reads a store profile through the engine: refused there.
+  # srun reads a profile file through the engine: refused there.
   submit_fails "--pin-profile: cannot load the placement engine libslurmpin_frontend.so" \
-    srun --pin-strategy=lpgp --pin-profile=app true
+    srun --pin-strategy=lpgp --pin-profile="$FIXTURES/profiles/pairs2.profile" true
   [[ "$stderr" == *"install the plugin's package (slurm-pin-spank) again"* ]]
-  # Option values need no engine in srun (slurm_pin_options.h); a strategy
-  # needs it on the node, as the site's default does: the step fails there,
-  # with one line naming the node in slurm-pin's own text (Slurm 25.05 and
-  # later no longer prefix slurmstepd's lines with it).
+  # Option values and store names need no engine in srun
+  # (slurm_pin_options.h): a missing store is found there.
+  submit_fails "--pin-profile: profile store /nonexistent does not exist" \
+    srun --pin-strategy=lpgp --pin-profile=app true
+  # A strategy needs it on the node, as the site's default does: the step
+  # fails there, with one line naming the node in slurm-pin's own text
+  # (Slurm 25.05 and later no longer prefix slurmstepd's lines with it).
   run --separate-stderr as_user srun -n1 --pin-strategy=compact true
   [ "$status" -ne 0 ]
   [[ "$stderr" == *"error: $(sinfo -h -o %N): slurm-pin: cannot load the placement engine libslurmpin_frontend.so"* ]]

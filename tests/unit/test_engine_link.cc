@@ -38,6 +38,9 @@ TEST(EngineLink, OptionValuesAreCheckedWithoutTheEngine) {
   EXPECT_EQ(sp_check_gpu_mode("closest", err, sizeof err), 0);
   EXPECT_EQ(sp_check_mem_policy("interleave", err, sizeof err), 0);
   EXPECT_EQ(sp_check_thread_mode("ompt", err, sizeof err), 0);
+  EXPECT_EQ(sp_is_profile_name("app@2"), 1);
+  EXPECT_EQ(sp_check_store_profile("app", "/nonexistent-store", err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("profile store /nonexistent-store does not exist"), std::string::npos) << err;
   EXPECT_STREQ(pin_engine_error(), "");  // none of it loaded the engine
 }
 
@@ -53,10 +56,9 @@ TEST(EngineLink, EveryCallFailsAsItsApiSays) {
   EXPECT_EQ(sp_init(), nullptr);
   EXPECT_TRUE(names_fix(sp_error(nullptr)));
   sp_finalize(nullptr);  // nothing to free, nothing loaded
-  EXPECT_EQ(sp_check_profile("app", "/store", err, sizeof err), -1);
+  EXPECT_EQ(sp_check_profile("./app.profile", "/store", err, sizeof err), -1);
   EXPECT_TRUE(names_fix(err)) << err;
   EXPECT_EQ(sp_save_topology("/tmp/x.xml", err, sizeof err), -1);
-  EXPECT_EQ(sp_is_profile_name("app"), 0);
   EXPECT_EQ(sp_job_gpu_variable_names()[0], nullptr);
   EXPECT_TRUE(names_fix(sp_strategies_help()));
 }

@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -18,6 +19,7 @@
 #include "error.hh"
 #include "sharing/profile.hh"
 #include "input/user_file.hh"
+#include "slurm_pin_options.h"
 #include "trusted_dir.h"
 
 namespace slurmpin {
@@ -28,26 +30,16 @@ struct DirCloser {
   void operator()(DIR* d) const { closedir(d); }
 };
 
-// Trusted by trusted_dir.h's one rule, the store's owner trusted beside root.
+// Trusted by trusted_dir.h's one rule, the store's owner trusted beside
+// root; the refusal is the one srun gives (slurm_pin_options.h).
 void check_trusted(const std::string& path, const struct stat& st, mode_t kind, uid_t owner, const std::string& what) {
-  const char* why = trusted_stat_problem(&st, kind, owner);
-  if (!why) return;
-  bool owner_ok = st.st_uid == 0 || st.st_uid == owner;
-  throw Error(what + " " + path + " " + why + (owner_ok ? "" : " (uid " + std::to_string(st.st_uid) + ")") +
-              ": refusing it (" + (owner_ok && (st.st_mode & S_IFMT) == kind ? "chmod go-w" : "ask the admin to fix it") +
-              ")");
+  char err[PATH_MAX + 256];
+  if (sp_store_trust(what.c_str(), path.c_str(), &st, kind, owner, err, sizeof err) != 0) throw Error(err);
 }
 
 // "t8.v3.profile" -> threads 8, version 3.
 bool parse_entry_name(const std::string& name, int& threads, int& version) {
-  unsigned t = 0, v = 0;
-  char tail[16];
-  if (std::sscanf(name.c_str(), "t%u.v%u.%15s", &t, &v, tail) != 3) return false;
-  if (std::string(tail) != "profile" || t == 0 || v == 0) return false;
-  if (name != "t" + std::to_string(t) + ".v" + std::to_string(v) + ".profile") return false;
-  threads = static_cast<int>(t);
-  version = static_cast<int>(v);
-  return true;
+  return sp_store_entry_of(name.c_str(), &threads, &version) == 0;
 }
 
 // Every name in an open directory starting with `prefix`, sorted (read
@@ -150,10 +142,7 @@ void require_valid_app(const std::string& app) {
 
 }  // namespace
 
-bool valid_app(const std::string& app) {
-  return !app.empty() && app.size() <= kMaxProfileName && app[0] != '.' &&
-         app.find_first_not_of(kProfileNameChars) == std::string::npos;
-}
+bool valid_app(const std::string& app) { return sp_profile_app_valid(app.data(), app.size()) == 1; }
 
 std::vector<StoredProfile> list_store(const std::string& dir, std::vector<std::string>* problems) {
   StoreDir s = open_store(dir);
@@ -337,23 +326,15 @@ void rebuild_store_index(const std::string& dir) {
 }
 
 ProfileSpec parse_profile_spec(const std::string& text) {
+  sp_profile_spec c;
+  char err[1024];
+  if (text.find('\0') != std::string::npos || sp_profile_spec_of(text.c_str(), &c, err, sizeof err) != 0)
+    throw Error(text.find('\0') != std::string::npos ? "a profile name holds a NUL byte" : err);
   ProfileSpec s;
-  if (text.empty()) throw Error("empty profile name (give NAME, NAME@VERSION or a file path)");
-  if (text.find('/') != std::string::npos) {
-    s.is_path = true;
-    s.path = text;
-    return s;
-  }
-  size_t at = text.find('@');
-  s.app = text.substr(0, at);
-  if (at != std::string::npos) {
-    std::string v = text.substr(at + 1);
-    if (v.empty() || v.size() > kMaxProfileVersionDigits || v.find_first_not_of("0123456789") != std::string::npos || std::stoi(v) == 0)
-      throw Error("profile version '" + v + "' in '" + text + "' is not a positive number (write NAME@3)");
-    s.version = std::stoi(v);
-  }
-  if (!valid_app(s.app))
-    throw Error("profile name '" + s.app + "' is not valid (letters, digits, . _ + - only; use ./FILE for a file)");
+  s.is_path = c.is_path != 0;
+  if (s.is_path) s.path = text;
+  s.app = c.app;
+  s.version = c.version;
   return s;
 }
 

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "slurm_pin_options.h"
+
 namespace slurmpin {
 
 struct StoredProfile {
@@ -46,13 +48,13 @@ StoredProfile store_profile(const std::string& dir, const std::string& app, int 
 // removal and `slurm-pin profiles reindex`.
 void rebuild_store_index(const std::string& dir);
 
-// The one rule for store profile names, used by the CLI, the plugin (through
-// sp_is_profile_name) and the Lua policy (generated from these constants):
+// The one rule for store profile names, used by the CLI, the plugin and the
+// Lua policy (generated from these constants), in slurm_pin_options.h:
 // NAME of kProfileNameChars, at most kMaxProfileName long, not starting with
 // a dot; VERSION a positive number of at most kMaxProfileVersionDigits.
-constexpr const char* kProfileNameChars = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._+-";
-constexpr size_t kMaxProfileName = 128;
-constexpr size_t kMaxProfileVersionDigits = 6;
+constexpr const char* kProfileNameChars = SP_PROFILE_NAME_CHARS;
+constexpr size_t kMaxProfileName = SP_PROFILE_NAME_MAX;
+constexpr size_t kMaxProfileVersionDigits = SP_PROFILE_VERSION_DIGITS;
 bool valid_app(const std::string& app);
 
 // "NAME" or "NAME@VERSION"; anything with a '/' is a file path instead.
