@@ -11,18 +11,14 @@
 #include <string>
 
 #include "site_store.h"
+#include "test_support.hh"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Dir {
-  fs::path path;
-  Dir() {
-    char tmpl[] = "/tmp/site_store.XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~Dir() { fs::remove_all(path); }
+struct Dir : slurmpin::test::TempDir {
+  Dir() : TempDir("site_store") {}
   std::string write(const std::string& name, const std::string& text) const {
     fs::create_directories((path / name).parent_path());
     std::ofstream(path / name) << text;

@@ -13,19 +13,14 @@
 #include "sharing/store.hh"
 #include "error.hh"
 #include "slurm_pin_options.h"
+#include "test_support.hh"
 
 namespace {
 
 namespace fs = std::filesystem;
 
-struct Store {
-  fs::path path;
-  Store() {
-    char tmpl[] = "/tmp/store_check.XXXXXX";
-    path = mkdtemp(tmpl);
-    chmod(path.c_str(), 0755);
-  }
-  ~Store() { fs::remove_all(path); }
+struct Store : slurmpin::test::TempDir {
+  Store() : TempDir("store_check") {}
   void entry(const std::string& app, const std::string& name, mode_t mode = 0644) const {
     fs::create_directories(path / app);
     chmod((path / app).c_str(), 0755);

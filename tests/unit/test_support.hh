@@ -26,6 +26,21 @@ inline std::string fixture(const std::string& name) {
 
 inline std::string topo(const std::string& name) { return fixture("topologies/" + name); }
 
+// A new directory /tmp/NAME.XXXXXX (0755), removed with what it holds.
+struct TempDir {
+  std::filesystem::path path;
+  explicit TempDir(const std::string& name) {
+    std::string t = "/tmp/" + name + ".XXXXXX";
+    if (mkdtemp(t.data())) path = t, chmod(t.c_str(), 0755);
+  }
+  ~TempDir() {
+    std::error_code ignored;
+    if (!path.empty()) std::filesystem::remove_all(path, ignored);
+  }
+  TempDir(const TempDir&) = delete;
+  TempDir& operator=(const TempDir&) = delete;
+};
+
 // A new directory only root may write (/tmp/slurm-pin-NAME.XXXXXX, 0755),
 // removed with it: where the tests of root-side files keep them. Tests that
 // need one skip unless they run as root (ownership is what they check).
