@@ -118,6 +118,15 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
   [ "$(admin_comment "$job")" = "slurm-pin: rule=partition:* mode=default strategy=scatter" ]
 }
 
+@test "a step the policy places: its slurmstepd reads the decision without loading the engine" {
+  # The decision names a strategy (here the partition's scatter), whose
+  # value slurmstepd checks as it reads it: in plain C (slurm_pin_options.h).
+  mapped=$(stepd_engine_maps)
+  [ -z "$mapped" ] || { echo "mapped in slurmstepd: $mapped"; false; }
+  job=$(squeue -h -t all -n engine-maps -o %i | sort -n | tail -1)
+  [ "$(admin_comment "$job")" = "slurm-pin: rule=partition:* mode=default strategy=scatter" ]
+}
+
 @test "a user's explicit --pin-strategy wins over a default rule" {
   run as_user srun -J pairs2 -c2 --pin-strategy=compact "$WORK/bin/pairs2"
   [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]

@@ -185,3 +185,23 @@ claims_are_real() {
   done <<<"$stderr"
   [ "$n" -gt 0 ] || { echo "no verbose line placed a rank: $stderr"; return 1; }
 }
+
+# What of slurm-pin's engine is mapped in the slurmstepd of a step running
+# `sleep` (`srun -n1 -c2 OPTIONS... sleep 3`; one file per line, none
+# expected: the engine lives in the placing helper, gone before the task
+# starts); fails when that step's slurmstepd was not found running its task
+# in 30 s (the job may wait for the last one's CPUs).
+stepd_engine_maps() {
+  as_user srun -J engine-maps -n1 -c2 "$@" sleep 3 &
+  local pid="" job i
+  for i in $(seq 300); do
+    job=$(squeue -h -n engine-maps -o %i | head -1)
+    [ -n "$job" ] && pid=$(pgrep -f "slurmstepd: \[$job\.0\]" | head -1) && [ -n "$pid" ] &&
+      pgrep -P "$pid" -x sleep >/dev/null && break
+    pid=""
+    sleep 0.1
+  done
+  [ -n "$pid" ] || { wait; echo "no slurmstepd of the step running its task" >&2; return 1; }
+  grep -oE 'libslurmpin[a-z_]*\.so[.0-9]*' "/proc/$pid/maps" | sort -u || true
+  wait
+}

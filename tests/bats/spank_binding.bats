@@ -316,24 +316,6 @@ one_core_xml() {
   [[ "$stderr" == *"libslurmpin_frontend.so"* ]]
 }
 
-# What of slurm-pin's engine is mapped in the slurmstepd of a placed step
-# running `sleep` (one file per line, none expected); fails when that step's slurmstepd was not found running its
-# task in 30 s (the job may wait for the last one's CPUs).
-stepd_engine_maps() {
-  as_user srun -J engine-maps -n1 -c2 --pin-strategy=compact "$@" sleep 3 &
-  local pid="" job i
-  for i in $(seq 300); do
-    job=$(squeue -h -n engine-maps -o %i | head -1)
-    [ -n "$job" ] && pid=$(pgrep -f "slurmstepd: \[$job\.0\]" | head -1) && [ -n "$pid" ] &&
-      pgrep -P "$pid" -x sleep >/dev/null && break
-    pid=""
-    sleep 0.1
-  done
-  [ -n "$pid" ] || { wait; echo "no slurmstepd of the step running its task" >&2; return 1; }
-  grep -oE 'libslurmpin[a-z_]*\.so[.0-9]*' "/proc/$pid/maps" | sort -u || true
-  wait
-}
-
 @test "slurmstepd never loads the engine (the placing helper does); hwloc's plugins off for slurmd: the same binding" {
   cache=$CLUSTER/node-topology.xml
   cp "$cache" "$CLUSTER/with-plugins.xml"
@@ -343,10 +325,11 @@ stepd_engine_maps() {
   with=$(srun_said | sort)
   # The placed step's slurmstepd does not hold the engine: it lived in the
   # helper, gone before the task started.
-  mapped=$(stepd_engine_maps)
+  mapped=$(stepd_engine_maps --pin-strategy=compact)
   [ -z "$mapped" ] || { echo "mapped in slurmstepd: $mapped"; false; }
   # Nor for options whose values the engine checks (again, in the helper).
-  mapped=$(stepd_engine_maps --pin-mem=local --pin-granularity=core --pin-smt=1 --pin-gpu=closest --pin-verbose)
+  mapped=$(stepd_engine_maps --pin-strategy=compact --pin-mem=local --pin-granularity=core --pin-smt=1 --pin-gpu=closest \
+    --pin-verbose)
   [ -z "$mapped" ] || { echo "mapped in slurmstepd: $mapped"; false; }
   # A site that turns hwloc's plugins off for slurmd itself (its own
   # topology, saved for the steps): the same binding, the same topology.
