@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "slurm_pin_options.h"
 
-#include <stdio.h>
 #include <string.h>
+
+#include "option_text.h"
 
 static const struct sp_strategy_row strategies[] = {
     {"none", 0, "no binding: the OS scheduler places threads"},
@@ -22,21 +23,6 @@ int sp_strategy_rows(void) { return STRATEGIES; }
 
 const struct sp_strategy_row *sp_strategy_row(int i) { return i >= 0 && i < STRATEGIES ? &strategies[i] : NULL; }
 
-/* A user's value as a message shows it: at most 64 bytes, printable ASCII
- * kept, every other byte \xNN (a terminal's escape never reaches a log). */
-static const char *shown(const char *text, char *buf, size_t len) {
-  size_t at = 0, i = 0;
-  for (; text[i] && i < 64; ++i) {
-    unsigned char c = (unsigned char)text[i];
-    int n = c >= 0x20 && c < 0x7f ? snprintf(buf + at, len - at, "%c", c) : snprintf(buf + at, len - at, "\\x%02x", c);
-    if (n < 0 || (size_t)n >= len - at) break;
-    at += (size_t)n;
-  }
-  if (text[i] && at + 4 <= len) strcpy(buf + at, "..."), at += 3;
-  buf[at] = '\0';
-  return buf;
-}
-
 /* The index of `text` in the NULL-ended `names`, or -1. */
 static int index_in(const char *const *names, const char *text) {
   for (int i = 0; names[i]; ++i)
@@ -44,19 +30,22 @@ static int index_in(const char *const *names, const char *text) {
   return -1;
 }
 
+/* A value's text in a message: its first 64 bytes (option_text.h). */
+static const char *shown(const char *text, char *buf, size_t len) {
+  return option_text_shown(text, strlen(text), 64, buf, len);
+}
+
 /* -1, with "unknown WHAT 'TEXT': USE" in err. */
 static int unknown(const char *what, const char *text, const char *use, char *err, size_t len) {
   char buf[300];
-  if (err && len) snprintf(err, len, "unknown %s '%s': %s", what, shown(text, buf, sizeof buf), use);
-  return -1;
+  return option_text_fail(err, len, "unknown %s '%s': %s", what, shown(text, buf, sizeof buf), use);
 }
 
 int sp_strategy_of(const char *text, char *err, size_t len) {
   text = text ? text : "";
   if (strncmp(text, "file:", 5) == 0) {
     if (text[5]) return STRATEGIES - 1;
-    if (err && len) snprintf(err, len, "strategy file: needs a path (write file:/path/to/placement)");
-    return -1;
+    return option_text_fail(err, len, "strategy file: needs a path (write file:/path/to/placement)");
   }
   char use[256] = "use one of ";
   for (int i = 0; i < STRATEGIES; ++i) {
@@ -80,10 +69,8 @@ int sp_smt_of(const char *text, char *err, size_t len) {
   for (size_t i = 0; i < n && i < 3; ++i) k = k * 10 + (text[i] - '0');
   if (n > 0 && n <= 3 && !text[n] && k >= 1 && k <= SP_MAX_SMT) return k;
   char buf[300];
-  if (err && len)
-    snprintf(err, len, "smt (hardware threads per core) wants a whole number from 1 to %d, not '%s'", SP_MAX_SMT,
-             shown(text, buf, sizeof buf));
-  return -1;
+  return option_text_fail(err, len, "smt (hardware threads per core) wants a whole number from 1 to %d, not '%s'",
+                          SP_MAX_SMT, shown(text, buf, sizeof buf));
 }
 
 int sp_gpu_mode_of(const char *text, char *err, size_t len) {

@@ -4,11 +4,11 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <unistd.h>
 
+#include "option_text.h"
 #include "slurm_pin_options.h"
 #include "trusted_dir.h"
 
@@ -23,34 +23,17 @@ int sp_profile_app_valid(const char *app, size_t n) {
   return 1;
 }
 
-/* Messages quote the user's text whole: a valid name is at most 128 bytes
- * of safe characters, and an invalid one is shown cut and escaped. */
+/* A name's text in a message (option_text.h): up to 160 bytes, so that a
+ * name just too long (valid ones have at most 128) shows whole. */
 static const char *shown(const char *text, size_t n, char *buf, size_t len) {
-  size_t at = 0, i = 0;
-  for (; i < n && i < 160 && at + 5 < len; ++i) {
-    unsigned char c = (unsigned char)text[i];
-    at += (size_t)snprintf(buf + at, len - at, c >= 0x20 && c < 0x7f ? "%c" : "\\x%02x", c);
-  }
-  snprintf(buf + at, len - at, "%s", i < n ? "..." : "");
-  return buf;
-}
-
-static int fail(char *err, size_t len, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
-static int fail(char *err, size_t len, const char *fmt, ...) {
-  if (err && len) {
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-  }
-  return -1;
+  return option_text_shown(text, n, 160, buf, len);
 }
 
 int sp_profile_spec_of(const char *text, struct sp_profile_spec *out, char *err, size_t len) {
   char a[1024], b[1024];
   memset(out, 0, sizeof *out);
   text = text ? text : "";
-  if (!*text) return fail(err, len, "empty profile name (give NAME, NAME@VERSION or a file path)");
+  if (!*text) return option_text_fail(err, len, "empty profile name (give NAME, NAME@VERSION or a file path)");
   if (strchr(text, '/')) return out->is_path = 1, 0;
   const char *at = strchr(text, '@');
   size_t n = at ? (size_t)(at - text) : strlen(text);
@@ -60,13 +43,14 @@ int sp_profile_spec_of(const char *text, struct sp_profile_spec *out, char *err,
     int version = 0;
     for (size_t i = 0; i < digits && i < SP_PROFILE_VERSION_DIGITS; ++i) version = version * 10 + (v[i] - '0');
     if (!*v || v[digits] || digits > SP_PROFILE_VERSION_DIGITS || version == 0)
-      return fail(err, len, "profile version '%s' in '%s' is not a positive number (write NAME@3)",
-                  shown(v, strlen(v), a, sizeof a), shown(text, strlen(text), b, sizeof b));
+      return option_text_fail(err, len, "profile version '%s' in '%s' is not a positive number (write NAME@3)",
+                              shown(v, strlen(v), a, sizeof a), shown(text, strlen(text), b, sizeof b));
     out->version = version;
   }
   if (!sp_profile_app_valid(text, n))
-    return fail(err, len, "profile name '%s' is not valid (letters, digits, . _ + - only; use ./FILE for a file)",
-                shown(text, n, a, sizeof a));
+    return option_text_fail(err, len,
+                            "profile name '%s' is not valid (letters, digits, . _ + - only; use ./FILE for a file)",
+                            shown(text, n, a, sizeof a));
   memcpy(out->app, text, n);
   out->app[n] = '\0';
   return 0;
@@ -98,7 +82,7 @@ int sp_store_trust(const char *what, const char *path, const struct stat *st, mo
   int owner_ok = st->st_uid == 0 || st->st_uid == owner;
   char uid[32] = "";
   if (!owner_ok) snprintf(uid, sizeof uid, " (uid %u)", (unsigned)st->st_uid);
-  return fail(err, len, "%s %s %s%s: refusing it (%s)", what, path, why, uid,
+  return option_text_fail(err, len, "%s %s %s%s: refusing it (%s)", what, path, why, uid,
               owner_ok && (st->st_mode & S_IFMT) == kind ? "chmod go-w" : "ask the admin to fix it");
 }
 
@@ -110,7 +94,7 @@ static int has_entry(int app_fd, const char *app_path, int version, uid_t owner,
   DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
   if (!d) {
     if (fd >= 0) close(fd);
-    return fail(err, len, "profile store entry %s: %s", app_path, strerror(errno));
+    return option_text_fail(err, len, "profile store entry %s: %s", app_path, strerror(errno));
   }
   int found = 0;
   for (struct dirent *e; (e = readdir(d));) {
@@ -127,35 +111,54 @@ static int has_entry(int app_fd, const char *app_path, int version, uid_t owner,
   return found;
 }
 
-int sp_check_store_profile(const char *spec, const char *store, char *err, size_t len) {
-  struct sp_profile_spec s;
-  if (sp_profile_spec_of(spec, &s, err, len) != 0) return -1;
-  if (s.is_path) return fail(err, len, "profile '%.200s' is a file path, not a store name", spec);
-  if (!store || !*store)
-    return fail(err, len, "profile '%s' names a store profile but no store is configured (configure a profile "
-                "store, or give a file path)", s.app);
+int sp_store_open(const char *store, uid_t *owner, char *err, size_t len) {
   struct stat st;
   int dir = open(store, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0 || fstat(dir, &st) != 0) {
     if (dir >= 0) close(dir);
-    return fail(err, len, "profile store %s does not exist (create it, or configure another store)", store);
+    return option_text_fail(err, len, "profile store %s does not exist (create it, or configure another store)",
+                            store);
   }
-  uid_t owner = st.st_uid;
-  int rc = sp_store_trust("profile store", store, &st, S_IFDIR, owner, err, len);
-  char app_path[PATH_MAX + SP_PROFILE_NAME_MAX + 2];
-  snprintf(app_path, sizeof app_path, "%s/%s", store, s.app);
-  int app = rc == 0 ? openat(dir, s.app, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC) : -1;
+  *owner = st.st_uid;
+  if (sp_store_trust("profile store", store, &st, S_IFDIR, st.st_uid, err, len) != 0) return close(dir), -1;
+  return dir;
+}
+
+int sp_store_open_app(int store_fd, const char *store, const char *app, uid_t owner, char *err, size_t len) {
+  if (err && len) err[0] = '\0';
+  int fd = openat(store_fd, app, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  if (fd < 0) return -1;
+  char path[PATH_MAX + SP_PROFILE_NAME_MAX + 2];
+  snprintf(path, sizeof path, "%s/%s", store, app);
+  struct stat st;
+  int rc = fstat(fd, &st) != 0 ? option_text_fail(err, len, "profile store entry %s: %s", path, strerror(errno))
+                                : sp_store_trust("profile store entry", path, &st, S_IFDIR, owner, err, len);
+  if (rc != 0) return close(fd), -2;
+  return fd;
+}
+
+int sp_check_store_profile(const char *spec, const char *store, char *err, size_t len) {
+  struct sp_profile_spec s;
+  if (sp_profile_spec_of(spec, &s, err, len) != 0) return -1;
+  if (s.is_path) return option_text_fail(err, len, "profile '%.200s' is a file path, not a store name", spec);
+  if (!store || !*store)
+    return option_text_fail(err, len, "profile '%s' names a store profile but no store is configured (configure "
+                            "a profile store, or give a file path)", s.app);
+  uid_t owner;
+  int dir = sp_store_open(store, &owner, err, len);
+  if (dir < 0) return -1;
+  int app = sp_store_open_app(dir, store, s.app, owner, err, len);
   close(dir);
-  if (rc != 0) return -1;
+  if (app == -2) return -1;
   int found = 0;
   if (app >= 0) {
-    if (fstat(app, &st) != 0) rc = fail(err, len, "profile store entry %s: %s", app_path, strerror(errno));
-    else rc = sp_store_trust("profile store entry", app_path, &st, S_IFDIR, owner, err, len);
-    if (rc == 0) found = has_entry(app, app_path, s.version, owner, err, len);
+    char app_path[PATH_MAX + SP_PROFILE_NAME_MAX + 2];
+    snprintf(app_path, sizeof app_path, "%s/%s", store, s.app);
+    found = has_entry(app, app_path, s.version, owner, err, len);
     close(app);
-    if (rc != 0 || found < 0) return -1;
+    if (found < 0) return -1;
   }
   if (found) return 0;
-  return fail(err, len, "no profile '%s' in the store %s (list them with `slurm-pin profiles list`; a file is named "
-              "by a path with a '/': ./%s)", spec, store, spec);
+  return option_text_fail(err, len, "no profile '%s' in the store %s (list them with `slurm-pin profiles list`; a "
+                          "file is named by a path with a '/': ./%s)", spec, store, spec);
 }

@@ -66,6 +66,15 @@ int sp_store_entry_of(const char *name, int *threads, int *version);
  * `owner`, writable by its owner alone. 0, or -1 with the refusal in err. */
 int sp_store_trust(const char *what, const char *path, const struct stat *st, mode_t kind, uid_t owner, char *err,
                    size_t len);
+/* The store directory for reading, opened once (the admin's path, links
+ * followed) and trusted: its descriptor, and its owner in *owner (whom
+ * its entries may belong to beside root); -1 with err set. */
+int sp_store_open(const char *store, uid_t *owner, char *err, size_t len);
+/* APP's directory in the open store, never through a symbolic link,
+ * trusted as the store's entries: its descriptor; -1 when there is none
+ * (nor a directory by that name), err ""; -2 with err set when there is one
+ * that cannot be trusted. */
+int sp_store_open_app(int store_fd, const char *store, const char *app, uid_t owner, char *err, size_t len);
 /* srun's check of a store name, without the engine: the store and the
  * application's directory trusted, and a trusted entry of that version
  * (any, without @VERSION) there; only that directory is read, whatever

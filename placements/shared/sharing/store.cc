@@ -85,24 +85,23 @@ StoreDir open_store_dir(const std::string& dir, const std::string& missing, stru
   return s;
 }
 
-// The store as readers see it: it must be trustworthy.
+// The store as readers see it: it must be trustworthy (opened and trusted
+// as srun's check opens it, slurm_pin_options.h).
 StoreDir open_store(const std::string& dir) {
-  struct stat st;
-  StoreDir s =
-      open_store_dir(dir, "profile store " + dir + " does not exist (create it, or configure another store)", st);
-  check_trusted(dir, st, S_IFDIR, st.st_uid, "profile store");
-  return s;
+  char err[PATH_MAX + 256];
+  uid_t owner = 0;
+  int fd = sp_store_open(dir.c_str(), &owner, err, sizeof err);
+  if (fd < 0) throw Error(err);
+  return StoreDir{Fd(fd), owner, dir};
 }
 
 // An application's directory, never through a symbolic link; -1 when the
 // entry is not a directory. Throws when it is one that cannot be trusted.
 Fd open_app(const StoreDir& s, const std::string& app) {
-  Fd fd(openat(s.fd.fd, app.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-  if (fd.fd < 0) return fd;
-  struct stat st;
-  if (fstat(fd.fd, &st) != 0) throw Error("profile store entry " + s.path + "/" + app + ": " + std::strerror(errno));
-  check_trusted(s.path + "/" + app, st, S_IFDIR, s.owner, "profile store entry");
-  return fd;
+  char err[PATH_MAX + 512];
+  int fd = sp_store_open_app(s.fd.fd, s.path.c_str(), app.c_str(), s.owner, err, sizeof err);
+  if (fd == -2) throw Error(err);
+  return Fd(fd);
 }
 
 void list_app(const StoreDir& s, int app_fd, const std::string& app, std::vector<StoredProfile>& out,
