@@ -63,7 +63,7 @@ omp() { echo "$WORK/bin/omp_$1"; }
     run --separate-stderr as_user srun -c2 --pin-strategy="file:$WORK/reverse.placement" "$(omp $rt)"
     [ "$status" -eq 0 ]
     [ "$(thread_cpus 0)" = "1 0" ]
-    [ -z "$stderr" ] || { echo "runtime $rt printed: $stderr"; return 1; }  # no libomp warnings
+    [ -z "$(srun_said)" ] || { echo "runtime $rt printed: $stderr"; return 1; }  # no libomp warnings
   done
   # Two tasks: each task's single place is an absolute id inside its own mask.
   printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/swap.placement"

@@ -75,7 +75,7 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
     run --separate-stderr as_user env OMP_NUM_THREADS=8 srun -c2 --pin-strategy=lp-compact --pin-profile="$program" --pin-phases \
       --pin-oversubscribe "$WORK/bin/$program" 2
     [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
-    [ -z "$stderr" ]  # no runtime warnings
+    [ -z "$(srun_said)" ] || { echo "$program: $stderr"; return 1; }  # no runtime warnings
     # 8 threads on 2 cores: each region keeps its own pairs on one CPU.
     for p in "0 4" "1 5" "2 6" "3 7"; do same_cpu 1 $p; done
     for p in "0 1" "2 3" "4 5" "6 7"; do same_cpu 2 $p; done
