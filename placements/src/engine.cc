@@ -587,14 +587,14 @@ bool read_profile_or_cache(Placing& p) {
   if (p.r.profile_spec.empty()) return false;
   StoredProfile stored = fetch_profile(p.r, p.share);
   if (stored.path.empty()) return order_by_profile_ranks(p), false;
-  p.out.cache_key = placement_cache_key(p.r, *p.loaded, stored.path, stored.text);
+  p.out.cache_key = placement_cache_key(p.r, *p.loaded, stored.path, stored.text.view());
   if (!p.out.cache_key.empty() && read_cached_placement(p.r.cache_dir, p.out.cache_key, p.tree(),
                                                         p.r.tasks ? p.r.tasks : 1, stored.threads, p.out)) {
     p.out.cache_key.clear();
     p.out.from_cache = true;
     return true;
   }
-  use_profile(p.r, parse_profile(stored.text, stored.path, needs_of(p.r, p.share)), stored.path, p.r.profile_spec);
+  use_profile(p.r, parse_profile(stored.text.view(), stored.path, needs_of(p.r, p.share)), stored.path, p.r.profile_spec);
   order_by_profile_ranks(p);
   return false;
 }

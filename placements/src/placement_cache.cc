@@ -30,7 +30,7 @@ constexpr const char* kMagic = "slurm-pin-placement-cache";
 // A store entry's text as xxHash's XXH3 (64 bits, gigabytes per second).
 // Store entries are the admin's, so it need not resist crafted collisions;
 // the key keeps the text's size beside it.
-uint64_t text_hash(const std::string& s) { return XXH3_64bits(s.data(), s.size()); }
+uint64_t text_hash(std::string_view s) { return XXH3_64bits(s.data(), s.size()); }
 
 std::string hex(uint64_t v) {
   char b[17];
@@ -152,7 +152,7 @@ class EntryReader {
 }  // namespace
 
 std::string placement_cache_key(const Request& r, const LoadedTopology& lt, const std::string& profile_path,
-                                const std::string& profile_text) {
+                                std::string_view profile_text) {
   if (r.cache_dir.empty() || !strategy_info(r.strategy).needs_matrix || r.gpu_closest || r.has_task_matrix) return "";
   std::ostringstream k;
   k << "engine " << SLURM_PIN_VERSION << " format " << kFormat << "\n";

@@ -28,7 +28,7 @@ constexpr size_t kMaxCacheEntryBytes = 4u << 20;
 // without a matrix, a profile given by path, device locality, a task
 // matrix).
 std::string placement_cache_key(const Request& r, const LoadedTopology& lt, const std::string& profile_path,
-                                const std::string& profile_text);
+                                std::string_view profile_text);
 
 // The entry's file name in the cache directory: "placement-" and 16 hex digits.
 std::string placement_cache_name(const std::string& key);

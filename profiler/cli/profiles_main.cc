@@ -114,7 +114,7 @@ int list(const Options& o) {
   for (const auto& e : all) {
     Profile p;
     try {
-      p = parse_profile(read_stored_profile(o.store, e), e.path);
+      p = parse_profile(read_stored_profile(o.store, e).view(), e.path);
     } catch (const Error& err) {
       std::fflush(stdout);
       std::fprintf(stderr, "slurm-pin: error: skipping a bad profile: %s\n", printable(err.what()).c_str());
@@ -200,7 +200,7 @@ int show_ranks(const Options& o, const StoredProfile& e, const Profile& p) {
 
 int show(const Options& o) {
   StoredProfile e = resolve(o, o.target);
-  Profile p = parse_profile(e.text, e.path);
+  Profile p = parse_profile(e.text.view(), e.path);
   if (o.ranks || !p.has_thread_matrix()) return show_ranks(o, e, p);
   SharingMatrix w = p.affinity(o.model, o.region, e.path);  // names a missing model or region
   // Dense matrices are shown as stored (the rw model is asymmetric); edge
@@ -240,7 +240,7 @@ int show(const Options& o) {
 
 int export_profile(const Options& o) {
   StoredProfile e = resolve(o, o.target);
-  std::string text = format_profile(parse_profile(e.text, e.path));
+  std::string text = format_profile(parse_profile(e.text.view(), e.path));
   if (o.output.empty()) std::fputs(text.c_str(), stdout);
   else if (!(std::ofstream(o.output) << text)) throw Error(o.output + ": cannot write");
   return 0;
@@ -255,7 +255,7 @@ Profile load_any(const Options& o, const std::string& target, std::string& name)
   }
   StoredProfile e = resolve(o, target);
   name = e.app + "@" + std::to_string(e.version);
-  return parse_profile(e.text, e.path);
+  return parse_profile(e.text.view(), e.path);
 }
 
 int diff(const Options& o) {

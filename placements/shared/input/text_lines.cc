@@ -14,7 +14,7 @@ std::string where(const std::string& path, int line) {
   return path + ":" + std::to_string(line) + ": ";
 }
 
-std::vector<TextLine> split_text_lines(const std::string& text, const std::string& path) {
+std::vector<TextLine> split_text_lines(std::string_view text, const std::string& path) {
   std::vector<TextLine> out;
   int number = 0;
   for (size_t pos = 0; pos < text.size();) {
@@ -30,7 +30,7 @@ std::vector<TextLine> split_text_lines(const std::string& text, const std::strin
     while (b < content_end && (text[b] == ' ' || text[b] == '\t' || text[b] == '\r')) ++b;
     if (b < content_end) {
       size_t e = text.find_last_not_of(" \t\r", content_end - 1);
-      out.push_back({number, std::string_view(text).substr(b, e - b + 1)});
+      out.push_back({number, text.substr(b, e - b + 1)});
     }
     pos = stop + 1;
   }

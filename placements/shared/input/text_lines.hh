@@ -18,7 +18,7 @@ struct TextLine {
 // The lines of `text` (a file read as the calling user: user_file.hh);
 // `path` names it in errors. The lines are views into `text`, which
 // outlives them: a profile of 256 threads is 3 MB, not copied line by line.
-std::vector<TextLine> split_text_lines(const std::string& text, const std::string& path);
+std::vector<TextLine> split_text_lines(std::string_view text, const std::string& path);
 std::vector<TextLine> split_text_lines(std::string&& text, const std::string& path) = delete;  // views would dangle
 
 // Splits on blanks and commas (published matrices use either).

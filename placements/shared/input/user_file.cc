@@ -2,6 +2,7 @@
 #include "input/user_file.hh"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -42,6 +43,11 @@ Fd open_regular(int dirfd, const std::string& name, int flags, const std::string
   return f;
 }
 
+void check_size(const struct stat& st, size_t max_bytes, const std::string& shown) {
+  if (static_cast<unsigned long long>(st.st_size) > max_bytes)
+    throw Error(shown + ": file is larger than " + size_words(max_bytes) + " (is this the right file?)");
+}
+
 // Opens, checks and reads; -1 (with errno ENOENT) only when `missing_ok`
 // and nothing is there.
 int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
@@ -49,8 +55,7 @@ int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, c
   struct stat st;
   Fd f = open_regular(dirfd, name, flags, shown, st, missing_ok);
   if (f.fd < 0) return -1;
-  if (static_cast<unsigned long long>(st.st_size) > max_bytes)
-    throw Error(shown + ": file is larger than " + size_words(max_bytes) + " (is this the right file?)");
+  check_size(st, max_bytes, shown);
   if (out) *out = st;
   // One bounded read: a file that grows meanwhile is cut at its checked size
   // plus one byte, which is enough to tell that it grew.
@@ -76,6 +81,24 @@ std::string read_file_at(int dirfd, const std::string& name, size_t max_bytes, i
   std::string text;
   read_into(dirfd, name, max_bytes, flags, shown, st, false, text);
   return text;
+}
+
+FileBytes map_file_at(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
+                      struct stat* st) {
+  struct stat got;
+  Fd f = open_regular(dirfd, name, flags, shown, got, false);
+  check_size(got, max_bytes, shown);
+  if (st) *st = got;
+  FileBytes out;
+  size_t size = static_cast<size_t>(got.st_size);
+  if (size == 0) return out;  // nothing to map (mmap refuses a length of 0)
+  // Populated now: the readers go through every byte at once (hash, parse).
+  void* at = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd, 0);
+  if (at == MAP_FAILED) throw Error(shown + ": " + std::strerror(errno));
+  out.bytes_ = std::shared_ptr<const char>(static_cast<const char*>(at),
+                                           [size](const char* p) { munmap(const_cast<char*>(p), size); });
+  out.size_ = size;
+  return out;
 }
 
 void check_user_file(const std::string& path) {

@@ -41,7 +41,7 @@ int parse_int(const std::string& s, const std::string& at, const std::string& ke
 
 class ProfileParser {
  public:
-  ProfileParser(const std::string& text, const std::string& path, const ProfileNeeds& needs)
+  ProfileParser(std::string_view text, const std::string& path, const ProfileNeeds& needs)
       : path_(path), needs_(needs), lines_(split_text_lines(text, path)) {}
 
   Profile parse() {
@@ -423,7 +423,7 @@ Profile read_profile(const std::string& path, const ProfileNeeds& needs) {
   return parse_profile(read_user_file(path, std::min(needs.max_bytes, kMaxProfileBytes)), path, needs);
 }
 
-Profile parse_profile(const std::string& text, const std::string& path, const ProfileNeeds& needs) {
+Profile parse_profile(std::string_view text, const std::string& path, const ProfileNeeds& needs) {
   return ProfileParser(text, path, needs).parse();
 }
 

@@ -115,7 +115,7 @@ void drop_threads(Profile& p, const std::vector<bool>& drop);
 
 Profile read_profile(const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
 // The same for text already read; `path` names it in errors.
-Profile parse_profile(const std::string& text, const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
+Profile parse_profile(std::string_view text, const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
 std::string format_profile(const Profile& p);
 
 }  // namespace slurmpin

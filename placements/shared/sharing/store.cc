@@ -126,11 +126,12 @@ void list_app(const StoreDir& s, int app_fd, const std::string& app, std::vector
 }
 
 // The text of one entry, opened once without following links, trusted by
-// its descriptor.
-std::string read_entry(const StoreDir& s, int app_fd, const StoredProfile& p) {
+// its descriptor. Mapped: a trusted writer only ever renames a whole new
+// entry into place (write_profile), so a mapped one never changes.
+FileBytes read_entry(const StoreDir& s, int app_fd, const StoredProfile& p) {
   struct stat st;
   std::string name = p.path.substr(p.path.rfind('/') + 1);
-  std::string text = read_file_at(app_fd, name, kMaxProfileBytes, O_NOFOLLOW, p.path, &st);
+  FileBytes text = map_file_at(app_fd, name, kMaxProfileBytes, O_NOFOLLOW, p.path, &st);
   check_trusted(p.path, st, S_IFREG, s.owner, "profile");
   return text;
 }
@@ -194,7 +195,7 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
               std::to_string(threads));
 }
 
-std::string read_stored_profile(const std::string& dir, const StoredProfile& p) {
+FileBytes read_stored_profile(const std::string& dir, const StoredProfile& p) {
   StoreDir s = open_store(dir);
   Fd app_fd = open_app(s, p.app);
   if (app_fd.fd < 0) throw Error("no profile '" + p.app + "' in the store " + dir);
@@ -313,7 +314,7 @@ StoredProfile store_profile(const std::string& dir, const std::string& app, int 
     int t = 0, v = 0;
     if (parse_entry_name(name, t, v) && t == threads) version = std::max(version, v);
   }
-  StoredProfile out{app, threads, version + 1, profile_path(dir, app, threads, version + 1), ""};
+  StoredProfile out{app, threads, version + 1, profile_path(dir, app, threads, version + 1), {}};
   replace_file(app_fd.fd, app_dir, ".tmp.", out.path.substr(out.path.rfind('/') + 1), content);
   rebuild_index(s);
   return out;

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "input/user_file.hh"
 #include "slurm_pin_options.h"
 
 namespace slurmpin {
@@ -16,7 +17,7 @@ struct StoredProfile {
   int threads = 0;
   int version = 0;
   std::string path;
-  std::string text;  // filled by find_profile: the entry as read, once, from its descriptor
+  FileBytes text;  // filled by find_profile: the entry as mapped, once, from its descriptor
 };
 
 // Every profile in the store, sorted by app, threads, version. Throws Error
@@ -30,7 +31,7 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
 
 // An entry's text, read through the store's descriptors (no symbolic links,
 // trust checked on the opened file).
-std::string read_stored_profile(const std::string& dir, const StoredProfile& p);
+FileBytes read_stored_profile(const std::string& dir, const StoredProfile& p);
 
 // Where a profile of that app, thread count and version lives.
 std::string profile_path(const std::string& dir, const std::string& app, int threads, int version);
