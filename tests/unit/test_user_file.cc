@@ -68,6 +68,17 @@ TEST(UserFile, AnEmptyFileMapsToNothing) {
   EXPECT_TRUE(mapped.view().empty());
 }
 
+TEST(UserFile, AFileTheKernelCannotMapIsRead) {
+  // A sysfs attribute: a regular file of 4096 bytes by fstat that mmap
+  // refuses and read gives a line of.
+  const std::string online = "/sys/devices/system/cpu/online";
+  if (access(online.c_str(), R_OK) != 0) GTEST_SKIP() << online << " is not readable here";
+  FileBytes mapped = map_file_at(AT_FDCWD, online, 1 << 16, 0, "online CPUs");
+  std::string read = read_file_at(AT_FDCWD, online, 1 << 16, 0, "online CPUs");
+  EXPECT_FALSE(read.empty());
+  EXPECT_EQ(mapped.view(), read);
+}
+
 TEST(UserFile, MappingRefusesWhatReadingRefusesWithTheSameWords) {
   Files f;
   f.write("eleven", "eleven byte");

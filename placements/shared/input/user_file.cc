@@ -48,6 +48,24 @@ void check_size(const struct stat& st, size_t max_bytes, const std::string& show
     throw Error(shown + ": file is larger than " + size_words(max_bytes) + " (is this the right file?)");
 }
 
+// The open file's bytes in one bounded read: a file that grows meanwhile
+// is cut at its checked size plus one byte, which is enough to tell that
+// it grew.
+void read_checked(int fd, const struct stat& st, const std::string& shown, std::string& text) {
+  text.assign(static_cast<size_t>(st.st_size) + 1, '\0');
+  size_t got = 0;
+  while (got < text.size()) {
+    ssize_t n = read(fd, &text[got], text.size() - got);
+    if (n < 0 && errno == EINTR) continue;
+    if (n < 0) throw Error(shown + ": " + std::strerror(errno));
+    if (n == 0) break;
+    got += static_cast<size_t>(n);
+  }
+  if (got > static_cast<size_t>(st.st_size))
+    throw Error(shown + ": changed while being read (try again once it is written)");
+  text.resize(got);
+}
+
 // Opens, checks and reads; -1 (with errno ENOENT) only when `missing_ok`
 // and nothing is there.
 int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
@@ -57,20 +75,7 @@ int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, c
   if (f.fd < 0) return -1;
   check_size(st, max_bytes, shown);
   if (out) *out = st;
-  // One bounded read: a file that grows meanwhile is cut at its checked size
-  // plus one byte, which is enough to tell that it grew.
-  text.assign(static_cast<size_t>(st.st_size) + 1, '\0');
-  size_t got = 0;
-  while (got < text.size()) {
-    ssize_t n = read(f.fd, &text[got], text.size() - got);
-    if (n < 0 && errno == EINTR) continue;
-    if (n < 0) throw Error(shown + ": " + std::strerror(errno));
-    if (n == 0) break;
-    got += static_cast<size_t>(n);
-  }
-  if (got > static_cast<size_t>(st.st_size))
-    throw Error(shown + ": changed while being read (try again once it is written)");
-  text.resize(got);
+  read_checked(f.fd, st, shown, text);
   return 0;
 }
 
@@ -94,10 +99,17 @@ FileBytes map_file_at(int dirfd, const std::string& name, size_t max_bytes, int 
   if (size == 0) return out;  // nothing to map (mmap refuses a length of 0)
   // Populated now: the readers go through every byte at once (hash, parse).
   void* at = mmap(nullptr, size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, f.fd, 0);
-  if (at == MAP_FAILED) throw Error(shown + ": " + std::strerror(errno));
-  out.bytes_ = std::shared_ptr<const char>(static_cast<const char*>(at),
-                                           [size](const char* p) { munmap(const_cast<char*>(p), size); });
-  out.size_ = size;
+  if (at != MAP_FAILED) {
+    out.bytes_ = std::shared_ptr<const char>(static_cast<const char*>(at),
+                                             [size](const char* p) { munmap(const_cast<char*>(p), size); });
+    out.size_ = size;
+    return out;
+  }
+  // A file system that maps nothing (some FUSE ones): read as ever.
+  auto text = std::make_shared<std::string>();
+  read_checked(f.fd, got, shown, *text);
+  out.size_ = text->size();
+  out.bytes_ = std::shared_ptr<const char>(text, text->data());
   return out;
 }
 

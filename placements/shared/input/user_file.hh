@@ -60,7 +60,7 @@ class FileBytes {
 // For files only trusted writers can change, and change by renaming a new
 // file into place (the profile store): a mapped file truncated underneath
 // its reader faults it (SIGBUS), so a file a user names is read, never
-// mapped.
+// mapped. Read instead where the file system cannot map it.
 FileBytes map_file_at(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
                       struct stat* st = nullptr);
 
