@@ -4,6 +4,7 @@
 // the engine says of every task, and applies there with libc alone
 // (process_binding.h) as the engine's sp_bind_task would; the helper
 // (placing_helper.h) brings back what its child wrote, or one line.
+#include <fcntl.h>
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
@@ -12,7 +13,10 @@
 
 #include <cstdlib>
 #include <cstring>
+#include <fstream>
 #include <string>
+
+#include "input/user_file.hh"
 
 extern "C" {
 #include "placing_helper.h"
@@ -20,6 +24,7 @@ extern "C" {
 #include "step_plan.h"
 }
 #include "api_text.hh"
+#include "test_support.hh"
 
 namespace {
 
@@ -179,6 +184,17 @@ int hang(void*, plan_writer*) {
 int crash(void*, plan_writer*) {
   abort();
 }
+// Maps a file as the engine maps a store entry, cuts it short in place,
+// and reads on: the pages are gone (SIGBUS).
+int read_cut_file(void*, plan_writer* out) {
+  slurmpin::test::TempDir dir("helper_map");
+  std::string path = (dir.path / "entry").string();
+  std::ofstream(path) << std::string(1 << 16, 'x');
+  slurmpin::FileBytes bytes = slurmpin::map_file_at(AT_FDCWD, path, 1 << 20, 0, "entry");
+  if (truncate(path.c_str(), 0) != 0) return -1;
+  volatile char last = bytes.view().back();
+  return plan_put_text(out, last == 'x' ? "read" : "other");
+}
 
 // The helper started, then finished: 0 and its bytes, or -1 and the line.
 int run_helper(int (*work)(void*, plan_writer*), double seconds, char** data, size_t* size, char* err, size_t len) {
@@ -199,6 +215,10 @@ TEST(PlacingHelper, BringsBackTheChildsBytesOrOneLine) {
   EXPECT_NE(std::string(err).find("longer than"), std::string::npos) << err;
   EXPECT_EQ(run_helper(crash, 5, &data, &size, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("signal"), std::string::npos) << err;
+  // A mapped store profile cut short under the helper: that file's fault,
+  // named with its fix (not a crash to report).
+  EXPECT_EQ(run_helper(read_cut_file, 5, &data, &size, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("store profile was cut short while the step read it"), std::string::npos) << err;
   // A helper whose result nobody waits for any more: ended, reaped.
   placing_helper h{};
   ASSERT_EQ(placing_helper_start(&h, hang, nullptr, nullptr, 5, err, sizeof err), 0);
