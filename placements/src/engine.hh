@@ -20,6 +20,6 @@ void set_gpu(Request& r, const std::string& mode);
 // profile file at `path`; `name` (the store name, may be empty) is for messages.
 void use_profile_file(Request& r, const std::string& path, const std::string& name);
 struct Profile;
-void use_profile(Request& r, const Profile& profile, const std::string& path, const std::string& name);
+void use_profile(Request& r, Profile profile, const std::string& path, const std::string& name);
 
 }  // namespace slurmpin

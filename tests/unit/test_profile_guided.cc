@@ -5,6 +5,7 @@
 #include <sched.h>
 
 #include <algorithm>
+#include <fstream>
 #include <numeric>
 #include <random>
 
@@ -20,6 +21,14 @@ using namespace slurmpin;
 using namespace slurmpin::test;
 
 namespace {
+
+// Regions given as matrices, as a profile's regions are (use_profile).
+void set_regions(Request& r, std::vector<std::pair<std::string, SharingMatrix>> regions) {
+  auto held = std::make_shared<const std::vector<std::pair<std::string, SharingMatrix>>>(std::move(regions));
+  r.region_names.clear();
+  for (const auto& region : *held) r.region_names.push_back(region.first);
+  r.region_matrix = [held](size_t i) { return (*held)[i].second; };
+}
 
 // 16 threads: pairs (2k, 2k+1) share most, groups of four (4g..4g+3) next,
 // then a little everywhere. Thread ids are then shuffled so that no strategy
@@ -294,8 +303,8 @@ TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
   r.matrix = pairs({{0, 2}, {1, 3}, {0, 1}, {2, 3}}, 0);
   r.has_matrix = true;
   r.phases = true;
-  r.region_matrices = {{"a", pairs({{0, 2}, {1, 3}}, 0)}, {"b", pairs({{0, 1}, {2, 3}}, 0)},
-                       {"c", pairs({{0, 1}, {2, 3}}, 3)}};
+  set_regions(r, {{"a", pairs({{0, 2}, {1, 3}}, 0)}, {"b", pairs({{0, 1}, {2, 3}}, 0)},
+                  {"c", pairs({{0, 1}, {2, 3}}, 3)}});
   Result res = compute_placement(r);
   ASSERT_EQ(res.regions.size(), 3u);
   auto l2 = [&](const RegionPlace& rp, int t) { return rp.tasks[0].threads[t].cpus.first() / 2; };
@@ -309,6 +318,50 @@ TEST(Phases, EveryRegionGetsItsOwnPlacementAndSimilarOnesMerge) {
   EXPECT_EQ(l2(res.regions[2], 0), l2(res.regions[2], 2));
   r.strategy = Strategy::kCompact;
   EXPECT_THROW(compute_placement(r), Error);  // phases need a profile-guided strategy
+}
+
+// A profile's regions through use_profile_file: each region's matrix is
+// built where it is placed, and the placement is the one that matrix given
+// whole gives; a region without the asked model (the whole run has it) is
+// named at load, before anything is placed.
+TEST(Phases, AProfilesRegionsArePlacedFromTheirOwnMatrices) {
+  TempDir dir("phases_profile");
+  std::string path = (dir.path / "p.profile").string();
+  {
+    std::ofstream f(path);
+    f << "slurm-pin-profile 1\nthreads 4\nmatrix simple\n0 9 1 1\n9 0 1 1\n1 1 0 9\n1 1 9 0\n"
+      << "matrix rw\n0 9 1 1\n9 0 1 1\n1 1 0 9\n1 1 9 0\n"
+      << "region a\nmatrix simple\n0 1 9 1\n1 0 1 9\n9 1 0 1\n1 9 1 0\n"
+      << "region b\nmatrix simple\n0 1 1 9\n1 0 9 1\n1 9 0 1\n9 1 1 0\n";
+  }
+  Request r = request(topo("core2.xml"), Strategy::kLpCompact, 4);
+  r.phases = true;
+  use_profile_file(r, path, "");
+  ASSERT_EQ(r.region_names, (std::vector<std::string>{"a", "b"}));
+  Result from_profile = compute_placement(r);
+  Request whole = request(topo("core2.xml"), Strategy::kLpCompact, 4);
+  whole.matrix = r.matrix;
+  whole.has_matrix = true;
+  whole.phases = true;
+  set_regions(whole, {{"a", r.region_matrix(0)}, {"b", r.region_matrix(1)}});
+  Result given = compute_placement(whole);
+  ASSERT_EQ(from_profile.regions.size(), 2u);
+  for (size_t i = 0; i < 2; ++i)
+    for (int t = 0; t < 4; ++t)
+      EXPECT_EQ(from_profile.regions[i].tasks[0].threads[t].cpus, given.regions[i].tasks[0].threads[t].cpus);
+  // Region a's pairs are (0, 2) and (1, 3): they share an L2.
+  auto l2 = [&](int t) { return from_profile.regions[0].tasks[0].threads[t].cpus.first() / 2; };
+  EXPECT_EQ(l2(0), l2(2));
+  EXPECT_EQ(l2(1), l2(3));
+  Request rw = request(topo("core2.xml"), Strategy::kLpCompact, 4);
+  rw.phases = true;
+  rw.profile_model = "rw";
+  try {
+    use_profile_file(rw, path, "");
+    ADD_FAILURE() << "a profile without rw matrices loaded for the rw model";
+  } catch (const Error& e) {
+    EXPECT_NE(std::string(e.what()).find("no 'rw' matrix in region a"), std::string::npos) << e.what();
+  }
 }
 
 // Regions are placed in parallel on the CPUs the caller may use
@@ -335,7 +388,9 @@ TEST(Phases, RegionsPlacedInParallelAsOneByOne) {
     r.matrix = stencil(99);
     r.has_matrix = true;
     r.phases = true;
-    for (int k = 0; k < 12; ++k) r.region_matrices.emplace_back("r" + std::to_string(k), stencil(100 + k));
+    std::vector<std::pair<std::string, SharingMatrix>> regions;
+    for (int k = 0; k < 12; ++k) regions.emplace_back("r" + std::to_string(k), stencil(100 + k));
+    set_regions(r, std::move(regions));
     cpu_set_t all, one;
     ASSERT_EQ(sched_getaffinity(0, sizeof all, &all), 0);
     CPU_ZERO(&one);

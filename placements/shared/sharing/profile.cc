@@ -332,15 +332,19 @@ const ProfileRegion& Profile::find_region(const std::string& pattern, const std:
 namespace {
 
 // `model`'s matrix among a section's (`name`: its region, empty for the whole run).
-SharingMatrix section_matrix(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
-                             int threads, const std::string& model, const std::string& name, const std::string& path) {
-  auto sparse = e.find(model);
-  if (sparse != e.end()) return SharingMatrix::from_edges(threads, sparse->second);
-  auto it = m.find(model);
-  if (it == m.end())
+void check_section(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
+                   const std::string& model, const std::string& name, const std::string& path) {
+  if (!e.count(model) && !m.count(model))
     throw Error(path + ": no '" + model + "' matrix" + (name.empty() ? "" : " in region " + name) +
                 " (use the simple model, or re-profile with the read/write model)");
-  return SharingMatrix::from_rows(it->second);
+}
+
+SharingMatrix section_matrix(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
+                             int threads, const std::string& model, const std::string& name, const std::string& path) {
+  check_section(m, e, model, name, path);
+  auto sparse = e.find(model);
+  if (sparse != e.end()) return SharingMatrix::from_edges(threads, sparse->second);
+  return SharingMatrix::from_rows(m.at(model));
 }
 
 }  // namespace
@@ -353,6 +357,10 @@ SharingMatrix Profile::affinity(const std::string& model, const std::string& reg
 
 SharingMatrix Profile::affinity(const std::string& model, const ProfileRegion& region, const std::string& path) const {
   return section_matrix(region.matrices, region.edges, threads, model, region.name, path);
+}
+
+void Profile::check_matrix(const std::string& model, const ProfileRegion& region, const std::string& path) const {
+  check_section(region.matrices, region.edges, model, region.name, path);
 }
 
 bool Profile::has_thread_matrix() const { return !matrices.empty() || !edges.empty(); }

@@ -68,6 +68,9 @@ struct Profile {
   // The same for one of `regions`, taken as it is (no search by name: a
   // caller placing every region would search them all for each).
   SharingMatrix affinity(const std::string& model, const ProfileRegion& region, const std::string& path) const;
+  // Throws what affinity(model, region, path) would for a missing matrix,
+  // without building it.
+  void check_matrix(const std::string& model, const ProfileRegion& region, const std::string& path) const;
   // Whether the whole run has a thread matrix (a profile of ranks alone has none).
   bool has_thread_matrix() const;
   // The ranks' traffic in bytes (w(i,j) = sent(i,j) + sent(j,i)). Throws
