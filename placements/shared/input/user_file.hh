@@ -41,7 +41,8 @@ bool read_user_file_if_exists(const std::string& path, size_t max_bytes, std::st
 std::string read_file_at(int dirfd, const std::string& name, size_t max_bytes, int flags,
                          const std::string& shown, struct stat* st = nullptr);
 
-// A file's bytes mapped read-only, unmapped when the last copy goes.
+// A file's bytes, mapped read-only (or read, where the file system cannot
+// map them), released when the last copy goes.
 class FileBytes {
  public:
   FileBytes() = default;

@@ -331,7 +331,8 @@ const ProfileRegion& Profile::find_region(const std::string& pattern, const std:
 
 namespace {
 
-// `model`'s matrix among a section's (`name`: its region, empty for the whole run).
+// Throws, naming what is missing, when a section (`name`: its region, empty
+// for the whole run) has no matrix of `model`.
 void check_section(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
                    const std::string& model, const std::string& name, const std::string& path) {
   if (!e.count(model) && !m.count(model))
@@ -339,6 +340,7 @@ void check_section(const std::map<std::string, Rows>& m, const std::map<std::str
                 " (use the simple model, or re-profile with the read/write model)");
 }
 
+// `model`'s matrix among a section's.
 SharingMatrix section_matrix(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
                              int threads, const std::string& model, const std::string& name, const std::string& path) {
   check_section(m, e, model, name, path);
