@@ -40,11 +40,23 @@ static int write_all(int fd, const char *data, size_t size) {
   return 0;
 }
 
+/* The child's exit when a file it had mapped lost its pages (SIGBUS). */
+enum { mapped_file_cut = 5 };
+
+static void on_sigbus(int sig) {
+  (void)sig;
+  _exit(mapped_file_cut);
+}
+
 /* The child: the job's user for good, then the work, its bytes to `fd`. */
 static void child(int fd, int (*work)(void *, struct plan_writer *), void *arg, const struct helper_identity *who) {
   struct plan_writer out = {0};
   /* Killed with slurmstepd rather than left placing for nobody. */
   signal(SIGPIPE, SIG_DFL);
+  /* The engine maps store profiles (trusted, replaced by renaming): one
+   * cut short in place while mapped (an admin's cp over an entry) faults
+   * the reader, which is then that file's fault, not a crash to report. */
+  signal(SIGBUS, on_sigbus);
   if (become(who) != 0) _exit(3);
   if (work(arg, &out) != 0) _exit(2);
   if (write_all(fd, out.data, out.size) != 0 || write_all(fd, trailer, sizeof trailer) != 0) _exit(4);
@@ -137,17 +149,14 @@ int placing_helper_finish(struct placing_helper *h, size_t max_bytes, char **dat
     snprintf(err, len, "placing the step took longer than its budget (max_time= in plugstack.conf)");
   else if (got == -1)
     snprintf(err, len, "cannot read the placing helper's result: %s", strerror(e));
-  else if (WIFSIGNALED(status) && WTERMSIG(status) == SIGBUS)
-    /* The engine maps store profiles (trusted, replaced by renaming): one
-     * cut short in place while mapped (an admin's cp over an entry) faults
-     * its reader, which is then that file's fault, not a crash to report. */
-    snprintf(err, len,
-             "a store profile was cut short while the step read it (rewritten in place: replace entries with "
-             "`slurm-pin profiles import`, which renames); run the step again");
   else if (WIFSIGNALED(status))
     snprintf(err, len, "the placing helper died (signal %d): report it with the step's options", WTERMSIG(status));
   else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
     snprintf(err, len, "the placing helper cannot run as the job's user");
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == mapped_file_cut)
+    snprintf(err, len,
+             "a store profile was cut short while the step read it (rewritten in place: replace entries with "
+             "`slurm-pin profiles import`, which renames); run the step again");
   else
     snprintf(err, len, "the placing helper failed (exit %d)", WIFEXITED(status) ? WEXITSTATUS(status) : -1);
   return -1;
