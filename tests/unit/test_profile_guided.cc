@@ -187,6 +187,47 @@ TEST(Partition, WithinOnePercentOfTheExhaustiveOptimum) {
   }
 }
 
+// Restarts end at a try that keeps the bound (no part can beat it), and
+// otherwise all are tried, the first of equals kept.
+TEST(Partition, StartsEndAtTheBound) {
+  std::vector<double> keeps = {5, 9, 10, 12, 10};
+  std::vector<int> tried;
+  auto start = [&](int s) {
+    tried.push_back(s);
+    return std::vector<int>{s};
+  };
+  auto kept = [&](const std::vector<int>& part) { return keeps[static_cast<size_t>(part[0])]; };
+  EXPECT_EQ(best_of_starts(5, 10, start, kept), std::vector<int>{2});
+  EXPECT_EQ(tried, (std::vector<int>{0, 1, 2}));
+  tried.clear();
+  EXPECT_EQ(best_of_starts(5, 100, start, kept), std::vector<int>{3});
+  EXPECT_EQ(tried, (std::vector<int>{0, 1, 2, 3, 4}));
+  keeps = {7, 7, 7};
+  EXPECT_EQ(best_of_starts(3, 100, start, kept), std::vector<int>{0});
+}
+
+// 16 items in two blocks of 8 sharing 1000, noise 1-100 between every
+// pair, cut in two (a NUMA node onto its two L3s): the blocks whole, which
+// keeps exactly the bound, so one start decides; the same cut as the best
+// of every start.
+TEST(Partition, SmallBlockedSetsKeepTheBound) {
+  std::mt19937_64 rng(11);
+  for (int trial = 0; trial < 20; ++trial) {
+    std::vector<int> label(16);
+    std::iota(label.begin(), label.end(), 0);
+    std::shuffle(label.begin(), label.end(), rng);
+    DenseMatrix d(16);
+    for (int i = 0; i < 16; ++i)
+      for (int j = i + 1; j < 16; ++j)
+        d.set(i, j, static_cast<double>(1 + rng() % 100) + (label[i] / 8 == label[j] / 8 ? 1000 : 0));
+    SharingMatrix w = d.affinity();
+    std::vector<int> part = partition_items(w, std::vector<int>(16, 1), {8, 8}, 1);
+    for (int i = 0; i < 16; ++i)
+      for (int j = 0; j < 16; ++j)
+        EXPECT_EQ(part[i] == part[j], label[i] / 8 == label[j] / 8) << "trial " << trial << " items " << i << " " << j;
+  }
+}
+
 // 32 items in blocks of 8 sharing 1000, noise 1-100 between every pair: a
 // dense set, cut greedily (no METIS): every block whole.
 TEST(Partition, DenseBlocksStayWhole) {

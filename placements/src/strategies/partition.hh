@@ -5,6 +5,7 @@
 // Kernighan-Lin style swaps that never break those sizes.
 #pragma once
 #include <cstdint>
+#include <utility>
 #include <vector>
 
 #include "sharing/sharing_matrix.hh"
@@ -24,5 +25,22 @@ bool nothing_to_keep(const std::vector<int>& weight, const std::vector<int>& tar
 // Sharing kept inside parts, of w's remainder (cuts of the same sizes keep the
 // same share of the floor).
 double kept_weight(const SharingMatrix& w, const std::vector<int>& part);
+
+// The part that keeps most of up to `starts` tries: start(s) gives try s's
+// part, kept(part) what it keeps; the first of equals wins. A try that
+// keeps `bound` (what no part can beat: keep_bound) ends the search, the
+// later ones could only tie it. On block-structured sets (threads that
+// share in groups a part holds whole) that is the first try.
+template <class Start, class Kept>
+std::vector<int> best_of_starts(int starts, double bound, Start start, Kept kept) {
+  std::vector<int> best;
+  double best_kept = -1;
+  for (int s = 0; s < starts && best_kept < bound; ++s) {
+    std::vector<int> part = start(s);
+    double k = kept(part);
+    if (k > best_kept) best_kept = k, best = std::move(part);
+  }
+  return best;
+}
 
 }  // namespace slurmpin
