@@ -322,5 +322,13 @@ TEST(CApi, AProfilesRegionsAreParsedOnlyWhenPlaced) {
   ASSERT_EQ(sp_set_phases(p, 1, 0), 0);
   EXPECT_EQ(sp_load_profile(p, path.c_str(), "simple", nullptr), -1);
   EXPECT_NE(std::string(sp_error(p)).find("'x' is not a number"), std::string::npos) << sp_error(p);
+  // Rows of the right count are read where their region is placed: a bad
+  // value is then named by sp_compute, with the same words and line.
+  std::string later = temp_file("regions-later.profile",
+                                "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 10\n10 0\n"
+                                "region r1\nmatrix simple\n0 1\n1 0\nregion r2\nmatrix simple\n0 x\n1 0\n");
+  EXPECT_EQ(sp_load_profile(p, later.c_str(), "simple", nullptr), 0) << sp_error(p);
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_NE(std::string(sp_error(p)).find(":12: 'x' is not a number"), std::string::npos) << sp_error(p);
   sp_finalize(p);
 }

@@ -78,7 +78,7 @@ TEST(Profile, RoundTripsEveryField) {
   p.drr_class = "medium";
   p.matrices["simple"] = {{0, 5}, {5, 0}};
   p.matrices["rw"] = {{0, 2}, {3, 0}};
-  p.regions.push_back({"main._omp_fn.0", {{"simple", {{0, 1}, {1, 0}}}}, {}, {}});
+  p.regions.push_back({"main._omp_fn.0", {{"simple", {{0, 1}, {1, 0}}}}, {}, {}, {}});
   std::string path = write_temp(format_profile(p));
   Profile q = read_profile(path);
   EXPECT_EQ(format_profile(q), format_profile(p));
@@ -157,6 +157,41 @@ TEST(Profile, RowsReadLaterAreTheSameAndFaultsKeepTheFilesOrder) {
     EXPECT_NE(e.find(c.expect), std::string::npos) << "got: " << e;
     EXPECT_EQ(e, error_of([&] { read_profile(p); }));
   }
+}
+
+// Regions' rows left as text (defer_region_rows) give the same matrices
+// when asked for, outlive the bytes the caller held, and name a bad value
+// with the words and line an eager read names; a region short of rows is
+// still named at load.
+TEST(Profile, RegionRowsLeftAsTextReadTheSameWhenAskedFor) {
+  std::string head = "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 5\n5 0\n";
+  std::string text = head + "region a\nmatrix simple\n0 3\n3 0\nmatrix rw\n0 1\n2 0\nregion b\nmatrix simple\n0 z\n1 0\n";
+  ProfileNeeds later;
+  later.defer_region_rows = true;
+  Profile p;
+  {
+    FileBytes bytes(text);
+    p = parse_profile(bytes, "p", later);
+  }
+  ASSERT_EQ(p.regions.size(), 2u);
+  EXPECT_TRUE(p.regions[0].matrices.empty());
+  EXPECT_EQ(p.regions[0].deferred.size(), 2u);
+  EXPECT_EQ(p.affinity("simple", p.regions[0], "p")(0, 1), 6);
+  EXPECT_EQ(p.affinity("rw", p.regions[0], "p")(0, 1), 3);
+  std::string e = error_of([&] { p.affinity("simple", p.regions[1], "p"); });
+  EXPECT_NE(e.find("p:15: 'z' is not a number"), std::string::npos) << "got: " << e;
+  EXPECT_EQ(e, error_of([&] { parse_profile(text, "p"); }));
+  EXPECT_NE(error_of([&] { p.check_matrix("rw", p.regions[1], "p"); }).find("no 'rw' matrix in region b"),
+            std::string::npos);
+  // Read whole unless the caller keeps the text (a string_view) or asks.
+  std::string good = head + "region a\nmatrix simple\n0 3\n3 0\n";
+  EXPECT_FALSE(parse_profile(std::string_view(good), "p", later).regions[0].matrices.empty());
+  EXPECT_FALSE(parse_profile(FileBytes(good), "p").regions[0].matrices.empty());
+  std::string shorter = write_temp(head + "region a\nmatrix simple\n0 1\nregion b\n");
+  EXPECT_NE(error_of([&] { read_profile(shorter, later); }).find(":8: matrix has 1 rows, expected 2"), std::string::npos);
+  std::string file = write_temp(text);
+  Profile q = read_profile(file, later);
+  EXPECT_EQ(q.affinity("simple", "a", file)(0, 1), 6);
 }
 
 // A matrix short of rows is named at its first row, not at the file's last

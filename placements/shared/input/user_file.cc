@@ -7,6 +7,7 @@
 
 #include <cerrno>
 #include <cstring>
+#include <utility>
 
 #include "error.hh"
 
@@ -106,11 +107,15 @@ FileBytes map_file_at(int dirfd, const std::string& name, size_t max_bytes, int 
     return out;
   }
   // A file system that maps nothing (some FUSE ones): read as ever.
-  auto text = std::make_shared<std::string>();
-  read_checked(f.fd, got, shown, *text);
-  out.size_ = text->size();
-  out.bytes_ = std::shared_ptr<const char>(text, text->data());
-  return out;
+  std::string text;
+  read_checked(f.fd, got, shown, text);
+  return FileBytes(std::move(text));
+}
+
+FileBytes::FileBytes(std::string text) {
+  auto held = std::make_shared<std::string>(std::move(text));
+  size_ = held->size();
+  bytes_ = std::shared_ptr<const char>(held, held->data());
 }
 
 void check_user_file(const std::string& path) {

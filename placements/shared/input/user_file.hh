@@ -46,6 +46,8 @@ std::string read_file_at(int dirfd, const std::string& name, size_t max_bytes, i
 class FileBytes {
  public:
   FileBytes() = default;
+  // Bytes already read (a file a user names), held the same way.
+  explicit FileBytes(std::string text);
   std::string_view view() const { return {bytes_.get(), size_}; }
   size_t size() const { return size_; }
 

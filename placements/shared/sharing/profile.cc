@@ -43,6 +43,11 @@ class ProfileParser {
  public:
   ProfileParser(std::string_view text, const std::string& path, const ProfileNeeds& needs)
       : path_(path), needs_(needs), lines_(split_text_lines(text, path)) {}
+  // Regions' rows left in `text` when needs.defer_region_rows.
+  ProfileParser(const FileBytes& text, const std::string& path, const ProfileNeeds& needs)
+      : ProfileParser(text.view(), path, needs) {
+    if (needs.defer_region_rows) kept_ = &text;
+  }
 
   Profile parse() {
     header();
@@ -53,6 +58,7 @@ class ProfileParser {
       throw;
     }
     read_deferred_rows();
+    leave_region_rows();
     return checked();
   }
 
@@ -137,7 +143,9 @@ class ProfileParser {
       return skip_matrix(f[0] == "edges");
     if (f[0] == "edges") {
       edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
-    } else if (size_t first = pos_; needs_.for_each && skip_matrix_rows(lines_, pos_, p_.threads)) {
+    } else if (size_t first = pos_; kept_ && !region_.empty() && skip_matrix_rows(lines_, pos_, p_.threads)) {
+      left_.push_back({p_.regions.size() - 1, f[1], first});
+    } else if (needs_.for_each && skip_matrix_rows(lines_, pos_, p_.threads)) {
       deferred_.push_back({region_.empty() ? kWholeRun : p_.regions.size() - 1, f[1], first});
     } else {  // read now, and a matrix short of rows is named as it comes
       rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
@@ -171,6 +179,16 @@ class ProfileParser {
       size_t pos = deferred_[i].pos;
       *into[i] = parse_matrix_rows(lines_, pos, p_.threads, path_);
     });
+  }
+
+  // The region matrices left as text: the lines (and the bytes they view)
+  // handed to them, shared.
+  void leave_region_rows() {
+    if (left_.empty()) return;
+    auto text = std::make_shared<ProfileText>();
+    text->bytes = *kept_;
+    text->lines = std::move(lines_);
+    for (const Deferred& d : left_) p_.regions[d.region].deferred[d.model] = DeferredRows{text, d.pos};
   }
 
   // A region matrix nobody asked for: its lines passed over, not parsed
@@ -277,6 +295,9 @@ class ProfileParser {
   std::string path_;
   ProfileNeeds needs_;
   std::vector<Deferred> deferred_;
+  // Regions' matrices left as text, and the text (defer_region_rows).
+  std::vector<Deferred> left_;
+  const FileBytes* kept_ = nullptr;
   std::vector<TextLine> lines_;
   size_t pos_ = 0;
   Profile p_;
@@ -331,38 +352,46 @@ const ProfileRegion& Profile::find_region(const std::string& pattern, const std:
 
 namespace {
 
+const std::map<std::string, DeferredRows> kNoneLeft;
+
 // Throws, naming what is missing, when a section (`name`: its region, empty
 // for the whole run) has no matrix of `model`.
 void check_section(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
-                   const std::string& model, const std::string& name, const std::string& path) {
-  if (!e.count(model) && !m.count(model))
+                   const std::map<std::string, DeferredRows>& d, const std::string& model, const std::string& name,
+                   const std::string& path) {
+  if (!e.count(model) && !m.count(model) && !d.count(model))
     throw Error(path + ": no '" + model + "' matrix" + (name.empty() ? "" : " in region " + name) +
                 " (use the simple model, or re-profile with the read/write model)");
 }
 
-// `model`'s matrix among a section's.
+// `model`'s matrix among a section's; rows left as text read now, and
+// dropped once the matrix is built.
 SharingMatrix section_matrix(const std::map<std::string, Rows>& m, const std::map<std::string, EdgeList>& e,
-                             int threads, const std::string& model, const std::string& name, const std::string& path) {
-  check_section(m, e, model, name, path);
+                             const std::map<std::string, DeferredRows>& d, int threads, const std::string& model,
+                             const std::string& name, const std::string& path) {
+  check_section(m, e, d, model, name, path);
   auto sparse = e.find(model);
   if (sparse != e.end()) return SharingMatrix::from_edges(threads, sparse->second);
-  return SharingMatrix::from_rows(m.at(model));
+  auto left = d.find(model);
+  if (left == d.end()) return SharingMatrix::from_rows(m.at(model));
+  size_t pos = left->second.first;
+  return SharingMatrix::from_rows(parse_matrix_rows(left->second.text->lines, pos, threads, path));
 }
 
 }  // namespace
 
 SharingMatrix Profile::affinity(const std::string& model, const std::string& region,
                            const std::string& path) const {
-  if (region.empty()) return section_matrix(matrices, edges, threads, model, "", path);
+  if (region.empty()) return section_matrix(matrices, edges, kNoneLeft, threads, model, "", path);
   return affinity(model, find_region(region, path), path);
 }
 
 SharingMatrix Profile::affinity(const std::string& model, const ProfileRegion& region, const std::string& path) const {
-  return section_matrix(region.matrices, region.edges, threads, model, region.name, path);
+  return section_matrix(region.matrices, region.edges, region.deferred, threads, model, region.name, path);
 }
 
 void Profile::check_matrix(const std::string& model, const ProfileRegion& region, const std::string& path) const {
-  check_section(region.matrices, region.edges, model, region.name, path);
+  check_section(region.matrices, region.edges, region.deferred, model, region.name, path);
 }
 
 bool Profile::has_thread_matrix() const { return !matrices.empty() || !edges.empty(); }
@@ -430,10 +459,16 @@ void drop_threads(Profile& p, const std::vector<bool>& drop) {
 }
 
 Profile read_profile(const std::string& path, const ProfileNeeds& needs) {
-  return parse_profile(read_user_file(path, std::min(needs.max_bytes, kMaxProfileBytes)), path, needs);
+  std::string text = read_user_file(path, std::min(needs.max_bytes, kMaxProfileBytes));
+  if (needs.defer_region_rows) return parse_profile(FileBytes(std::move(text)), path, needs);
+  return parse_profile(text, path, needs);
 }
 
 Profile parse_profile(std::string_view text, const std::string& path, const ProfileNeeds& needs) {
+  return ProfileParser(text, path, needs).parse();
+}
+
+Profile parse_profile(const FileBytes& text, const std::string& path, const ProfileNeeds& needs) {
   return ProfileParser(text, path, needs).parse();
 }
 

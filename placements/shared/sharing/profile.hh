@@ -6,9 +6,12 @@
 #include <cstddef>
 #include <functional>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
+#include "input/text_lines.hh"
+#include "input/user_file.hh"
 #include "sharing/sharing_matrix.hh"
 
 namespace slurmpin {
@@ -17,6 +20,19 @@ using Rows = std::vector<std::vector<double>>;
 
 using EdgeList = std::vector<Edge>;
 
+// A profile's text and its lines, kept while a matrix of it is left unread.
+struct ProfileText {
+  FileBytes bytes;
+  std::vector<TextLine> lines;  // views into bytes
+};
+
+// A dense matrix whose rows were counted but not read
+// (ProfileNeeds::defer_region_rows): its first row's line in `text`.
+struct DeferredRows {
+  std::shared_ptr<const ProfileText> text;
+  size_t first = 0;
+};
+
 struct ProfileRegion {
   std::string name;
   std::map<std::string, Rows> matrices;   // model ("simple", "rw") -> rows
@@ -24,6 +40,8 @@ struct ProfileRegion {
   // Other names of the same region: call sites of one source construct the
   // profiler merged (each is how the pinning library names it at run time).
   std::vector<std::string> aliases;
+  // Or model -> rows read when the matrix is asked for (ProfileNeeds::defer_region_rows).
+  std::map<std::string, DeferredRows> deferred;
 };
 
 struct Profile {
@@ -109,6 +127,14 @@ struct ProfileNeeds {
   // once, in order, for the profile's structure; the matrices' rows after
   // that. Unset: rows read as they come.
   std::function<void(size_t, const std::function<void(size_t)>&)> for_each;
+  // Regions' dense rows left as text, read by affinity() where each
+  // region's matrix is wanted (the engine: on the thread placing it, rows
+  // freed once its matrix is built) instead of all at load: 100 regions of
+  // 128 threads are 13 MB of rows. Their count is checked at load as ever,
+  // their values (a number, a row's length) when read, with the same
+  // messages. Only where the text outlives the parse: parse_profile of
+  // FileBytes, and read_profile.
+  bool defer_region_rows = false;
 };
 
 // The profile without the threads marked in `drop` (one flag per thread):
@@ -119,6 +145,9 @@ void drop_threads(Profile& p, const std::vector<bool>& drop);
 Profile read_profile(const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
 // The same for text already read; `path` names it in errors.
 Profile parse_profile(std::string_view text, const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
+// The same, the profile keeping `text` for the rows it defers
+// (needs.defer_region_rows).
+Profile parse_profile(const FileBytes& text, const std::string& path, const ProfileNeeds& needs = ProfileNeeds());
 std::string format_profile(const Profile& p);
 
 }  // namespace slurmpin
