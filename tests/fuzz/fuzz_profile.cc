@@ -2,7 +2,9 @@
 // Sharing profiles (--pin-profile FILE, the store): parsed, and every
 // matrix they hold turned into an affinity. Parsed a second time with the
 // matrices' rows read after the scan (as the engine reads them, on its
-// threads; here last matrix first): the same profile or the same error.
+// threads; here last matrix first): the same profile or the same error;
+// and with the regions' rows left in the text until each is asked for: the
+// same matrices, or a fault.
 #include <functional>
 #include <vector>
 
@@ -39,6 +41,41 @@ ProfileNeeds rows_read_last_first() {
   return n;
 }
 
+// Every matrix of a profile, the regions' in order, as affinities written
+// out; throws the first fault.
+std::string all_matrices(const Profile& p) {
+  std::string out;
+  auto add = [&](const SharingMatrix& m) {
+    out += std::to_string(m.size()) + ":" + std::to_string(m.floor()) + ";";
+    for (const Edge& e : m.edges())
+      out += std::to_string(e.i) + "," + std::to_string(e.j) + "," + std::to_string(e.w) + " ";
+    out += "\n";
+  };
+  if (p.has_thread_matrix()) add(p.affinity("simple", "", "fuzz"));
+  for (const auto& r : p.regions)
+    for (const char* model : {"simple", "rw"})
+      if (r.matrices.count(model) || r.edges.count(model) || r.deferred.count(model)) add(p.affinity(model, r, "fuzz"));
+  return out;
+}
+
+// The profile read whole, or with its regions' rows left in its text (the
+// text's bytes dropped by the caller first: the profile keeps them), and
+// every matrix then asked for; empty on a fault.
+std::string read_then_asked(const std::string& text, bool leave_rows) {
+  try {
+    ProfileNeeds n;
+    n.defer_region_rows = leave_rows;
+    Profile p;
+    {
+      FileBytes bytes(text);
+      p = parse_profile(bytes, "fuzz", n);
+    }
+    return "ok\n" + all_matrices(p);
+  } catch (const Error&) {
+    return "";
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -52,6 +89,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     parse_profile(format_profile(p), "again");
   });
   if (outcome(text, ProfileNeeds()) != outcome(text, rows_read_last_first())) __builtin_trap();
+  // Rows left until asked for: the same matrices, and a fault where a whole
+  // read faults (found later, maybe another one first).
+  if (read_then_asked(text, false) != read_then_asked(text, true)) __builtin_trap();
   // A rank section passed over (a job smaller than the profile) never
   // stops the rest from being read as it would be.
   ProfileNeeds small;
