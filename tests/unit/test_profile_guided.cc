@@ -208,8 +208,7 @@ TEST(Partition, StartsEndAtTheBound) {
 
 // 16 items in two blocks of 8 sharing 1000, noise 1-100 between every
 // pair, cut in two (a NUMA node onto its two L3s): the blocks whole, which
-// keeps exactly the bound, so one start decides; the same cut as the best
-// of every start.
+// keeps exactly the bound, so the first start that finds them decides.
 TEST(Partition, SmallBlockedSetsKeepTheBound) {
   std::mt19937_64 rng(11);
   for (int trial = 0; trial < 20; ++trial) {
