@@ -35,12 +35,29 @@ local function reserve(bytes)
 end
 
 -- The string methods a policy may call (("x"):upper() and the like). Each
--- result is bounded by its inputs, except rep and format, which reserve
--- their result first. gsub and dump are left out: a policy is data.
+-- runs in one C call that no hook can interrupt, so each must be cheap
+-- whatever its arguments: the result of rep and format is reserved first;
+-- find searches plain text only, and at most MAX_FIND_WORK byte comparisons
+-- (a naive search costs the subject's length times the needle's). Lua
+-- patterns backtrack (a few thousand bytes against "(.-)x(.-)y" run for
+-- minutes), so match, gmatch, gsub and dump are left out: a policy is data.
+M.MAX_FIND_WORK = 16 * 1024 * 1024
+local PATTERNS_GONE = "string patterns are not available in a policy file (a policy is data): " ..
+                      "compare with ==, or search plain text with s:find(text, 1, true)"
 local safe_string = {}
-for _, name in ipairs({ "byte", "char", "find", "len", "lower", "match", "reverse", "sub", "upper", "gmatch" }) do
+for _, name in ipairs({ "byte", "char", "len", "lower", "reverse", "sub", "upper" }) do
   safe_string[name] = string[name]
 end
+function safe_string.find(s, needle, init, plain)
+  s, needle = tostring(s), tostring(needle)
+  if not plain and string.find(needle, "[%^%$%*%+%?%.%(%)%[%]%%%-]") then error(PATTERNS_GONE, 2) end
+  if #s * #needle > M.MAX_FIND_WORK then
+    over("over its budget of " .. M.MAX_FIND_WORK .. " byte comparisons in one find")
+  end
+  return string.find(s, needle, init, true)
+end
+function safe_string.match() error(PATTERNS_GONE, 2) end
+safe_string.gmatch = safe_string.match
 function safe_string.rep(s, n, sep)
   s = tostring(s)
   n = math.floor(tonumber(n) or 0)

@@ -304,6 +304,31 @@ T.test("memory bombs stop at the memory budget before allocating", function()
   T.eq(getmetatable("").__index, string, "string methods restored")
 end)
 
+T.test("no string method runs long inside one C call: no patterns, plain find bounded", function()
+  -- Before: the first took minutes inside string.match, where no hook runs.
+  local a = '("a"):rep(3000)'
+  for _, bomb in ipairs({ 'local x = ' .. a .. ':match("(.-)a(.-)a(.-)b") return {}',
+                          'for w in ' .. a .. ':gmatch("(.-)a(.-)b") do end return {}',
+                          'local x = ' .. a .. ':find("a*a*a*b") return {}' }) do
+    local p, err, took = load_text("pattern.lua", bomb)
+    T.eq(p, nil, bomb)
+    T.contains(err, "string patterns are not available in a policy file", bomb)
+    if took > 1 then error(bomb .. " took " .. took .. " s") end
+  end
+  local p, err, took = load_text("find.lua", 'local s, n = ("a"):rep(2^20), ("a"):rep(2^12) .. "b" ' ..
+                                             'return { store = s:find(n, 1, true) }')
+  T.eq(p, nil)
+  T.contains(err, "over its budget of 16777216 byte comparisons in one find")
+  if took > 1 then error("plain find took " .. took .. " s") end
+  -- What a policy may still do with strings, and the string library is back afterwards.
+  p, err = load_text("strings.lua", 'local s = "lammps-gpu" ' ..
+    'return { rules = { { name = s:sub(1, 6):upper():lower(), match = { app = s:sub(1, 6) }, ' ..
+    'action = { strategy = (s:find("-gpu", 1, true) and s:find("gpu") == 8 and "scatter" or "compact") } } } }')
+  T.eq(err, nil)
+  T.eq(p.rules[1].action.strategy, "scatter")
+  T.eq(("abc"):match("b"), "b", "patterns outside the sandbox")
+end)
+
 T.test("precompiled bytecode is refused", function()
   local f = assert(io.open(tmp .. "/bytecode.luac", "wb"))
   f:write(string.dump(function() return { rules = {} } end))
