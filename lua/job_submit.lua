@@ -2,12 +2,20 @@
 -- job_submit.lua for Slurm's job_submit/lua (JobSubmitPlugins=lua), as
 -- shipped by slurm-pin: it applies the site's placement policy and nothing
 -- else. Sites with their own job_submit.lua add the three marked lines to it.
-local here = string.match(debug.getinfo(1, "S").source, "^@(.*/)") or "./"
-package.path = here .. "?.lua;/usr/share/slurm-pin/lua/?.lua;" .. package.path
+--
+-- slurm-pin's modules are looked for beside this file and where the
+-- packages put them, nowhere else: Lua's default search path starts with
+-- ./?.lua, and slurmctld (or an admin's `slurm-pin policy probe`) runs
+-- wherever it was started. The site's own search path is restored after.
+local here = string.match(debug.getinfo(1, "S").source, "^@(/.*/)")
+local site_path, site_cpath = package.path, package.cpath
+package.path = (here and here .. "?.lua;" or "") .. "/usr/share/slurm-pin/lua/?.lua"
+package.cpath = ""
 
 -- A missing or broken module must never stop slurmctld: log once, and let
 -- every job pass unchanged.
 local loaded, slurm_pin = pcall(require, "slurm_pin_job_submit")         -- (1)
+package.path, package.cpath = site_path, site_cpath
 if not loaded then
   (slurm.log_error or slurm.error)("%s", "slurm-pin: policy disabled, jobs pass unchanged: cannot load its module (" ..
     string.gsub(tostring(slurm_pin), "%c", " ") .. "): install slurm_pin_job_submit.lua, slurm_pin_policy.lua, " ..

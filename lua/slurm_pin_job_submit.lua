@@ -36,14 +36,27 @@ local state = {
   log = { info = print, error = print },
 }
 
+-- The absolute entries of a Lua search path: Lua's default starts with
+-- ./?.so, the directory slurmctld was started in.
+local function absolute_entries(search_path)
+  local kept = {}
+  for entry in string.gmatch(search_path, "[^;]+") do
+    if string.sub(entry, 1, 1) == "/" then kept[#kept + 1] = entry end
+  end
+  return kept
+end
+
 -- slurm_pin_io (lua/slurm_pin_io.c) from beside job_submit.lua, the build
--- tree or where the packages install it.
+-- tree or where the packages install it, else the host's own absolute
+-- directories; never from a relative one.
 local function load_io()
   local version = string.match(_VERSION, "%d+%.%d+") or "5.1"
   local saved = package.cpath
   local dirs = {}
   for _, d in ipairs(strategies.io_module_dirs or {}) do dirs[#dirs + 1] = d .. "/" .. version .. "/?.so" end
-  package.cpath = (state.here and (state.here .. "?.so;") or "") .. table.concat(dirs, ";") .. ";" .. package.cpath
+  if state.here and string.sub(state.here, 1, 1) == "/" then table.insert(dirs, 1, state.here .. "?.so") end
+  for _, entry in ipairs(absolute_entries(saved)) do dirs[#dirs + 1] = entry end
+  package.cpath = table.concat(dirs, ";")
   local ok, io_module = pcall(require, "slurm_pin_io")
   package.cpath = saved
   if ok then return io_module end
