@@ -2,14 +2,14 @@
 #define _GNU_SOURCE
 #include "site_store.h"
 
-#include <glob.h>
+#include "plugstack_conf.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
 
 #define MAX_LINES 100000 /* lines read of one configuration file */
-#define MAX_INCLUDE_DEPTH 2
 
 /* Reads `path` line by line (at most MAX_LINES, each up to a 64 KiB
  * buffer) and hands each to `line`; stops when it returns nonzero. -1 if
@@ -66,58 +66,27 @@ void site_plugstack_path(const char *slurm_conf, char *buf, size_t len) {
   snprintf(buf, len, "%.*s/plugstack.conf", slash ? (int)(slash - slurm_conf) : 1, slash ? slurm_conf : ".");
 }
 
-struct plugstack {
-  const char *file;
+struct store_arg {
   char *buf;
   size_t len;
-  int depth, found;
 };
 
-static int plugstack_file(const char *path, struct plugstack *p);
-
-static int plugstack_line(char *text, void *ctx) {
-  struct plugstack *p = ctx;
-  char *save = NULL, *word = strtok_r(text, " \t\r\n", &save);
-  if (!word) return 0;
-  if (strcmp(word, "include") == 0) {
-    char *pattern = strtok_r(NULL, " \t\r\n", &save), full[4096];
-    if (!pattern || p->depth >= MAX_INCLUDE_DEPTH) return 0;
-    if (pattern[0] != '/') {
-      const char *slash = strrchr(p->file, '/');
-      snprintf(full, sizeof full, "%.*s/%s", slash ? (int)(slash - p->file) : 1, slash ? p->file : ".", pattern);
-      pattern = full;
-    }
-    glob_t g;
-    if (glob(pattern, 0, NULL, &g) != 0) return 0;
-    struct plugstack inner = *p;
-    ++inner.depth;
-    for (size_t i = 0; i < g.gl_pathc && !inner.found; ++i) plugstack_file(g.gl_pathv[i], &inner);
-    globfree(&g);
-    p->found = inner.found;
-    return p->found;
-  }
-  if (strcmp(word, "required") != 0 && strcmp(word, "optional") != 0) return 0;
-  char *plugin = strtok_r(NULL, " \t\r\n", &save);
-  const char *base = plugin ? strrchr(plugin, '/') : NULL;
-  if (!plugin || strcmp(base ? base + 1 : plugin, "slurm_pin.so") != 0) return 0;
-  p->found = 1; /* the first slurm_pin.so line counts, as for Slurm */
-  for (char *arg; (arg = strtok_r(NULL, " \t\r\n", &save));)
-    if (strncmp(arg, "store=", 6) == 0) snprintf(p->buf, p->len, "%s", arg + 6);
+/* The first slurm_pin.so line counts, as for Slurm: its store=, if any. */
+static int store_line(void *ctx, const struct plugstack_line *line, const char *problem) {
+  struct store_arg *s = ctx;
+  if (problem || line->argc < 2) return 0;
+  if (strcmp(line->argv[0], "required") != 0 && strcmp(line->argv[0], "optional") != 0) return 0;
+  const char *base = strrchr(line->argv[1], '/');
+  if (strcmp(base ? base + 1 : line->argv[1], "slurm_pin.so") != 0) return 0;
+  for (int i = 2; i < line->argc; ++i)
+    if (strncmp(line->argv[i], "store=", 6) == 0) snprintf(s->buf, s->len, "%s", line->argv[i] + 6);
   return 1;
-}
-
-static int plugstack_file(const char *path, struct plugstack *p) {
-  struct plugstack here = *p;
-  here.file = path;
-  int r = each_line(path, plugstack_line, &here);
-  p->found = here.found;
-  return r;
 }
 
 int site_store_from_plugstack(const char *plugstack, char *buf, size_t len) {
   buf[0] = '\0';
-  struct plugstack p = {plugstack, buf, len, 0, 0};
-  if (plugstack_file(plugstack, &p) < 0) return -1;
+  struct store_arg s = {buf, len};
+  if (plugstack_conf_read(plugstack, store_line, &s) < 0) return -1;
   return buf[0] ? 1 : 0;
 }
 

@@ -23,9 +23,9 @@ extern "C" {
 void site_plugstack_path(const char *slurm_conf, char *buf, size_t len);
 
 /* The store= of the first line of `plugstack` (and the files its include
- * lines name, two levels deep) that loads slurm_pin.so, into buf: 1 when a
- * line gives one, 0 when none does (buf empty), -1 when the file cannot be
- * read. Lines and files are read up to fixed bounds. */
+ * lines name, read by plugstack_conf.h within its bounds) that loads
+ * slurm_pin.so, into buf: 1 when a line gives one, 0 when none does (buf
+ * empty), -1 when the file cannot be read. */
 int site_store_from_plugstack(const char *plugstack, char *buf, size_t len);
 
 /* The store a command uses when not told (--store): $SLURM_PIN_STORE, else

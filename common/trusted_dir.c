@@ -174,8 +174,12 @@ static int refuse(char *err, size_t len, const char *fmt, const char *a, const c
   return -1;
 }
 
-/* trusted_program (want_dir 0) and trusted_path_dir (want_dir 1). */
-static int resolve_trusted(const char *path, int want_dir, char *err, size_t len) {
+enum trusted_kind { TRUSTED_PROGRAM, TRUSTED_DIR, TRUSTED_FILE };
+
+/* trusted_program, trusted_path_dir and trusted_file_path: `resolved` (if
+ * not NULL, PATH_MAX bytes) gets the path with every link followed. */
+static int resolve_trusted(const char *path, enum trusted_kind kind, char *resolved, char *err, size_t len) {
+  int want_dir = kind == TRUSTED_DIR;
   char todo[2 * PATH_MAX], done[PATH_MAX] = "", part[NAME_MAX + 1], at[PATH_MAX + NAME_MAX + 2], target[PATH_MAX];
   struct stat st;
   if (!path || path[0] != '/') return refuse(err, len, "%s%s: not an absolute path", path ? path : "", "");
@@ -186,7 +190,10 @@ static int resolve_trusted(const char *path, int want_dir, char *err, size_t len
   for (int links = 0;;) {
     int n = next_component(&p, part, sizeof part);
     if (n < 0) return refuse(err, len, "%.200s%s: a component is too long", path, "");
-    if (n == 0 && want_dir) return 0; /* "/" itself, or a path ending in '/' */
+    if (n == 0 && want_dir) { /* "/" itself, or a path ending in '/' */
+      if (resolved) snprintf(resolved, PATH_MAX, "%s", done[0] ? done : "/");
+      return 0;
+    }
     if (n == 0) return refuse(err, len, "%s%s: names a directory", path, "");
     int last = strspn(p, "/") == strlen(p);
     if (strcmp(part, ".") == 0) continue;
@@ -219,16 +226,25 @@ static int resolve_trusted(const char *path, int want_dir, char *err, size_t len
       const char *why = untrusted_dir(&st);
       if (why) return refuse(err, len, "%s %s", at, why);
       memcpy(done, at, strlen(at) + 1);
+      if (last && resolved) snprintf(resolved, PATH_MAX, "%s", done);
       if (last) return 0;
       continue;
     }
     const char *why = untrusted_file(&st);
     if (why) return refuse(err, len, "%s %s", at, why);
-    if (!(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH))) return refuse(err, len, "%s %s", at, "is not executable");
+    if (kind == TRUSTED_PROGRAM && !(st.st_mode & (S_IXUSR | S_IXGRP | S_IXOTH)))
+      return refuse(err, len, "%s %s", at, "is not executable");
+    if (resolved) memcpy(resolved, at, strlen(at) + 1); /* shorter than PATH_MAX: checked above */
     return 0;
   }
 }
 
-int trusted_program(const char *path, char *err, size_t len) { return resolve_trusted(path, 0, err, len); }
+int trusted_program(const char *path, char *err, size_t len) {
+  return resolve_trusted(path, TRUSTED_PROGRAM, NULL, err, len);
+}
 
-int trusted_path_dir(const char *path, char *err, size_t len) { return resolve_trusted(path, 1, err, len); }
+int trusted_path_dir(const char *path, char *err, size_t len) { return resolve_trusted(path, TRUSTED_DIR, NULL, err, len); }
+
+int trusted_file_path(const char *path, char *resolved, char *err, size_t len) {
+  return resolve_trusted(path, TRUSTED_FILE, resolved, err, len);
+}

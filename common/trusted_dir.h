@@ -62,6 +62,11 @@ int trusted_program(const char *path, char *err, size_t len);
  * closed to the caller (nobody but root can change what is under it). */
 int trusted_path_dir(const char *path, char *err, size_t len);
 
+/* The same for a file root-side code loads or reads (a library: no execute
+ * bit needed); `resolved` (PATH_MAX bytes, or NULL) gets its path with every
+ * link followed, the file to open. 0, or -1 with err set (errno as above). */
+int trusted_file_path(const char *path, char *resolved, char *err, size_t len);
+
 /* `name` is one path component made only of letters, digits and . _ -
  * (not "." or ".."): safe to put in a file name. */
 int trusted_name_ok(const char *name);

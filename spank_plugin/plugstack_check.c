@@ -1,113 +1,155 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * slurm-pin-plugstack-check [--plugin-dir DIR] FILE...: the part of
- * `slurm-pin doctor` that reads plugstack.conf. Every line that loads
- * slurm_pin.so (in FILE and the files its `include` lines name) is handed to
- * that very plugin, loaded with dlopen, whose slurm_pin_doctor() checks it
- * as the plugin's hooks would (plugin_doctor.h). One line per finding on
- * stdout, tab-separated for the doctor to print:
+ * slurm-pin-plugstack-check [--plugin-dir DIRS] FILE...: the part of
+ * `slurm-pin doctor` that reads plugstack.conf (and the files its include
+ * lines name: plugstack_conf.h). Every line that loads slurm_pin.so is
+ * checked by this slurm-pin's own plugin (plugin_doctor.h), as its hooks
+ * would check it.
+ *
+ * Root runs this on files anyone may have written (`doctor --plugstack` on
+ * a proposed line), so what a line names is data: its path is resolved as
+ * Slurm resolves it (absolute, else the first directory of PluginDir that
+ * holds it, else Slurm's own plugin directory) and must be root's alone and
+ * the same file as this slurm-pin's plugin. The only code loaded is Slurm's
+ * library and that plugin, by absolute paths in directories only root can
+ * write; never what a line names, never the current directory.
+ *
+ * One line per finding on stdout, tab-separated for the doctor to print:
  *   error|note <TAB> FILE:LINE <TAB> WHAT <TAB> MESSAGE
  *   plugin <TAB> FILE:LINE <TAB> PATH <TAB> SLURM_VERSION_IT_WAS_BUILT_FOR
  * Exit status 0 when there is no error, 1 otherwise, 2 on a bad command line.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
-#include <glob.h>
+#include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "plugin_doctor.h"
+#include "plugstack_conf.h"
+#include "self_dir.h"
+#include "trusted_dir.h"
 
-#define MAX_DEPTH 8       /* include inside include ... */
-#define MAX_ARGS 128      /* arguments on one plugstack line */
-#define MAX_LINE 65536    /* longer lines are reported, not parsed */
+#define MSG 1200
 
-struct where {
+struct checker {
+  const char *plugin_dirs; /* PluginDir, colon-separated; "" for Slurm's own */
+  char own[PATH_MAX];      /* this slurm-pin's plugin, resolved; "" if not trusted */
+  char own_problem[MSG];
+  struct stat own_st;
+  void *plugin; /* own, loaded at the first line that names it */
   const char *file;
-  int line;
-  int errors, lines_found;
+  int line, errors, lines_found;
 };
 
-static const char *plugin_dir = "";
-
-#ifndef PIN_SLURMFULL
-#define PIN_SLURMFULL "libslurmfull.so"
-#endif
-
-/* Slurm's own library, which srun and slurmstepd bring to the plugin: the
- * plugin's calls into Slurm are bound when it loads (Debian builds it with
- * -z now), so they must be there first, for every plugin loaded after. Beside
- * the plugin (Debian and RPM put libslurmfull.so in the plugin directory),
- * in PluginDir, or where the build found it. */
-static void load_slurm(const char *plugin) {
-  static int loaded;
-  if (loaded) return;
-  char path[PATH_MAX];
-  const char *slash = strrchr(plugin, '/');
-  const char *dirs[] = {NULL, plugin_dir};
-  char here[PATH_MAX];
-  snprintf(here, sizeof here, "%.*s", slash ? (int)(slash - plugin) : 1, slash ? plugin : ".");
-  dirs[0] = here;
-  for (size_t i = 0; i < 2 && !loaded; ++i) {
-    if (!dirs[i][0]) continue;
-    snprintf(path, sizeof path, "%s/libslurmfull.so", dirs[i]);
-    loaded = dlopen(path, RTLD_NOW | RTLD_GLOBAL) != NULL;
-  }
-  if (!loaded) loaded = dlopen(PIN_SLURMFULL, RTLD_NOW | RTLD_GLOBAL) != NULL;
-}
-
 static void finding(void *ctx, int error, const char *what, const char *message) {
-  struct where *w = ctx;
-  printf("%s\t%s:%d\t%s\t%s\n", error ? "error" : "note", w->file, w->line, what, message);
-  w->errors += error;
+  struct checker *c = ctx;
+  printf("%s\t%s:%d\t%s\t%s\n", error ? "error" : "note", c->file, c->line, what, message);
+  c->errors += error;
 }
 
-/* Loads the plugin the line names and lets it check the line. */
-static void check_plugin_line(struct where *w, const char *path, int ac, char **av) {
-  char full[PATH_MAX];
-  if (path[0] != '/' && plugin_dir[0]) {
-    snprintf(full, sizeof full, "%s/%s", plugin_dir, path);
-    path = full;
-  }
-  ++w->lines_found;
-  load_slurm(path);
-  /* Lazy where the plugin allows it: Slurm's functions are never called by
-   * the doctor. */
-  void *plugin = dlopen(path, RTLD_LAZY | RTLD_LOCAL);
-  if (!plugin) {
-    char m[1200];
-    snprintf(m, sizeof m, "cannot load it (%.900s): install slurm-pin-spank, or fix the path", dlerror());
-    finding(w, 1, path, m);
+/* This slurm-pin's plugin: beside this program's build tree, else where the
+ * packages install it relative to this program. Must be root's alone. */
+static void find_own_plugin(struct checker *c) {
+  char self[PATH_MAX], path[2 * PATH_MAX], err[MSG];
+  c->own[0] = '\0';
+  if (self_dir(self, sizeof self) != 0) {
+    snprintf(c->own_problem, sizeof c->own_problem, "cannot tell where this program is: %s", strerror(errno));
     return;
   }
-  const unsigned *version = dlsym(plugin, "plugin_version");
-  printf("plugin\t%s:%d\t%s\t%u.%02u.%u\n", w->file, w->line, path, version ? *version >> 16 : 0,
+  if (strcmp(self, PIN_BUILD_BIN_DIR) == 0) snprintf(path, sizeof path, "%s", PIN_BUILD_PLUGIN);
+  else snprintf(path, sizeof path, "%s/%s/slurm_pin.so", self, PIN_HELPERS_TO_PLUGIN);
+  if (trusted_file_path(path, c->own, err, sizeof err) != 0 || stat(c->own, &c->own_st) != 0) {
+    c->own[0] = '\0';
+    snprintf(c->own_problem, sizeof c->own_problem,
+             "this slurm-pin's plugin cannot be checked (%.900s): install slurm-pin-spank", err);
+  }
+}
+
+/* Slurm's own library, which srun and slurmstepd bring to the plugin (whose
+ * calls into Slurm are bound when it loads): where the build found it, in
+ * Slurm's plugin directory; loaded only if root's alone. */
+static int load_slurm(char *err, size_t len) {
+  static int loaded;
+  char path[PATH_MAX];
+  if (!loaded && trusted_file_path(PIN_SLURMFULL, path, err, len) == 0)
+    loaded = dlopen(path, RTLD_NOW | RTLD_GLOBAL) != NULL;
+  return loaded ? 0 : -1;
+}
+
+/* The file Slurm would load for a line's `name`: absolute as given, else
+ * in the first absolute directory of PluginDir that holds it. 0 with `out`
+ * set, or -1 with `err` saying where it was looked for. */
+static int resolve_like_slurm(const struct checker *c, const char *name, char *out, size_t len, char *err,
+                              size_t elen) {
+  if (name[0] == '/') {
+    snprintf(out, len, "%s", name);
+    return 0;
+  }
+  const char *dirs = c->plugin_dirs[0] ? c->plugin_dirs : PIN_SLURM_PLUGIN_DIR;
+  for (const char *d = dirs; *d;) {
+    size_t n = strcspn(d, ":");
+    if (n > 0 && d[0] == '/') { /* a relative PluginDir is relative to wherever slurmd started */
+      snprintf(out, len, "%.*s/%s", (int)n, d, name);
+      if (access(out, F_OK) == 0) return 0;
+    }
+    d += n + (d[n] == ':');
+  }
+  snprintf(err, elen, "%.200s is not in %s (%.600s): install slurm-pin-spank, or give the plugin's absolute path", name,
+           c->plugin_dirs[0] ? "slurm.conf's PluginDir" : "Slurm's plugin directory", dirs);
+  return -1;
+}
+
+/* The line's plugin is this slurm-pin's, by a path only root can change:
+ * 0, or -1 with one line in `err`. */
+static int same_as_own(const struct checker *c, const char *path, char *err, size_t len) {
+  char resolved[PATH_MAX], why[MSG];
+  struct stat st;
+  if (trusted_file_path(path, resolved, why, sizeof why) != 0) {
+    if (errno == ENOENT) snprintf(err, len, "%.1000s: install slurm-pin-spank, or fix the path", why);
+    else snprintf(err, len, "%.700s: slurmstepd would load whatever its owner puts there: use %.300s", why, c->own);
+    return -1;
+  }
+  if (stat(resolved, &st) != 0 || st.st_dev != c->own_st.st_dev || st.st_ino != c->own_st.st_ino) {
+    snprintf(err, len, "%.300s is not the plugin this doctor was installed with (%.300s), and the doctor runs no "
+             "other code: point the line at %.300s, or run the doctor of that plugin's slurm-pin", path, c->own, c->own);
+    return -1;
+  }
+  return 0;
+}
+
+static pin_doctor_fn own_doctor(struct checker *c, char *err, size_t len) {
+  if (!c->plugin) {
+    if (load_slurm(err, len) != 0 && !err[0]) snprintf(err, len, "cannot load Slurm's library %s", PIN_SLURMFULL);
+    /* Lazy where the plugin allows it: Slurm's functions are never called by the doctor. */
+    c->plugin = dlopen(c->own, RTLD_LAZY | RTLD_LOCAL);
+    if (!c->plugin) {
+      snprintf(err, len, "cannot load %.200s (%.900s): install slurm-pin-spank", c->own, dlerror());
+      return NULL;
+    }
+  }
+  pin_doctor_fn doctor = (pin_doctor_fn)dlsym(c->plugin, PIN_DOCTOR_SYMBOL);
+  if (!doctor) snprintf(err, len, "%.1000s predates slurm-pin doctor: install slurm-pin-spank of this doctor's version", c->own);
+  return doctor;
+}
+
+static void check_plugin_line(struct checker *c, const char *name, int ac, char **av) {
+  char path[PATH_MAX + NAME_MAX], err[MSG] = "";
+  ++c->lines_found;
+  if (resolve_like_slurm(c, name, path, sizeof path, err, sizeof err) != 0) return finding(c, 1, name, err);
+  if (!c->own[0]) return finding(c, 1, path, c->own_problem);
+  if (same_as_own(c, path, err, sizeof err) != 0) return finding(c, 1, path, err);
+  pin_doctor_fn doctor = own_doctor(c, err, sizeof err);
+  if (!doctor) return finding(c, 1, path, err);
+  const unsigned *version = dlsym(c->plugin, "plugin_version");
+  printf("plugin\t%s:%d\t%s\t%u.%02u.%u\n", c->file, c->line, path, version ? *version >> 16 : 0,
          version ? (*version >> 8) & 0xff : 0, version ? *version & 0xff : 0);
-  pin_doctor_fn doctor = (pin_doctor_fn)dlsym(plugin, PIN_DOCTOR_SYMBOL);
-  if (!doctor) {
-    finding(w, 1, path, "this slurm_pin.so predates slurm-pin doctor: install the slurm-pin-spank package "
-                        "of this doctor's version");
-    return;
-  }
-  doctor(ac, av, finding, w);
-}
-
-static void check_file(const char *file, int depth, struct where *total);
-
-/* `include PATTERN`: every file it matches, relative to the including one. */
-static void include(struct where *w, const char *pattern, int depth, struct where *total) {
-  char full[PATH_MAX];
-  if (pattern[0] != '/') {
-    const char *slash = strrchr(w->file, '/');
-    snprintf(full, sizeof full, "%.*s/%s", slash ? (int)(slash - w->file) : 1, slash ? w->file : ".", pattern);
-    pattern = full;
-  }
-  glob_t g;
-  if (glob(pattern, 0, NULL, &g) != 0) return;  /* nothing matches: Slurm includes nothing either */
-  for (size_t i = 0; i < g.gl_pathc; ++i) check_file(g.gl_pathv[i], depth + 1, total);
-  globfree(&g);
+  doctor(ac, av, finding, c);
 }
 
 static int is_slurm_pin(const char *path) {
@@ -115,65 +157,30 @@ static int is_slurm_pin(const char *path) {
   return strcmp(base ? base + 1 : path, "slurm_pin.so") == 0;
 }
 
-static void check_line(struct where *w, char *text, int depth, struct where *total) {
-  char *hash = strchr(text, '#');
-  if (hash) *hash = '\0';
-  char *av[MAX_ARGS + 2], *save = NULL;
-  int n = 0;
-  for (char *t = strtok_r(text, " \t\r\n", &save); t; t = strtok_r(NULL, " \t\r\n", &save)) {
-    if (n == MAX_ARGS + 2) {
-      finding(w, 1, "slurm_pin.so", "more than 128 arguments on one line: no plugstack line needs that many");
-      return;
-    }
-    av[n++] = t;
+static int visit(void *ctx, const struct plugstack_line *l, const char *problem) {
+  struct checker *c = ctx;
+  c->file = l->file;
+  c->line = l->number;
+  if (problem) {
+    finding(c, 1, "plugstack.conf", problem);
+    return 0;
   }
-  if (n == 0) return;
-  if (strcmp(av[0], "include") == 0 && n == 2) return include(w, av[1], depth, total);
-  if ((strcmp(av[0], "required") == 0 || strcmp(av[0], "optional") == 0) && n >= 2 && is_slurm_pin(av[1]))
-    check_plugin_line(w, av[1], n - 2, av + 2);
-}
-
-static void check_file(const char *file, int depth, struct where *total) {
-  struct where w = {file, 0, 0, 0};
-  if (depth > MAX_DEPTH) {
-    finding(&w, 1, "include", "includes nest more than 8 deep (an include loop?)");
-    total->errors += w.errors;
-    return;
-  }
-  FILE *f = fopen(file, "re");
-  if (!f) {
-    char m[PATH_MAX + 64];
-    snprintf(m, sizeof m, "cannot read it: %m");
-    finding(&w, 1, file, m);
-    total->errors += w.errors;
-    return;
-  }
-  char *text = NULL;
-  size_t cap = 0;
-  ssize_t got;
-  while ((got = getline(&text, &cap, f)) >= 0) {
-    ++w.line;
-    if (got > MAX_LINE) {
-      finding(&w, 1, "line", "longer than 64 KiB: not a plugstack line");
-      continue;
-    }
-    check_line(&w, text, depth, total);
-  }
-  free(text);
-  fclose(f);
-  total->errors += w.errors;
-  total->lines_found += w.lines_found;
+  if ((strcmp(l->argv[0], "required") == 0 || strcmp(l->argv[0], "optional") == 0) && l->argc >= 2 &&
+      is_slurm_pin(l->argv[1]))
+    check_plugin_line(c, l->argv[1], l->argc - 2, l->argv + 2);
+  return 0;
 }
 
 int main(int argc, char **argv) {
+  struct checker c = {.plugin_dirs = ""};
   int i = 1;
-  if (i + 1 < argc && strcmp(argv[i], "--plugin-dir") == 0) plugin_dir = argv[i + 1], i += 2;
+  if (i + 1 < argc && strcmp(argv[i], "--plugin-dir") == 0) c.plugin_dirs = argv[i + 1], i += 2;
   if (i >= argc) {
-    fprintf(stderr, "usage: slurm-pin-plugstack-check [--plugin-dir DIR] PLUGSTACK.CONF...\n");
+    fprintf(stderr, "usage: slurm-pin-plugstack-check [--plugin-dir DIR[:DIR...]] PLUGSTACK.CONF...\n");
     return 2;
   }
-  struct where total = {"", 0, 0, 0};
-  for (; i < argc; ++i) check_file(argv[i], 0, &total);
-  if (total.lines_found == 0) printf("none\t-\t-\tno line loads slurm_pin.so\n");
-  return total.errors ? 1 : 0;
+  find_own_plugin(&c);
+  for (; i < argc; ++i) plugstack_conf_read(argv[i], visit, &c);
+  if (c.lines_found == 0) printf("none\t-\t-\tno line loads slurm_pin.so\n");
+  return c.errors ? 1 : 0;
 }

@@ -58,7 +58,7 @@ TEST(SiteStore, IncludeLinesAreFollowed) {
   EXPECT_EQ(store_of(f), "/from/include");
   f = d.write("relative.conf", "include plugstack.conf.d/*.conf\n");
   EXPECT_EQ(store_of(f), "/from/include");
-  f = d.write("loop.conf", "include loop.conf\n");  // bounded: two levels
+  f = d.write("loop.conf", "include loop.conf\n");  // read once (plugstack_conf.h)
   EXPECT_EQ(store_of(f), "");
 }
 
