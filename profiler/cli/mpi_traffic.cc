@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "mpi_traffic.hh"
 
-#include <dirent.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -135,29 +134,18 @@ std::vector<std::string> mpi_record_env(const std::string& library, const std::s
   return {"LD_PRELOAD=" + value, "SLURM_PIN_MPI_DIR=" + dir};
 }
 
-std::vector<std::string> files_named(const std::string& dir, const std::string& prefix) {
-  std::vector<std::string> out;
-  DIR* d = opendir(dir.c_str());
-  if (!d) return out;
-  while (dirent* e = readdir(d))
-    if (std::strncmp(e->d_name, prefix.c_str(), prefix.size()) == 0) out.push_back(dir + "/" + e->d_name);
-  closedir(d);
-  std::sort(out.begin(), out.end());
-  return out;
-}
-
-void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>* hosts) {
-  size_t files = files_named(dir, "rank.").size();
+void read_rank_rows(const WorkDir& dir, Profile& p, std::vector<std::string>* hosts) {
+  size_t files = work_names(dir, "rank.").size();
   if (files == 0)
-    throw Error("no rank wrote its traffic into " + dir + " (the program ended without MPI_Finalize, or the "
+    throw Error("no rank wrote its traffic into " + dir.path + " (the program ended without MPI_Finalize, or the "
                 "launcher did not pass LD_PRELOAD to the ranks: with Open MPI's mpirun across nodes add -x LD_PRELOAD "
                 "-x SLURM_PIN_MPI_DIR)");
   // A row is its header and three lines of at most 21 bytes per rank.
   auto limit = [](int size) { return static_cast<size_t>(size) * 3 * 21 + 4096; };
-  RankRow first = parse_row(read_user_file(dir + "/rank.0", limit(1 << 16)), dir + "/rank.0", 0);
+  RankRow first = parse_row(read_work_file(dir, "rank.0", limit(1 << 16)), dir.path + "/rank.0", 0);
   int n = first.size;
   if (files != static_cast<size_t>(n))
-    throw Error(dir + ": " + std::to_string(files) + " ranks wrote their traffic but the world has " +
+    throw Error(dir.path + ": " + std::to_string(files) + " ranks wrote their traffic but the world has " +
                 std::to_string(n) + " (some ranks ended without MPI_Finalize, or another run wrote here)");
   p.ranks = n;
   bool dense = n <= 256;
@@ -165,8 +153,8 @@ void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>
   EdgeList byte_edges, message_edges;
   double all = 0, collective = 0;
   for (int i = 0; i < n; ++i) {
-    std::string path = dir + "/rank." + std::to_string(i);
-    RankRow r = i == 0 ? first : parse_row(read_user_file(path, limit(n)), path, n);
+    std::string name = "rank." + std::to_string(i), path = dir.path + "/" + name;
+    RankRow r = i == 0 ? first : parse_row(read_work_file(dir, name, limit(n)), path, n);
     if (r.rank != i) throw Error(path + ": says it is rank " + std::to_string(r.rank));
     if (hosts) hosts->push_back(r.host);
     r.bytes[i] = r.messages[i] = r.collective[i] = 0;  // what a rank sends itself stays in it

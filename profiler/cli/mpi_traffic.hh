@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "sharing/profile.hh"
+#include "work_dir.hh"
 
 namespace slurmpin {
 
@@ -26,19 +27,16 @@ std::string mpi_library_path(const std::string& libdir, const std::string& mpi);
 std::vector<std::string> mpi_record_env(const std::string& library, const std::string& dir);
 
 // What the ranks wrote into `dir` (rank.0 .. rank.N-1, each N values per
-// model), as a profile's rank section: ranks, rank_matrix bytes and
-// messages (edges beyond 256 ranks), rank_collective_share. `hosts` gets
-// each rank's host. Throws Error naming the file and the problem.
-void read_rank_rows(const std::string& dir, Profile& p, std::vector<std::string>* hosts = nullptr);
+// model; each a regular file of the caller's own: work_dir.hh), as a
+// profile's rank section: ranks, rank_matrix bytes and messages (edges
+// beyond 256 ranks), rank_collective_share. `hosts` gets each rank's host.
+// Throws Error naming the file and the problem.
+void read_rank_rows(const WorkDir& dir, Profile& p, std::vector<std::string>* hosts = nullptr);
 
 // Leaves out of `p` the threads the MPI library and its transports start
 // (their start routine in libucs, libopen-pal, libpmix...: progress and
 // event threads, not the application's), which every rank has besides the
 // threads it was asked for. Returns their start routines.
 std::vector<std::string> drop_mpi_runtime_threads(Profile& p);
-
-// Every file in `dir` whose name starts with `prefix` ("sharing.": each
-// rank's thread sums), sorted.
-std::vector<std::string> files_named(const std::string& dir, const std::string& prefix);
 
 }  // namespace slurmpin

@@ -9,6 +9,8 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <ext/stdio_filebuf.h>
+
 #include <algorithm>
 #include <chrono>
 #include <climits>
@@ -40,6 +42,7 @@
 #include "sharing/store.hh"
 #include "sums.hh"
 #include "trace.hh"
+#include "work_dir.hh"
 #include "slurm_pin_frontend.h"
 
 using namespace slurmpin;
@@ -210,12 +213,14 @@ std::string utc_now() {
   return buf;
 }
 
-// The work directory and the running step, for the signal handler: a
-// profile interrupted by SIGINT, SIGTERM or SIGHUP stops its step and
-// leaves nothing behind.
-// Plain arrays: the handler may remove them itself (unlink and rmdir are
-// async-signal-safe).
-char g_work[PATH_MAX], g_trace[PATH_MAX], g_sums[PATH_MAX];
+// The work directory (work_dir.hh) and the running step, for the signal
+// handler: a profile interrupted by SIGINT, SIGTERM or SIGHUP stops its
+// step and leaves nothing behind. Descriptors and a plain array: the
+// handler may remove the files itself (unlinkat is async-signal-safe),
+// relative to the directory it made, wherever its path now leads.
+WorkDir g_dir;
+int g_work_fd = -1, g_parent_fd = -1;
+char g_work_name[NAME_MAX + 1];
 volatile sig_atomic_t g_keep = 0, g_child = 0, g_signal = 0;
 
 volatile sig_atomic_t g_rank_rows = 0;
@@ -224,7 +229,7 @@ volatile sig_atomic_t g_rank_rows = 0;
 // wrote into the work directory, with system calls alone (a signal handler
 // may call it).
 void remove_rank_rows() {
-  int dir = open(g_work, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int dir = openat(g_work_fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if (dir < 0) return;
   alignas(8) char buf[4096];
   long n;
@@ -246,12 +251,12 @@ void remove_rank_rows() {
 }
 
 void remove_work() {
-  if (!g_work[0]) return;
+  if (g_work_fd < 0) return;
   if (g_rank_rows) remove_rank_rows();
-  unlink(g_sums);
+  unlinkat(g_work_fd, "sharing", 0);
   if (g_keep) return;  // the trace stays, and its directory
-  unlink(g_trace);
-  rmdir(g_work);
+  unlinkat(g_work_fd, "trace", 0);
+  remove_work_dir(g_parent_fd, g_work_name, g_work_fd);
 }
 
 extern "C" void on_signal(int sig) {
@@ -373,18 +378,6 @@ void preflight(const Options& o, const std::string& program) {
   check_step_fits(o, o.baseline ? std::max(cpus_requested(o), baseline_cpus(o)) : cpus_requested(o));
 }
 
-std::string work_dir(const Options& o) {
-  std::string parent = work_parent(o), dir_template = parent + "/.slurm-pin-profile.XXXXXX";
-  if (!mkdtemp(&dir_template[0]))
-    throw Error("cannot create a work directory in " + parent + ": " + std::strerror(errno) +
-                " (give a writable one with --workdir)");
-  chmod(dir_template.c_str(), 0755);
-  // Absolute: the backends and the ranks write there when the program ends,
-  // and a program may have changed its directory by then.
-  char absolute[PATH_MAX];
-  return realpath(dir_template.c_str(), absolute) ? std::string(absolute) : dir_template;
-}
-
 // `command` with `env`, as a step of `cpus` CPUs unless --no-srun.
 // `tasks` tasks (MPI ranks) and `extra` srun options before the user's.
 std::vector<std::string> step(const Options& o, int cpus, std::vector<std::string>& env,
@@ -418,20 +411,35 @@ double run_native(const Options& o) {
   return seconds_since(t);
 }
 
-// Runs the program under the backend; returns its sums.
 // A new work directory, whose files remove_work() then removes (on errors
 // and signals too).
-std::string start_work(const Options& o) {
-  std::string work = work_dir(o);
-  if (work.size() + 10 >= sizeof g_trace) throw Error("work directory path too long: give a shorter --workdir");
-  std::snprintf(g_trace, sizeof g_trace, "%s/trace", work.c_str());
-  std::snprintf(g_sums, sizeof g_sums, "%s/sharing", work.c_str());
-  std::snprintf(g_work, sizeof g_work, "%s", work.c_str());
-  return work;
+const WorkDir& start_work(const Options& o) {
+  g_dir = make_work_dir(work_parent(o));
+  std::snprintf(g_work_name, sizeof g_work_name, "%s", g_dir.name.c_str());
+  g_parent_fd = g_dir.parent;
+  g_work_fd = g_dir.fd;
+  return g_dir;
 }
 
+// What a backend wrote as `name` in the work directory, read through its
+// descriptor by `parse` (parse_sums, parse_trace).
+template <class T>
+T parse_work_file(const WorkDir& w, const std::string& name, T (*parse)(std::istream&, const std::string&)) {
+  std::string shown = w.path + "/" + name;
+  int fd = open_work_file(w, name);
+  if (fd < 0)
+    throw Error(shown + ": no such file: the profiling run ended without writing its results (the program, or its "
+                "node, was killed before it ended); run it again");
+  __gnu_cxx::stdio_filebuf<char> buf(fd, std::ios::in);  // closes fd
+  std::istream in(&buf);
+  return parse(in, shown);
+}
+
+// Runs the program under the backend; returns its sums.
+
 Sums run_backend(const Options& o, double& took) {
-  std::string work = start_work(o), sums = work + "/sharing";
+  const WorkDir& w = start_work(o);
+  std::string work = w.path, sums = work + "/sharing";
   bool want_trace = o.keep_trace || o.backend == "pin";
   std::string trace = want_trace ? work + "/trace" : "";
   g_keep = o.keep_trace;
@@ -444,7 +452,7 @@ Sums run_backend(const Options& o, double& took) {
     // srun ends with a failure status when the step's node is lost (Slurm
     // 25.05 and later; 0 before): no results then means the run ended
     // early, whichever ended it.
-    bool wrote = access((b.writes_sums ? sums : trace).c_str(), F_OK) == 0;
+    bool wrote = work_file_exists(w, b.writes_sums ? "sharing" : "trace");
     remove_work();
     std::string status = std::to_string(rc);
     throw Error(wrote ? "the profiled program exited with status " + status +
@@ -452,7 +460,7 @@ Sums run_backend(const Options& o, double& took) {
                       : "the profiling run ended without writing its results (status " + status + ": the program "
                         "failed, or it or its node was killed, before it ended; see the lines above); run it again");
   }
-  Sums s = b.writes_sums ? read_sums(sums) : sum_trace(read_trace(trace));
+  Sums s = b.writes_sums ? parse_work_file(w, "sharing", parse_sums) : sum_trace(parse_work_file(w, "trace", parse_trace));
   if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
   return s;
 }
@@ -499,11 +507,11 @@ std::string traffic_summary(const Profile& p, const std::vector<std::string>& ho
 
 // With --backend: the ranks' threads, each rank's sums merged (thread i of
 // every rank adds up), analysed as one program's.
-Profile thread_part(const Options& o, const std::string& work) {
-  std::vector<std::string> files = files_named(work, "sharing.");
-  if (files.empty()) throw Error("no rank wrote its thread sums into " + work + " (see the lines above)");
+Profile thread_part(const Options& o, const WorkDir& work) {
+  std::vector<std::string> files = work_names(work, "sharing.");
+  if (files.empty()) throw Error("no rank wrote its thread sums into " + work.path + " (see the lines above)");
   std::vector<Sums> parts;
-  for (const std::string& f : files) parts.push_back(read_sums(f));
+  for (const std::string& f : files) parts.push_back(parse_work_file(work, f, parse_sums));
   Sums sums = merge_sums(std::move(parts));
   resolve_sources(sums.header);
   AnalysisInput in;
@@ -548,14 +556,14 @@ int profile_mpi(const Options& o) {
     if (rc != 0) throw Error("the program exited with status " + std::to_string(rc) + " when run natively (--baseline)");
     native = seconds_since(t);
   }
-  std::string work = start_work(o);
+  const WorkDir& work = start_work(o);
   g_rank_rows = 1;
-  std::vector<std::string> env = mpi_record_env(library, work), command = o.program;
+  std::vector<std::string> env = mpi_record_env(library, work.path), command = o.program;
   env.insert(env.end(), thread_env.begin(), thread_env.end());
   if (o.backend_given) {
     // Each rank under the backend, its sums in a file of its own (%p: its
     // process id): the backend's command goes right before the program.
-    BackendRun b = backend_command(o.backend, lib_dir(), work + "/sharing.%p", "", o.threads, {});
+    BackendRun b = backend_command(o.backend, lib_dir(), work.path + "/sharing.%p", "", o.threads, {});
     env.insert(env.end(), b.env.begin(), b.env.end());
     command.insert(command.begin() + static_cast<long>(word), b.argv.begin(), b.argv.end());
   }
