@@ -686,3 +686,158 @@ PY
   [ -z "$(find "$CLUSTER/pin-run" -type f -perm -o=r ! -path '*/placements/*' ! -name topology.xml 2>/dev/null)" ]
   wait
 }
+
+# ---- fourth round (issue 60): root's tools run no user's code --------------
+
+# A directory of the test user's with libslurmfull.so and slurm_pin.so whose
+# constructors leave $1/ran, and Lua modules named as slurm-pin's that do too.
+user_traps() {
+  local dir=$1
+  as_user mkdir -p "$dir"
+  cat >"$WORK/trap.c" <<C
+#include <stdio.h>
+__attribute__((constructor)) static void trap(void) {
+  FILE *f = fopen("$dir/ran", "a");
+  if (f) fputs("a user's library ran\n", f), fclose(f);
+}
+int slurm_pin_doctor(void) { return 0; }
+C
+  as_user gcc -shared -fPIC "$WORK/trap.c" -o "$dir/libslurmfull.so"
+  as_user cp "$dir/libslurmfull.so" "$dir/slurm_pin.so"
+  for m in slurm_pin_job_submit slurm_pin_policy slurm_pin_sandbox slurm_pin_strategies; do
+    printf 'io.open("%s/ran", "a"):write("a user'"'"'s %s ran\\n")\nreturn {}\n' "$dir" "$m" | as_user tee "$dir/$m.lua" >/dev/null
+  done
+  as_user cp "$dir/libslurmfull.so" "$dir/slurm_pin_io.so"
+}
+
+@test "4.1: doctor run in a user's directory loads nothing from it; a line without a path is looked for as Slurm does" {
+  user_traps "$WORK/trap"
+  # slurm.conf without PluginDir (Debian's default), the line without a path.
+  grep -vi '^PluginDir' "$SLURM_CONF" >"$CLUSTER/nodir.conf"
+  echo "optional slurm_pin.so store=$STORE" >"$CLUSTER/relative-plugstack.conf"
+  run bash -c "cd '$WORK/trap' && '$SLURM_PIN' doctor --slurm-conf '$CLUSTER/nodir.conf' --plugstack '$CLUSTER/relative-plugstack.conf'"
+  echo "$output"
+  [ ! -e "$WORK/trap/ran" ]
+  [[ "$output" != *"cannot load"* ]]
+  if [ -n "${SLURM_PIN_INSTALLED:-}" ]; then
+    # Slurm's own plugin directory holds the packages' plugin: the line is valid.
+    [[ "$output" != *"relative-plugstack.conf:1:"* ]]
+  else
+    [[ "$output" == *"relative-plugstack.conf:1: slurm_pin.so is not in Slurm's plugin directory (/"* ]]
+  fi
+}
+
+@test "4.2: policy probe and doctor never load a policy module from the current directory" {
+  user_traps "$WORK/trap"
+  mkdir -p "$CLUSTER/bare"
+  cp "$CLUSTER/job_submit.lua" "$CLUSTER/bare/"  # installed without its modules: what the probe is for
+  run bash -c "cd '$WORK/trap' && '$SLURM_PIN' policy probe '$CLUSTER/bare'"
+  echo "$output"
+  [ ! -e "$WORK/trap/ran" ]
+  [[ "$output" != *"no file './"* ]]
+  # From a build, the modules are missing (the packages' would be found where they install them).
+  if [ -z "${SLURM_PIN_INSTALLED:-}" ]; then
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"cannot load its module"* ]]
+  fi
+  run bash -c "cd '$WORK/trap' && '$SLURM_PIN' doctor --policy-dir '$CLUSTER/bare'"
+  [ ! -e "$WORK/trap/ran" ]
+  if [ -z "${SLURM_PIN_INSTALLED:-}" ]; then
+    [ "$status" -eq 1 ]
+    [[ "$output" == *"policy: $CLUSTER/bare/job_submit.lua: slurmctld would log: slurm-pin: policy disabled"* ]]
+  fi
+  # A relative directory given to the probe is its own directory, not Lua's './'.
+  run bash -c "cd '$CLUSTER' && '$SLURM_PIN' policy probe ."
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ "$output" == "$CLUSTER/job_submit.lua: the policy "*" in force" ]]
+}
+
+@test "4.3: doctor --plugstack runs none of the code a checked file names, and says what is wrong with it" {
+  user_traps "$WORK/trap"
+  echo "required $WORK/trap/slurm_pin.so store=$STORE" >"$WORK/proposed.conf"
+  run "$SLURM_PIN" doctor --plugstack "$WORK/proposed.conf"
+  echo "$output"
+  [ "$status" -eq 1 ]
+  [ ! -e "$WORK/trap/ran" ]
+  [[ "$output" == *"proposed.conf:1: $WORK/trap/slurm_pin.so: "*"slurmstepd would load whatever its owner puts there: use "*"slurm_pin.so"* ]]
+  # Root's own copy of another library, in a directory only root can write:
+  # not this slurm-pin's plugin, so still never loaded.
+  install -d -m 755 "$CLUSTER/other"
+  install -m 755 "$WORK/trap/slurm_pin.so" "$CLUSTER/other/slurm_pin.so"
+  echo "required $CLUSTER/other/slurm_pin.so store=$STORE" >"$WORK/proposed.conf"
+  run "$SLURM_PIN" doctor --plugstack "$WORK/proposed.conf"
+  [ "$status" -eq 1 ]
+  [ ! -e "$WORK/trap/ran" ]
+  [[ "$output" == *"$CLUSTER/other/slurm_pin.so is not the plugin this doctor was installed with ("*"slurm_pin.so)"* ]]
+  # The real plugin through a link a user controls is refused as well.
+  as_user mkdir "$WORK/trap/link"
+  as_user ln -s "$PLUGIN" "$WORK/trap/link/slurm_pin.so"
+  echo "required $WORK/trap/link/slurm_pin.so store=$STORE" >"$WORK/proposed.conf"
+  run "$SLURM_PIN" doctor --plugstack "$WORK/proposed.conf"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"slurmstepd would load whatever its owner puts there"* ]]
+  # And the plugin itself is checked by its own code, as before.
+  echo "required $PLUGIN store=$STORE default=packed" >"$WORK/proposed.conf"
+  run "$SLURM_PIN" doctor --plugstack "$WORK/proposed.conf"
+  [ "$status" -eq 1 ]
+  [[ "$output" == *"proposed.conf:1: default=packed: unknown strategy 'packed'"* ]]
+  [ ! -e "$WORK/trap/ran" ]
+}
+
+@test "4.4: a backtracking pattern in the policy: policy check answers at once, sbatch is not held" {
+  policy_file <<'POLICY'
+local s = ("a"):rep(3000)
+return { store = s:match("(.-)a(.-)a(.-)b"), rules = {} }
+POLICY
+  timed "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
+  echo "policy check took ${elapsed}s" >&3
+  [ "$status" -eq 1 ]
+  [[ "$stderr" == *"string patterns are not available in a policy file"* ]]
+  [ "$(echo "$elapsed < 3" | bc)" -eq 1 ]
+  before=$(ctld_log | grep -c "policy disabled" || true)
+  timed as_user sbatch -c2 -o /dev/null --wrap true
+  echo "sbatch took ${elapsed}s" >&3
+  [ "$status" -eq 0 ]
+  [ "$(echo "$elapsed < 3" | bc)" -eq 1 ]
+  [ "$(ctld_log | grep -c "policy disabled")" -eq $((before + 1)) ]
+  ctld_log | grep -q "string patterns are not available in a policy file"
+  scancel -u "$TEST_USER"
+  node_is_idle
+}
+
+@test "4.5: profile --mpi refuses a work directory another user could swap; nothing reaches the store" {
+  # Root fills the admin's store; the work directory's parent is one the test user can change.
+  as_user mkdir -m 755 "$WORK/theirs"
+  install -d -m 777 "$CLUSTER/open"
+  for parent in "$WORK/theirs" "$CLUSTER/open"; do
+    run --separate-stderr "$SLURM_PIN" profile --mpi=mpich --app forged --ranks 2 --store "$STORE" \
+      --workdir "$parent" -- /bin/true
+    echo "$stderr"
+    [ "$status" -eq 1 ]
+    [ "$(grep -c . <<<"$stderr")" -eq 1 ]
+    [[ "$stderr" == "slurm-pin: error: $parent "*"could put a directory of theirs in place of the work directory"*"--workdir"* ]]
+    [ -z "$(ls -A "$parent")" ]
+  done
+  [ ! -e "$STORE/forged" ]
+  # A sticky one (as /tmp) is fine: no other user can rename what root made there.
+  chmod 1777 "$CLUSTER/open"
+  run --separate-stderr "$SLURM_PIN" profile --mpi=mpich --app forged --ranks 2 --store "$STORE" \
+    --workdir "$CLUSTER/open" -- /bin/true
+  [[ "$stderr" != *"in place of the work directory"* ]]
+  [ -z "$(ls -A "$CLUSTER/open")" ]
+  node_is_idle
+}
+
+@test "4.6: an include loop through a glob: doctor reads each file once and ends at once" {
+  mkdir -p "$WORK/loop.d"
+  echo "include loop.d/*" >"$WORK/loop.conf"
+  echo "include ../loop.conf" >"$WORK/loop.d/a.conf"
+  echo "include *" >"$WORK/loop.d/b.conf"
+  echo "required $PLUGIN store=$STORE" >"$WORK/loop.d/c.conf"
+  timed timeout 20 "$SLURM_PIN" doctor --plugstack "$WORK/loop.conf"
+  echo "doctor took ${elapsed}s" >&3
+  [ "$status" -eq 1 ]
+  [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
+  [ "$(grep -c 'included a second time (an include loop?)' <<<"$output")" -eq 4 ]
+  [ "${#lines[@]}" -lt 10 ]
+}

@@ -42,9 +42,11 @@ setup_file() {
 matrix_of() { sed -n '/^matrix simple$/,/^[a-z]/p' "$1" | grep -v '^[a-z]'; }
 teardown_file() { slurm_down; }
 
-# Profiles as the admin (root), through srun, into the store; or into a file.
-profile() { (cd "$WORK" && "$SLURM_PIN" profile --store "$STORE" --cpus 2 "$@"); }
-profile_file() { (cd "$WORK" && "$SLURM_PIN" profile --cpus 2 "$@"); }
+# Profiles as the admin (root), through srun, into the store; or into a
+# file. From a directory of root's: the work directory is made where the
+# command runs, and never in one another user could change (docs/profiler.md).
+profile() { (cd "$CLUSTER" && "$SLURM_PIN" profile --store "$STORE" --cpus 2 "$@"); }
+profile_file() { (cd "$CLUSTER" && "$SLURM_PIN" profile --cpus 2 "$@"); }
 
 # The PUs lp-compact gives each thread on 4 pairs of cores: threads that
 # share a pair of PUs {2k, 2k+1} were paired.
@@ -71,7 +73,7 @@ pairs_of() {
 
 @test "the site's store, set once on the plugstack line: profile and profiles find it without --store" {
   # No --store, no SLURM_PIN_STORE; only SLURM_CONF (the cluster's): the admin profiles, users list.
-  site_profile() { (cd "$WORK" && env -u SLURM_PIN_STORE "$SLURM_PIN" profile "$@"); }
+  site_profile() { (cd "$CLUSTER" && env -u SLURM_PIN_STORE "$SLURM_PIN" profile "$@"); }
   run site_profile --app site-pc --threads 4 --cpus 2 -- "$WORK/bin/pc" 20 64
   [ "$status" -eq 0 ] || { echo "$output"; return 1; }
   [ -f "$STORE/site-pc/t4.v1.profile" ]
@@ -262,7 +264,7 @@ print(int(((a[:, :, 0] > 0.4) & (a[:, :, 1] < 0.3) & (a[:, :, 2] < 0.3)).sum()))
 }
 
 @test "the valgrind backend asks for one CPU; the compiler backend for one per thread" {
-  (cd "$WORK" && "$SLURM_PIN" profile --store "$STORE" --app pc --threads 2 -- "$WORK/bin/pc" 2 8) >/dev/null
+  (cd "$CLUSTER" && "$SLURM_PIN" profile --store "$STORE" --app pc --threads 2 -- "$WORK/bin/pc" 2 8) >/dev/null
   scontrol -o show jobs | grep "JobName=profile:pc" | tail -1 | grep -q "NumCPUs=1 "
 }
 
@@ -273,7 +275,7 @@ print(int(((a[:, :, 0] > 0.4) & (a[:, :, 1] < 0.3) & (a[:, :, 2] < 0.3)).sum()))
 }
 
 @test "a kept trace is analysed again with --from-trace" {
-  run profile --app pc --threads 4 --keep-trace --workdir "$WORK" -- "$WORK/bin/pc" 2 8
+  run profile --app pc --threads 4 --keep-trace --workdir "$CLUSTER" -- "$WORK/bin/pc" 2 8
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   trace=$(sed -n 's/^trace kept in //p' <<<"$output")
   [ -s "$trace" ]

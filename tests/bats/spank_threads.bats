@@ -71,7 +71,7 @@ same_cpu() {  # REGION A B: threads A and B of REGION ran on one CPU
 
 @test "per-region placements computed from a profile's regions, GCC and clang programs" {
   for program in phases phases_llvm; do
-    (cd "$WORK" && "$SLURM_PIN" profile --app "$program" --threads 8 --cpus 2 --store "$STORE" -- "$WORK/bin/$program" 2) >/dev/null
+    (cd "$CLUSTER" && "$SLURM_PIN" profile --app "$program" --threads 8 --cpus 2 --store "$STORE" -- "$WORK/bin/$program" 2) >/dev/null
     run --separate-stderr as_user env OMP_NUM_THREADS=8 srun -c2 --pin-strategy=lp-compact --pin-profile="$program" --pin-phases \
       --pin-oversubscribe "$WORK/bin/$program" 2
     [ "$status" -eq 0 ] || { echo "$stderr"; return 1; }
@@ -96,7 +96,7 @@ swap_first_region() {
 # The store profile "cached" of bin/phases, made once for the tests below.
 cached_profile() {
   [ -d "$STORE/cached" ] ||
-    (cd "$WORK" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
+    (cd "$CLUSTER" && "$SLURM_PIN" profile --app cached --threads 2 --cpus 2 --store "$STORE" -- "$WORK/bin/phases" 2) >/dev/null
 }
 
 # A step of two threads placed by STRATEGY from "cached" per region, then
