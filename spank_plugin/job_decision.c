@@ -2,6 +2,8 @@
 #define _GNU_SOURCE
 #include "job_decision.h"
 
+#include <ctype.h>
+#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <slurm/slurm.h>
@@ -9,12 +11,15 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <limits.h>
 #include <unistd.h>
 
 #include "pin_config.h"
 #include "trusted_dir.h"
 
 #define DECISION_MAX 4096
+#define SWEEP_MAX 1024 /* decision files looked at by one sweep */
 
 const char *job_decision_node(void) {
   /* slurmstepd (and the prolog it runs) has it in its own environment. */
@@ -75,6 +80,92 @@ void job_decision_forget(const char *run_dir, uint32_t job, const char *node) {
     unlinkat(dir, name, 0);
     close(dir);
   }
+}
+
+/* The processes' ids on this host are bounded by the machine (pid_max);
+ * the jobs they run are far fewer. */
+#define MAX_RUNNING 65536
+
+/* A job id from a slurmstepd's process title, "slurmstepd: [JOB.STEP]"
+ * (Slurm sets it so in every release slurm-pin supports); 0 if none. */
+static uint32_t stepd_job(int proc, const char *pid) {
+  char path[NAME_MAX + 16], text[256];
+  snprintf(path, sizeof path, "%s/comm", pid);
+  int fd = openat(proc, path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  if (strcmp(text, "slurmstepd\n") != 0) return 0;
+  snprintf(path, sizeof path, "%s/cmdline", pid);
+  if ((fd = openat(proc, path, O_RDONLY | O_CLOEXEC)) < 0) return 0;
+  n = read(fd, text, sizeof text - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  text[n] = '\0';
+  const char *open = strchr(text, '[');
+  if (!open || !isdigit((unsigned char)open[1])) return 0;
+  unsigned long job = strtoul(open + 1, NULL, 10);
+  return job <= UINT32_MAX ? (uint32_t)job : 0;
+}
+
+/* The jobs a slurmstepd on this host runs a step of, at most `max`. */
+static size_t running_jobs(uint32_t *jobs, size_t max) {
+  int proc = open("/proc", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  DIR *d = proc < 0 ? NULL : fdopendir(dup(proc));
+  size_t n = 0;
+  for (struct dirent *e; d && n < max && (e = readdir(d));) {
+    if (!isdigit((unsigned char)e->d_name[0])) continue;
+    uint32_t job = stepd_job(proc, e->d_name);
+    if (job) jobs[n++] = job;
+  }
+  if (d) closedir(d);
+  if (proc >= 0) close(proc);
+  return n;
+}
+
+static int has_job(const uint32_t *jobs, size_t n, uint32_t job) {
+  for (size_t i = 0; i < n; ++i)
+    if (jobs[i] == job) return 1;
+  return 0;
+}
+
+/* "JOB.NODE", a decision file's name: its job, else 0. */
+static uint32_t decision_job(const char *name) {
+  char *end;
+  if (!isdigit((unsigned char)name[0])) return 0;
+  unsigned long job = strtoul(name, &end, 10);
+  return *end == '.' && trusted_name_ok(end + 1) && job <= UINT32_MAX ? (uint32_t)job : 0;
+}
+
+void job_decision_sweep(const char *run_dir) {
+  char err[512];
+  int dir = open_jobs(run_dir, 0, err, sizeof err);
+  if (dir < 0) return;
+  /* The names first, then the running jobs: a file is written by its job's
+   * slurmstepd, so every listed file whose job still runs here is seen. */
+  char (*names)[NAME_MAX + 1] = calloc(SWEEP_MAX, NAME_MAX + 1);
+  uint32_t *jobs = malloc(MAX_RUNNING * sizeof *jobs);
+  DIR *d = names && jobs ? fdopendir(dup(dir)) : NULL;
+  size_t listed = 0;
+  for (struct dirent *e; d && listed < SWEEP_MAX && (e = readdir(d));)
+    if (decision_job(e->d_name)) snprintf(names[listed++], NAME_MAX + 1, "%s", e->d_name);
+  if (d) closedir(d);
+  size_t running = listed ? running_jobs(jobs, MAX_RUNNING) : 0;
+  int swept = 0;
+  for (size_t i = 0; i < listed; ++i) {
+    struct stat st;
+    if (has_job(jobs, running, decision_job(names[i]))) continue;
+    /* Only slurm-pin's own: a regular file of root's (never a link). */
+    if (fstatat(dir, names[i], &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode) || st.st_uid != 0) continue;
+    swept += unlinkat(dir, names[i], 0) == 0;
+  }
+  if (swept) slurm_info("slurm-pin: removed %d policy decision%s of jobs no longer running on this node (their "
+                        "epilog did not run here)", swept, swept == 1 ? "" : "s");
+  free(names);
+  free(jobs);
+  close(dir);
 }
 
 int job_decision_read(const char *run_dir, uint32_t job, const char *node, char *out, size_t len, char *err,

@@ -19,6 +19,13 @@
 /* Epilog (root): forgets the job's decision and any data its steps left. */
 void job_decision_forget(const char *run_dir, uint32_t job, const char *node);
 
+/* slurmd's start and every job's epilog (root): forgets the decisions of
+ * jobs that no slurmstepd on this host runs any more, whose own epilog
+ * never ran here (slurmd was down when their job ended). Looks at no more
+ * than a fixed number of files; never follows a link nor removes what is
+ * not a decision file of root's; logs what it removed. */
+void job_decision_sweep(const char *run_dir);
+
 /* A step (slurmstepd, root): the decision text ("" when the policy decided
  * nothing) from the node's file, or, for the job's first step here, with
  * one RPC, then kept there. -1 with a one-line message when it cannot be

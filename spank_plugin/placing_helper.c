@@ -122,6 +122,24 @@ static int read_all(int fd, double deadline, size_t max_bytes, char **data, size
   return 0;
 }
 
+/* What a helper ended by `sig` says. The plugin sends it none but past
+ * its deadline (said above): a kill came from outside (the OOM killer,
+ * the job's memory limit, an admin), any other signal is a crash. */
+static void died_of(int sig, char *err, size_t len) {
+  switch (sig) {
+    case SIGKILL:
+    case SIGTERM:
+    case SIGINT:
+    case SIGHUP:
+    case SIGXCPU:
+      snprintf(err, len, "the placing helper was killed (signal %d: the kernel's OOM killer or the job's memory limit, "
+               "or an admin): give the step more memory (--mem) or use a smaller profile, and run it again", sig);
+      return;
+    default:
+      snprintf(err, len, "the placing helper crashed (signal %d): report it with the step's options", sig);
+  }
+}
+
 static int reap(pid_t pid) {
   int status = 0;
   while (waitpid(pid, &status, 0) < 0)
@@ -149,8 +167,7 @@ int placing_helper_finish(struct placing_helper *h, size_t max_bytes, char **dat
     snprintf(err, len, "placing the step took longer than its budget (max_time= in plugstack.conf)");
   else if (got == -1)
     snprintf(err, len, "cannot read the placing helper's result: %s", strerror(e));
-  else if (WIFSIGNALED(status))
-    snprintf(err, len, "the placing helper died (signal %d): report it with the step's options", WTERMSIG(status));
+  else if (WIFSIGNALED(status)) died_of(WTERMSIG(status), err, len);
   else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
     snprintf(err, len, "the placing helper cannot run as the job's user");
   else if (WIFEXITED(status) && WEXITSTATUS(status) == mapped_file_cut)

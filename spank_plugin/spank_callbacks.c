@@ -361,6 +361,7 @@ static int slurmd_start(struct pin_step *s, int ac, char **av) {
     return 0;
   }
   s->config = site;
+  job_decision_sweep(site.run_dir); /* jobs that ended while slurmd was away */
   const char *path = cache_path(s);
   if (path && sp_save_topology(path, err, sizeof err) < 0)
     slurm_error("slurm-pin: cannot save this node's topology (steps will discover it): %s", err);
@@ -1435,6 +1436,8 @@ static int job_script_config(struct pin_step *s, int ac, char **av, uint32_t *jo
 int slurm_spank_job_epilog(spank_t sp, int ac, char **av) {
   struct pin_step *s = &this_step;
   uint32_t job = 0;
-  if (job_script_config(s, ac, av, &job, sp) == 0) job_decision_forget(s->config.run_dir, job, job_decision_node());
+  if (job_script_config(s, ac, av, &job, sp) != 0) return 0;
+  job_decision_forget(s->config.run_dir, job, job_decision_node());
+  job_decision_sweep(s->config.run_dir); /* others' whose epilog never ran here */
   return 0;
 }

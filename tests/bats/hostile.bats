@@ -391,6 +391,23 @@ PY
   [ "$(grep -c '^region 2 thread [0-9]* cpu 1 mask 1$' <<<"$output")" -eq 128 ]
 }
 
+# $WORK/regions.profile: 4000 regions of 128 threads (oversubscribed on the
+# 2 CPUs; sparse, 4 MB), a second or two of placing even on both CPUs.
+regions_profile() {
+  python3 - "$WORK/regions.profile" <<'PY'
+import sys
+n = 128
+with open(sys.argv[1], "w") as f:
+    f.write("slurm-pin-profile 1\nthreads %d\nedges simple\n" % n)
+    f.writelines("%d %d 1\n" % (i, (i + 1) % n) for i in range(n))
+    for r in range(4000):
+        f.write("region r%d\nedges simple\n" % r)
+        f.writelines("%d %d %d\n" % (i, (i + 1 + r) % n if (i + 1 + r) % n != i else (i + 1) % n, 1 + (i + r) % 9)
+                     for i in range(n))
+PY
+  chmod 644 "$WORK/regions.profile"
+}
+
 @test "6: a profile slurmstepd cannot use costs it its first lines; any profile is bounded in bytes and time" {
   # 8192 threads (56 MB of matrices) on a node of 2 CPUs.
   python3 - "$WORK/huge.profile" <<'PY'
@@ -420,20 +437,8 @@ PY
   [ "$status" -ne 0 ]
   [[ "$stderr" == *"a profile of 8192 threads, but at most 128 can run here"* ]]
   [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
-  # 4000 regions of 128 threads (oversubscribed on the 2 CPUs; sparse, 4 MB),
-  # a second or two of placing even on both CPUs: the site's time bound ends it.
-  python3 - "$WORK/regions.profile" <<'PY'
-import sys
-n = 128
-with open(sys.argv[1], "w") as f:
-    f.write("slurm-pin-profile 1\nthreads %d\nedges simple\n" % n)
-    f.writelines("%d %d 1\n" % (i, (i + 1) % n) for i in range(n))
-    for r in range(4000):
-        f.write("region r%d\nedges simple\n" % r)
-        f.writelines("%d %d %d\n" % (i, (i + 1 + r) % n if (i + 1 + r) % n != i else (i + 1) % n, 1 + (i + r) % 9)
-                     for i in range(n))
-PY
-  chmod 644 "$WORK/regions.profile"
+  # 4000 regions: the site's time bound ends their placing.
+  regions_profile
   plugstack "max_time=0.1"
   timed as_user srun -c2 --pin-strategy=lpgp --pin-profile="$WORK/regions.profile" --pin-phases --pin-oversubscribe echo ran
   [ "$status" -ne 0 ]
@@ -840,4 +845,25 @@ POLICY
   [ "$(echo "$elapsed < 5" | bc)" -eq 1 ]
   [ "$(grep -c 'included a second time (an include loop?)' <<<"$output")" -eq 4 ]
   [ "${#lines[@]}" -lt 10 ]
+}
+
+@test "a placing helper killed from outside (the OOM killer, an admin) says so and what to do, not 'report it'" {
+  regions_profile
+  plugstack ""
+  as_user srun -c2 --pin-strategy=lpgp --pin-profile="$WORK/regions.profile" --pin-phases --pin-oversubscribe \
+    echo ran >"$WORK/killed.out" 2>&1 3>&- &
+  local pid=
+  for _ in $(seq 200); do  # the helper: slurmstepd's child, the job's user's
+    pid=$(pgrep -U "$TEST_USER" -x slurmstepd | head -1)  # its real uid: slurmstepd only seteuid()s
+    [ -n "$pid" ] && break
+    sleep 0.05
+  done
+  [ -n "$pid" ]
+  kill -KILL "$pid"
+  wait || true
+  cat "$WORK/killed.out"
+  [[ "$(cat "$WORK/killed.out")" != *ran* ]]
+  grep -q "slurm-pin: the placing helper was killed (signal 9: the kernel's OOM killer or the job's memory limit, or an admin): give the step more memory (--mem)" "$WORK/killed.out"
+  ! grep -q "report it" "$WORK/killed.out" || false
+  node_is_idle
 }

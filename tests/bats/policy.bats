@@ -215,3 +215,36 @@ FIXED
   [ "$status" -eq 1 ]
   [ "$output" = "slurm-pin: error: $WORK/bad.lua:1: rule 1 (r): unknown match 'colour' (use app, partition, account, user, qos, nodes, has_profile)" ]
 }
+
+# The decision files on the node (docs/spank.md "Files root keeps on the node").
+decisions() { ls "$CLUSTER/pin-run/jobs" 2>/dev/null | sort | tr '\n' ' '; }
+
+@test "decisions of jobs whose epilog never ran here go at the next epilog and at slurmd's start; a running job's stay" {
+  job=$(as_user sbatch --parsable -c1 -o /dev/null --wrap "srun -c1 sleep 60")
+  for _ in $(seq 100); do [[ "$(decisions)" == *"$job."* ]] && break; sleep 0.1; done
+  [[ "$(decisions)" == *"$job."* ]]
+  node=$(decisions | grep -o "$job\.[^ ]*" | cut -d. -f2-)
+  # What a job ended while slurmd was away leaves (its epilog never ran
+  # here), beside what is not a decision file of slurm-pin's.
+  printf 'slurm-pin: none' >"$CLUSTER/pin-run/jobs/4242.$node"
+  chmod 600 "$CLUSTER/pin-run/jobs/4242.$node"
+  printf 'x' >"$CLUSTER/pin-run/jobs/notes"
+  ln -s /etc/hostname "$CLUSTER/pin-run/jobs/4243.$node"
+  # Another job ends on the node: its epilog sweeps.
+  run as_user srun -c1 true
+  [ "$status" -eq 0 ]
+  for _ in $(seq 100); do [[ "$(decisions)" != *"4242.$node"* ]] && break; sleep 0.1; done
+  echo "left: $(decisions)"
+  [[ "$(decisions)" != *"4242.$node"* ]]
+  [[ "$(decisions)" == *"$job.$node"* ]]  # still running here
+  [ -e "$CLUSTER/pin-run/jobs/notes" ] && [ -L "$CLUSTER/pin-run/jobs/4243.$node" ]
+  [ "$(cat /etc/hostname)" = "$(cat "$CLUSTER/pin-run/jobs/4243.$node")" ]
+  scancel "$job"
+  node_is_idle
+  # slurmd's start sweeps too (a job that ended while it was down).
+  printf 'slurm-pin: none' >"$CLUSTER/pin-run/jobs/4244.$node"
+  "$LOCAL_CLUSTER" restart-slurmd "$CLUSTER"
+  [[ "$(decisions)" != *"4244.$node"* ]]
+  grep -q "slurm-pin: removed 1 policy decision of jobs no longer running on this node" "$CLUSTER/log/slurmd.log"
+  rm -f "$CLUSTER/pin-run/jobs/notes" "$CLUSTER/pin-run/jobs/4243.$node"
+}

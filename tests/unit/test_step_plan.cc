@@ -184,6 +184,11 @@ int hang(void*, plan_writer*) {
 int crash(void*, plan_writer*) {
   abort();
 }
+// Killed from outside, as the OOM killer or an admin would.
+int killed(void*, plan_writer*) {
+  raise(SIGKILL);
+  return 0;
+}
 // Maps a file as the engine maps a store entry, cuts it short in place,
 // and reads on: the pages are gone (SIGBUS).
 int read_cut_file(void*, plan_writer* out) {
@@ -214,7 +219,13 @@ TEST(PlacingHelper, BringsBackTheChildsBytesOrOneLine) {
   EXPECT_EQ(run_helper(hang, 0.3, &data, &size, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("longer than"), std::string::npos) << err;
   EXPECT_EQ(run_helper(crash, 5, &data, &size, err, sizeof err), -1);
-  EXPECT_NE(std::string(err).find("signal"), std::string::npos) << err;
+  EXPECT_NE(std::string(err).find("the placing helper crashed (signal 6): report it"), std::string::npos) << err;
+  // Killed from outside: what is known and what to do, not a bug to report.
+  EXPECT_EQ(run_helper(killed, 5, &data, &size, err, sizeof err), -1);
+  EXPECT_NE(std::string(err).find("the placing helper was killed (signal 9: the kernel's OOM killer"), std::string::npos)
+      << err;
+  EXPECT_NE(std::string(err).find("--mem"), std::string::npos) << err;
+  EXPECT_EQ(std::string(err).find("report it"), std::string::npos) << err;
   // A mapped store profile cut short under the helper: that file's fault,
   // named with its fix (not a crash to report).
   EXPECT_EQ(run_helper(read_cut_file, 5, &data, &size, err, sizeof err), -1);
