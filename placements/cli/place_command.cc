@@ -8,6 +8,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <set>
 #include <string>
 
 #include "api_check.hh"
@@ -158,6 +159,13 @@ void set_inputs(sp_placement_t* p, const Options& o) {
 // `scontrol show hostnames | paste -sd,` prints a job's).
 std::vector<std::string> node_names(const std::string& nodes) {
   std::vector<std::string> names;
+  // A node named twice would get two nodes' ranks: every rank would land on
+  // the nodes named, some of them doubly loaded. Sorted names: O(n log n).
+  std::set<std::string> seen;
+  auto seen_once = [&](const std::string& name) {
+    if (!seen.insert(name).second)
+      throw Error("--nodes: '" + name + "' is named twice: name each node once (scontrol show hostnames | paste -sd,)");
+  };
   if (!nodes.empty() && nodes.find_first_not_of("0123456789") == std::string::npos) {
     long n = parse_count("--nodes", nodes.c_str(), 1, 65536);
     for (long i = 0; i < n; ++i) names.push_back("node" + std::to_string(i));
@@ -171,6 +179,7 @@ std::vector<std::string> node_names(const std::string& nodes) {
       throw Error("--nodes: '" + name + "' is not a node name (give a count, or names separated by commas)");
     names.push_back(name);
     if (names.size() > 65536) throw Error("--nodes: more than 65536 nodes");
+    seen_once(name);
     if (end == std::string::npos) break;
     at = end + 1;
   }

@@ -260,4 +260,9 @@ pus_of_task() {
   [[ "$output" == *"needs the nodes' names"* ]]
   run "$SLURM_PIN" place --nodes 4 --strategy compact
   expect_status 2
+  # A node named twice is refused, not given two nodes' ranks.
+  run "$SLURM_PIN" place --nodes n1,n2,n1,n4 --task-matrix "$BATS_TEST_TMPDIR/halo.txt" --format hostfile
+  expect_status 1
+  [ "${#lines[@]}" -eq 1 ]
+  [[ "$output" == "slurm-pin: error: --nodes: 'n1' is named twice: name each node once"* ]]
 }
