@@ -187,6 +187,11 @@ static int resolve_trusted(const char *path, enum trusted_kind kind, char *resol
     return refuse(err, len, "%.200s%s...: path too long", path, "");
   if (lstat("/", &st) != 0 || untrusted_dir(&st)) return refuse(err, len, "/ %s%s", "is not root's alone", "");
   const char *p = todo;
+  /* An existing file (TRUSTED_FILE) may sit below a sticky directory others
+   * can write, as /tmp: there only an entry's owner can rename or remove
+   * it, so one of root's cannot change under a user. (No name is taken
+   * later, which is what the strict rule guards.) */
+  int sticky = 0;
   for (int links = 0;;) {
     int n = next_component(&p, part, sizeof part);
     if (n < 0) return refuse(err, len, "%.200s%s: a component is too long", path, "");
@@ -210,6 +215,9 @@ static int resolve_trusted(const char *path, enum trusted_kind kind, char *resol
       errno = e;
       return -1;
     }
+    if (sticky && st.st_uid != 0)
+      return refuse(err, len, "%s %s", at, "is not owned by root (in a sticky directory others can write)");
+    sticky = 0;
     if (S_ISLNK(st.st_mode)) { /* met in a directory only root can change: follow it */
       ssize_t k = readlink(at, target, sizeof target - 1);
       if (k < 0 || ++links > 16) return refuse(err, len, "%s: %s", at, k < 0 ? strerror(errno) : "too many links");
@@ -224,6 +232,8 @@ static int resolve_trusted(const char *path, enum trusted_kind kind, char *resol
     }
     if (!last || want_dir) {
       const char *why = untrusted_dir(&st);
+      if (why && kind == TRUSTED_FILE && !last && st.st_uid == 0 && (st.st_mode & S_ISVTX) && S_ISDIR(st.st_mode))
+        why = NULL, sticky = 1;
       if (why) return refuse(err, len, "%s %s", at, why);
       memcpy(done, at, strlen(at) + 1);
       if (last && resolved) snprintf(resolved, PATH_MAX, "%s", done);

@@ -62,9 +62,12 @@ int trusted_program(const char *path, char *err, size_t len);
  * closed to the caller (nobody but root can change what is under it). */
 int trusted_path_dir(const char *path, char *err, size_t len);
 
-/* The same for a file root-side code loads or reads (a library: no execute
- * bit needed); `resolved` (PATH_MAX bytes, or NULL) gets its path with every
- * link followed, the file to open. 0, or -1 with err set (errno as above). */
+/* The same for an existing file root-side code loads or reads (a library:
+ * no execute bit needed), except that a directory on the way may be a
+ * sticky one others can write (/tmp) when what it holds on the way is
+ * root's: nobody else can rename or remove that. `resolved` (PATH_MAX
+ * bytes, or NULL) gets its path with every link followed, the file to open.
+ * 0, or -1 with err set (errno as above). */
 int trusted_file_path(const char *path, char *resolved, char *err, size_t len);
 
 /* `name` is one path component made only of letters, digits and . _ -

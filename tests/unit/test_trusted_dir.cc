@@ -7,6 +7,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <climits>
 #include <cstdlib>
 #include <fstream>
 #include <memory>
@@ -78,6 +79,35 @@ TEST_F(TrustedDir, AStickyWorldWritableDirectoryIsRefused) {
   ASSERT_EQ(mkdir((dir + "/tmp/run").c_str(), 0755), 0);  // made by root, still under /tmp
   EXPECT_EQ(open_dir(dir + "/tmp/run"), -1);
   EXPECT_EQ(open_dir("/tmp"), -1);
+}
+
+TEST_F(TrustedDir, AnExistingFileBelowAStickyDirectoryIsRootsWhenWhatItHoldsIsRoots) {
+  // What the doctor loads (its own plugin, Slurm's library): a build tree
+  // under /tmp is root's when the directory /tmp holds on the way is.
+  ASSERT_EQ(mkdir((dir + "/tmp").c_str(), 0755), 0);
+  ASSERT_EQ(chmod((dir + "/tmp").c_str(), 01777), 0);
+  ASSERT_EQ(mkdir((dir + "/tmp/build").c_str(), 0755), 0);
+  std::ofstream(dir + "/tmp/build/lib.so") << "x";
+  char resolved[PATH_MAX] = "", e[512] = "";
+  EXPECT_EQ(trusted_file_path((dir + "/tmp/build/lib.so").c_str(), resolved, e, sizeof e), 0) << e;
+  EXPECT_EQ(std::string(resolved), dir + "/tmp/build/lib.so");
+  // The strict rules stay: no program or directory there.
+  EXPECT_EQ(trusted_path_dir((dir + "/tmp/build").c_str(), e, sizeof e), -1);
+  // Another user's directory in it: they can swap what it holds.
+  ASSERT_EQ(chown((dir + "/tmp/build").c_str(), 65534, 65534), 0);
+  EXPECT_EQ(trusted_file_path((dir + "/tmp/build/lib.so").c_str(), resolved, e, sizeof e), -1);
+  EXPECT_NE(std::string(e).find(dir + "/tmp/build is not owned by root (in a sticky directory others can write)"),
+            std::string::npos) << e;
+  // A writable directory without the sticky bit: anyone renames anything.
+  ASSERT_EQ(chown((dir + "/tmp/build").c_str(), 0, 0), 0);
+  ASSERT_EQ(chmod((dir + "/tmp").c_str(), 0777), 0);
+  EXPECT_EQ(trusted_file_path((dir + "/tmp/build/lib.so").c_str(), resolved, e, sizeof e), -1);
+  EXPECT_NE(std::string(e).find(dir + "/tmp is writable by group or others"), std::string::npos) << e;
+  // A user's link in the sticky directory, to root's file: refused too.
+  ASSERT_EQ(chmod((dir + "/tmp").c_str(), 01777), 0);
+  ASSERT_EQ(symlink((dir + "/tmp/build/lib.so").c_str(), (dir + "/tmp/link.so").c_str()), 0);
+  ASSERT_EQ(lchown((dir + "/tmp/link.so").c_str(), 65534, 65534), 0);
+  EXPECT_EQ(trusted_file_path((dir + "/tmp/link.so").c_str(), resolved, e, sizeof e), -1);
 }
 
 TEST_F(TrustedDir, FilesAreReadOnceAndOnlyWhenRootsAndWrittenAtomically) {
