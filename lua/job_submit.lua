@@ -24,7 +24,7 @@ if not loaded then
 else
   slurm_pin.setup({
     here = here,  -- slurm_pin_io.so may sit beside this file
-    file = os.getenv("SLURM_PIN_POLICY_FILE") or here .. "slurm-pin-policy.lua",
+    file = os.getenv("SLURM_PIN_POLICY_FILE") or (here or "/etc/slurm/") .. "slurm-pin-policy.lua",
     recheck = tonumber(os.getenv("SLURM_PIN_POLICY_RECHECK") or "") or 10,  -- seconds
     -- Slurm's loggers take a format: never pass our text as one.
     log = {
