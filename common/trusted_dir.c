@@ -176,8 +176,14 @@ static int refuse(char *err, size_t len, const char *fmt, const char *a, const c
 
 enum trusted_kind { TRUSTED_PROGRAM, TRUSTED_DIR, TRUSTED_FILE };
 
+/* A sticky directory others can write, as /tmp: only an entry's owner can
+ * rename or remove the entry there. */
+static int sticky_shared(const struct stat *st) {
+  return S_ISDIR(st->st_mode) && (st->st_mode & S_ISVTX) && (st->st_mode & (S_IWGRP | S_IWOTH));
+}
+
 /* trusted_program, trusted_path_dir and trusted_file_path: `resolved` (if
- * not NULL, PATH_MAX bytes) gets the path with every link followed. */
+ * not NULL, PATH_MAX bytes) gets the file's path with every link followed. */
 static int resolve_trusted(const char *path, enum trusted_kind kind, char *resolved, char *err, size_t len) {
   int want_dir = kind == TRUSTED_DIR;
   char todo[2 * PATH_MAX], done[PATH_MAX] = "", part[NAME_MAX + 1], at[PATH_MAX + NAME_MAX + 2], target[PATH_MAX];
@@ -187,18 +193,13 @@ static int resolve_trusted(const char *path, enum trusted_kind kind, char *resol
     return refuse(err, len, "%.200s%s...: path too long", path, "");
   if (lstat("/", &st) != 0 || untrusted_dir(&st)) return refuse(err, len, "/ %s%s", "is not root's alone", "");
   const char *p = todo;
-  /* An existing file (TRUSTED_FILE) may sit below a sticky directory others
-   * can write, as /tmp: there only an entry's owner can rename or remove
-   * it, so one of root's cannot change under a user. (No name is taken
-   * later, which is what the strict rule guards.) */
-  int sticky = 0;
+  /* An existing file (TRUSTED_FILE) may sit below a sticky_shared()
+   * directory when every entry met there is root's: nobody else can change
+   * it. (No name is taken later, which is what the strict rule guards.) */
   for (int links = 0;;) {
     int n = next_component(&p, part, sizeof part);
     if (n < 0) return refuse(err, len, "%.200s%s: a component is too long", path, "");
-    if (n == 0 && want_dir) { /* "/" itself, or a path ending in '/' */
-      if (resolved) snprintf(resolved, PATH_MAX, "%s", done[0] ? done : "/");
-      return 0;
-    }
+    if (n == 0 && want_dir) return 0; /* "/" itself, or a path ending in '/' */
     if (n == 0) return refuse(err, len, "%s%s: names a directory", path, "");
     int last = strspn(p, "/") == strlen(p);
     if (strcmp(part, ".") == 0) continue;
@@ -215,9 +216,11 @@ static int resolve_trusted(const char *path, enum trusted_kind kind, char *resol
       errno = e;
       return -1;
     }
-    if (sticky && st.st_uid != 0)
+    /* Another's entry (a link above all) in the directory `done`: only a
+     * sticky one lets through entries that are not checked below. */
+    struct stat in;
+    if (kind == TRUSTED_FILE && st.st_uid != 0 && (lstat(done[0] ? done : "/", &in) != 0 || sticky_shared(&in)))
       return refuse(err, len, "%s %s", at, "is not owned by root (in a sticky directory others can write)");
-    sticky = 0;
     if (S_ISLNK(st.st_mode)) { /* met in a directory only root can change: follow it */
       ssize_t k = readlink(at, target, sizeof target - 1);
       if (k < 0 || ++links > 16) return refuse(err, len, "%s: %s", at, k < 0 ? strerror(errno) : "too many links");
@@ -232,11 +235,9 @@ static int resolve_trusted(const char *path, enum trusted_kind kind, char *resol
     }
     if (!last || want_dir) {
       const char *why = untrusted_dir(&st);
-      if (why && kind == TRUSTED_FILE && !last && st.st_uid == 0 && (st.st_mode & S_ISVTX) && S_ISDIR(st.st_mode))
-        why = NULL, sticky = 1;
+      if (why && kind == TRUSTED_FILE && !last && st.st_uid == 0 && sticky_shared(&st)) why = NULL;
       if (why) return refuse(err, len, "%s %s", at, why);
       memcpy(done, at, strlen(at) + 1);
-      if (last && resolved) snprintf(resolved, PATH_MAX, "%s", done);
       if (last) return 0;
       continue;
     }

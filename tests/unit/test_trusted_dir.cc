@@ -108,6 +108,11 @@ TEST_F(TrustedDir, AnExistingFileBelowAStickyDirectoryIsRootsWhenWhatItHoldsIsRo
   ASSERT_EQ(symlink((dir + "/tmp/build/lib.so").c_str(), (dir + "/tmp/link.so").c_str()), 0);
   ASSERT_EQ(lchown((dir + "/tmp/link.so").c_str(), 65534, 65534), 0);
   EXPECT_EQ(trusted_file_path((dir + "/tmp/link.so").c_str(), resolved, e, sizeof e), -1);
+  // Root's link there to a relative name the user's link holds: refused at
+  // the user's link, whatever root's own link led through.
+  ASSERT_EQ(symlink("link.so", (dir + "/tmp/root-link.so").c_str()), 0);
+  EXPECT_EQ(trusted_file_path((dir + "/tmp/root-link.so").c_str(), resolved, e, sizeof e), -1);
+  EXPECT_NE(std::string(e).find(dir + "/tmp/link.so is not owned by root"), std::string::npos) << e;
 }
 
 TEST_F(TrustedDir, FilesAreReadOnceAndOnlyWhenRootsAndWrittenAtomically) {
