@@ -152,6 +152,12 @@ static int read_file(struct reader *r, const char *path, int depth, const char *
   return 0;
 }
 
+int plugstack_line_loads_slurm_pin(const struct plugstack_line *line) {
+  if (line->argc < 2 || (strcmp(line->argv[0], "required") != 0 && strcmp(line->argv[0], "optional") != 0)) return 0;
+  const char *base = strrchr(line->argv[1], '/');
+  return strcmp(base ? base + 1 : line->argv[1], "slurm_pin.so") == 0;
+}
+
 int plugstack_conf_read(const char *path, plugstack_visit_fn visit, void *ctx) {
   struct reader *r = calloc(1, sizeof *r);
   if (!r) return -1;

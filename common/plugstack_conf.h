@@ -39,6 +39,10 @@ struct plugstack_line {
  * and number (argc 0). Returns nonzero to stop reading. */
 typedef int (*plugstack_visit_fn)(void *ctx, const struct plugstack_line *line, const char *problem);
 
+/* Whether `line` loads slurm-pin's plugin: `required` or `optional`, then a
+ * path whose file name is slurm_pin.so. */
+int plugstack_line_loads_slurm_pin(const struct plugstack_line *line);
+
 /* Reads `path` and its includes in Slurm's order, handing each line to
  * `visit`. Returns 0 when everything was read, 1 when reading stopped
  * early (`visit` asked, or a limit was met: handed to `visit` as a

@@ -74,10 +74,7 @@ struct store_arg {
 /* The first slurm_pin.so line counts, as for Slurm: its store=, if any. */
 static int store_line(void *ctx, const struct plugstack_line *line, const char *problem) {
   struct store_arg *s = ctx;
-  if (problem || line->argc < 2) return 0;
-  if (strcmp(line->argv[0], "required") != 0 && strcmp(line->argv[0], "optional") != 0) return 0;
-  const char *base = strrchr(line->argv[1], '/');
-  if (strcmp(base ? base + 1 : line->argv[1], "slurm_pin.so") != 0) return 0;
+  if (problem || !plugstack_line_loads_slurm_pin(line)) return 0;
   for (int i = 2; i < line->argc; ++i)
     if (strncmp(line->argv[i], "store=", 6) == 0) snprintf(s->buf, s->len, "%s", line->argv[i] + 6);
   return 1;

@@ -73,13 +73,11 @@ static void find_own_plugin(struct checker *c) {
 
 /* Slurm's own library, which srun and slurmstepd bring to the plugin (whose
  * calls into Slurm are bound when it loads): where the build found it, in
- * Slurm's plugin directory; loaded only if root's alone. */
-static int load_slurm(char *err, size_t len) {
-  static int loaded;
-  char path[PATH_MAX];
-  if (!loaded && trusted_file_path(PIN_SLURMFULL, path, err, len) == 0)
-    loaded = dlopen(path, RTLD_NOW | RTLD_GLOBAL) != NULL;
-  return loaded ? 0 : -1;
+ * Slurm's plugin directory; loaded only if root's alone. Without it the
+ * plugin's own load fails, naming the symbol it lacks. */
+static void load_slurm(void) {
+  char path[PATH_MAX], err[MSG];
+  if (trusted_file_path(PIN_SLURMFULL, path, err, sizeof err) == 0) dlopen(path, RTLD_NOW | RTLD_GLOBAL);
 }
 
 /* The file Slurm would load for a line's `name`: absolute as given, else
@@ -125,7 +123,7 @@ static int same_as_own(const struct checker *c, const char *path, char *err, siz
 
 static pin_doctor_fn own_doctor(struct checker *c, char *err, size_t len) {
   if (!c->plugin) {
-    if (load_slurm(err, len) != 0 && !err[0]) snprintf(err, len, "cannot load Slurm's library %s", PIN_SLURMFULL);
+    load_slurm();
     /* Lazy where the plugin allows it: Slurm's functions are never called by the doctor. */
     c->plugin = dlopen(c->own, RTLD_LAZY | RTLD_LOCAL);
     if (!c->plugin) {
@@ -139,7 +137,7 @@ static pin_doctor_fn own_doctor(struct checker *c, char *err, size_t len) {
 }
 
 static void check_plugin_line(struct checker *c, const char *name, int ac, char **av) {
-  char path[PATH_MAX + NAME_MAX], err[MSG] = "";
+  char path[PATH_MAX + NAME_MAX], err[MSG];
   ++c->lines_found;
   if (resolve_like_slurm(c, name, path, sizeof path, err, sizeof err) != 0) return finding(c, 1, name, err);
   if (!c->own[0]) return finding(c, 1, path, c->own_problem);
@@ -152,11 +150,6 @@ static void check_plugin_line(struct checker *c, const char *name, int ac, char 
   doctor(ac, av, finding, c);
 }
 
-static int is_slurm_pin(const char *path) {
-  const char *base = strrchr(path, '/');
-  return strcmp(base ? base + 1 : path, "slurm_pin.so") == 0;
-}
-
 static int visit(void *ctx, const struct plugstack_line *l, const char *problem) {
   struct checker *c = ctx;
   c->file = l->file;
@@ -165,9 +158,7 @@ static int visit(void *ctx, const struct plugstack_line *l, const char *problem)
     finding(c, 1, "plugstack.conf", problem);
     return 0;
   }
-  if ((strcmp(l->argv[0], "required") == 0 || strcmp(l->argv[0], "optional") == 0) && l->argc >= 2 &&
-      is_slurm_pin(l->argv[1]))
-    check_plugin_line(c, l->argv[1], l->argc - 2, l->argv + 2);
+  if (plugstack_line_loads_slurm_pin(l)) check_plugin_line(c, l->argv[1], l->argc - 2, l->argv + 2);
   return 0;
 }
 
