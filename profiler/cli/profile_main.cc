@@ -426,17 +426,17 @@ const WorkDir& start_work(const Options& o) {
 template <class T>
 T parse_work_file(const WorkDir& w, const std::string& name, T (*parse)(std::istream&, const std::string&)) {
   std::string shown = w.path + "/" + name;
-  int fd = open_work_file(w, name);
-  if (fd < 0)
+  Fd f = open_work_file(w, name);
+  if (f.fd < 0)
     throw Error(shown + ": no such file: the profiling run ended without writing its results (the program, or its "
                 "node, was killed before it ended); run it again");
-  __gnu_cxx::stdio_filebuf<char> buf(fd, std::ios::in);  // closes fd
+  __gnu_cxx::stdio_filebuf<char> buf(f.fd, std::ios::in);  // closes it
+  f.fd = -1;
   std::istream in(&buf);
   return parse(in, shown);
 }
 
 // Runs the program under the backend; returns its sums.
-
 Sums run_backend(const Options& o, double& took) {
   const WorkDir& w = start_work(o);
   std::string work = w.path, sums = work + "/sharing";

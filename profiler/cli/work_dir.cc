@@ -51,10 +51,11 @@ std::string path_of(int fd, const std::string& shown) {
   return std::string(target, static_cast<size_t>(n));
 }
 
-// A file in the work directory that is not the runner's own.
-std::string someone_elses(const std::string& shown, const std::string& what) {
-  return shown + ": " + what + ": another user wrote into the work directory; run again with --workdir a directory "
-         "only you can write";
+// A file in the work directory must be the runner's own.
+void check_own(const struct stat& st, const std::string& shown) {
+  if (st.st_uid != geteuid())
+    throw Error(shown + ": belongs to uid " + std::to_string(st.st_uid) + ", not to you: another user wrote into the "
+                "work directory; run again with --workdir a directory only you can write");
 }
 
 }  // namespace
@@ -108,29 +109,19 @@ std::vector<std::string> work_names(const WorkDir& dir, const std::string& prefi
   return out;
 }
 
-int open_work_file(const WorkDir& dir, const std::string& name) {
+Fd open_work_file(const WorkDir& dir, const std::string& name) {
   std::string shown = dir.path + "/" + name;
-  int fd = openat(dir.fd, name.c_str(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
-  if (fd < 0 && errno == ENOENT) return -1;
-  if (fd < 0) throw Error(shown + ": " + std::strerror(errno) + " (is it a link? another user wrote there)");
   struct stat st;
-  std::string wrong = fstat(fd, &st) != 0      ? std::strerror(errno)
-                      : !S_ISREG(st.st_mode)   ? "not a regular file"
-                      : st.st_uid != geteuid() ? "belongs to uid " + std::to_string(st.st_uid) + ", not to you"
-                                               : "";
-  if (!wrong.empty()) {
-    close(fd);
-    throw Error(someone_elses(shown, wrong));
-  }
-  fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-  return fd;
+  Fd f = open_file_at(dir.fd, name, O_NOFOLLOW, shown, st, true);
+  if (f.fd >= 0) check_own(st, shown);
+  return f;
 }
 
 std::string read_work_file(const WorkDir& dir, const std::string& name, size_t max_bytes) {
   std::string shown = dir.path + "/" + name;
   struct stat st;
   std::string text = read_file_at(dir.fd, name, max_bytes, O_NOFOLLOW, shown, &st);
-  if (st.st_uid != geteuid()) throw Error(someone_elses(shown, "belongs to uid " + std::to_string(st.st_uid) + ", not to you"));
+  check_own(st, shown);
   return text;
 }
 

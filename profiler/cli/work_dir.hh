@@ -11,6 +11,8 @@
 #include <string>
 #include <vector>
 
+#include "input/user_file.hh"
+
 namespace slurmpin {
 
 struct WorkDir {
@@ -29,10 +31,10 @@ WorkDir make_work_dir(const std::string& parent);
 // Names in `dir` starting with `prefix`, sorted.
 std::vector<std::string> work_names(const WorkDir& dir, const std::string& prefix);
 
-// `name` in `dir` opened once (O_NOFOLLOW, non-blocking) and checked: a
-// regular file owned by the caller. The descriptor (blocking again), or -1
-// with errno ENOENT when nothing is there; throws Error for anything else.
-int open_work_file(const WorkDir& dir, const std::string& name);
+// `name` in `dir` opened once (open_file_at, O_NOFOLLOW) and checked: a
+// regular file owned by the caller. Holds nothing (fd -1) when nothing is
+// there; throws Error for anything else.
+Fd open_work_file(const WorkDir& dir, const std::string& name);
 
 // The whole of `name` in `dir`, checked as above, at most `max_bytes`.
 std::string read_work_file(const WorkDir& dir, const std::string& name, size_t max_bytes);

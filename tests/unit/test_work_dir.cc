@@ -65,7 +65,7 @@ TEST(WorkDir, FilesAreReadThroughTheDescriptorAndMustBeTheRunnersOwn) {
   fs::create_symlink(d.path / "moved/rank.1", d.path / "moved/rank.2");
   EXPECT_THROW(slurmpin::read_work_file(w, "rank.2", 100), Error);
   EXPECT_THROW(slurmpin::open_work_file(w, "rank.2"), Error);
-  EXPECT_EQ(slurmpin::open_work_file(w, "absent"), -1);
+  EXPECT_EQ(slurmpin::open_work_file(w, "absent").fd, -1);
   // Removed by name only while the name still names it.
   for (const char* f : {"rank.0", "rank.1", "rank.2", "other"}) unlinkat(w.fd, f, 0);
   slurmpin::remove_work_dir(w.parent, w.name.c_str(), w.fd);

@@ -17,16 +17,7 @@ Fd::~Fd() {
   if (fd >= 0) close(fd);
 }
 
-namespace {
-
-std::string size_words(size_t bytes) {
-  if (bytes >= (1u << 20)) return std::to_string(bytes >> 20) + " MiB";
-  return std::to_string(bytes >> 10) + " KiB";
-}
-
-// Opens `name` once and checks the descriptor: a regular file. Holds
-// nothing (fd -1, errno ENOENT) only when `missing_ok` and nothing is there.
-Fd open_regular(int dirfd, const std::string& name, int flags, const std::string& shown, struct stat& st,
+Fd open_file_at(int dirfd, const std::string& name, int flags, const std::string& shown, struct stat& st,
                 bool missing_ok) {
   // O_NONBLOCK: opening a FIFO with no writer returns at once instead of
   // waiting for one; regular files ignore the flag when read.
@@ -42,6 +33,13 @@ Fd open_regular(int dirfd, const std::string& name, int flags, const std::string
   if (fstat(f.fd, &st) != 0) throw Error(shown + ": " + std::strerror(errno));
   if (!S_ISREG(st.st_mode)) throw Error(shown + ": not a regular file (give a file path)");
   return f;
+}
+
+namespace {
+
+std::string size_words(size_t bytes) {
+  if (bytes >= (1u << 20)) return std::to_string(bytes >> 20) + " MiB";
+  return std::to_string(bytes >> 10) + " KiB";
 }
 
 void check_size(const struct stat& st, size_t max_bytes, const std::string& shown) {
@@ -72,7 +70,7 @@ void read_checked(int fd, const struct stat& st, const std::string& shown, std::
 int read_into(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
               struct stat* out, bool missing_ok, std::string& text) {
   struct stat st;
-  Fd f = open_regular(dirfd, name, flags, shown, st, missing_ok);
+  Fd f = open_file_at(dirfd, name, flags, shown, st, missing_ok);
   if (f.fd < 0) return -1;
   check_size(st, max_bytes, shown);
   if (out) *out = st;
@@ -92,7 +90,7 @@ std::string read_file_at(int dirfd, const std::string& name, size_t max_bytes, i
 FileBytes map_file_at(int dirfd, const std::string& name, size_t max_bytes, int flags, const std::string& shown,
                       struct stat* st) {
   struct stat got;
-  Fd f = open_regular(dirfd, name, flags, shown, got, false);
+  Fd f = open_file_at(dirfd, name, flags, shown, got, false);
   check_size(got, max_bytes, shown);
   if (st) *st = got;
   FileBytes out;
@@ -121,7 +119,7 @@ FileBytes::FileBytes(std::string text) {
 void check_user_file(const std::string& path) {
   if (path.empty()) throw Error("empty file name (give a file path)");
   struct stat st;
-  open_regular(AT_FDCWD, path, 0, path, st, false);
+  open_file_at(AT_FDCWD, path, 0, path, st, false);
 }
 
 std::string read_user_file(const std::string& path, size_t max_bytes) {

@@ -35,6 +35,13 @@ std::string read_user_file(const std::string& path, size_t max_bytes);
 // for arguments that may name a file or be something else.
 bool read_user_file_if_exists(const std::string& path, size_t max_bytes, std::string& text);
 
+// `name` in the directory `dirfd` opened once (non-blocking, `flags` added:
+// O_NOFOLLOW, say) and checked on its descriptor: a regular file, whose
+// fstat `st` receives. Holds nothing (fd -1, errno ENOENT) only when
+// `missing_ok` and nothing is there; else throws Error naming `shown`.
+Fd open_file_at(int dirfd, const std::string& name, int flags, const std::string& shown, struct stat& st,
+                bool missing_ok);
+
 // The same relative to an open directory: `name` is opened with openat and
 // `flags` added (O_NOFOLLOW, say). `shown` is how errors name the file; `st`
 // receives the descriptor's fstat for further checks (owner, mode).
