@@ -36,9 +36,10 @@ local state = {
   log = { info = print, error = print },
 }
 
--- The absolute entries of a Lua search path: Lua's default starts with
--- ./?.so, the directory slurmctld was started in.
-local function absolute_entries(search_path)
+-- The absolute entries of a Lua search path, as a list: Lua's default
+-- starts with ./?.lua and ./?.so, the directory slurmctld (or root's
+-- `slurm-pin policy`) was started in.
+function M.absolute_entries(search_path)
   local kept = {}
   for entry in string.gmatch(search_path, "[^;]+") do
     if string.sub(entry, 1, 1) == "/" then kept[#kept + 1] = entry end
@@ -55,7 +56,7 @@ local function load_io()
   local dirs = {}
   for _, d in ipairs(strategies.io_module_dirs or {}) do dirs[#dirs + 1] = d .. "/" .. version .. "/?.so" end
   if state.here and string.sub(state.here, 1, 1) == "/" then table.insert(dirs, 1, state.here .. "?.so") end
-  for _, entry in ipairs(absolute_entries(saved)) do dirs[#dirs + 1] = entry end
+  for _, entry in ipairs(M.absolute_entries(saved)) do dirs[#dirs + 1] = entry end
   package.cpath = table.concat(dirs, ";")
   local ok, io_module = pcall(require, "slurm_pin_io")
   package.cpath = saved
