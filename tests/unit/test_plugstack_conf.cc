@@ -19,11 +19,6 @@ namespace fs = std::filesystem;
 
 struct Dir : slurmpin::test::TempDir {
   Dir() : TempDir("plugstack_conf") {}
-  std::string write(const std::string& name, const std::string& text) const {
-    fs::create_directories((path / name).parent_path());
-    std::ofstream(path / name) << text;
-    return (path / name).string();
-  }
 };
 
 // Each line as "FILE:N WORD WORD...", each problem as "FILE:N ! PHRASE"

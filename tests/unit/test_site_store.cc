@@ -19,11 +19,6 @@ namespace fs = std::filesystem;
 
 struct Dir : slurmpin::test::TempDir {
   Dir() : TempDir("site_store") {}
-  std::string write(const std::string& name, const std::string& text) const {
-    fs::create_directories((path / name).parent_path());
-    std::ofstream(path / name) << text;
-    return (path / name).string();
-  }
 };
 
 std::string store_of(const std::string& plugstack, int* rc = nullptr) {

@@ -7,6 +7,7 @@
 
 #include <cstdlib>
 #include <filesystem>
+#include <fstream>
 #include <functional>
 #include <memory>
 #include <random>
@@ -39,6 +40,12 @@ struct TempDir {
   }
   TempDir(const TempDir&) = delete;
   TempDir& operator=(const TempDir&) = delete;
+  // Writes `text` to `name` below it (directories made as needed); its path.
+  std::string write(const std::string& name, const std::string& text) const {
+    std::filesystem::create_directories((path / name).parent_path());
+    std::ofstream(path / name) << text;
+    return (path / name).string();
+  }
 };
 
 // A new directory only root may write (/tmp/slurm-pin-NAME.XXXXXX, 0755),
