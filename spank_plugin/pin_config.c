@@ -33,6 +33,7 @@ void pin_config_defaults(struct pin_config *c) {
   c->max_file = PIN_MAX_FILE;
   c->placement_cache = PIN_PLACEMENT_CACHE;
   c->max_time = PIN_MAX_TIME;
+  c->max_memory = PIN_MAX_MEMORY;
   strcpy(c->launchers, PIN_LAUNCHERS);
   strcpy(c->store, SITE_STORE_DEFAULT); /* the default every command and the policy use too */
 }
@@ -97,13 +98,14 @@ int pin_check_site_rules(const struct pin_config *c, const char *value, char *er
 }
 
 /* "16M", "4096", "1G": bytes, from 1 KiB to 1 GiB. */
-static int parse_size(const char *v, unsigned long long *out) {
+/* SIZE[K|M|G] in bytes, from lo to hi (at most 1T). */
+static int parse_size(const char *v, unsigned long long lo, unsigned long long hi, unsigned long long *out) {
   char *end;
   unsigned long long n = strtoull(v, &end, 10);
   if (end == v || v[0] == '-') return -1;
   int shift = *end == 'K' ? 10 : *end == 'M' ? 20 : *end == 'G' ? 30 : 0;
   if (shift) ++end;
-  if (*end || n > (1ULL << 30) || (n << shift) < 1024 || (n << shift) > (1ULL << 30)) return -1;
+  if (*end || n > (1ULL << 40) || (n << shift) < lo || (n << shift) > hi) return -1;
   *out = n << shift;
   return 0;
 }
@@ -191,8 +193,14 @@ static int arg_run_dir(struct pin_config *c, const char *v, char *err, size_t le
 }
 
 static int arg_max_file(struct pin_config *c, const char *v, char *err, size_t len) {
-  if (parse_size(v, &c->max_file) == 0) return 0;
+  if (parse_size(v, 1ULL << 10, 1ULL << 30, &c->max_file) == 0) return 0;
   snprintf(err, len, "max_file=%.64s: give a size from 1K to 1G (16M, say)", v);
+  return -1;
+}
+
+static int arg_max_memory(struct pin_config *c, const char *v, char *err, size_t len) {
+  if (parse_size(v, 16ULL << 20, 1ULL << 40, &c->max_memory) == 0) return 0;
+  snprintf(err, len, "max_memory=%.64s: give a size from 16M to 1024G (1G, say)", v);
   return -1;
 }
 
@@ -251,6 +259,7 @@ static const struct plugstack_arg {
     {"run_dir=", ARG_READ, 0, 0, arg_run_dir},
     {"max_file=", ARG_READ, 0, 0, arg_max_file},
     {"max_time=", ARG_READ, 0, 0, arg_max_time},
+    {"max_memory=", ARG_READ, 0, 0, arg_max_memory},
     {"placement_cache=", ARG_READ, 0, 0, arg_placement_cache},
     {"launchers=", ARG_READ, 0, 0, arg_launchers},
     {"mem=", ARG_TEXT, CONFIG_FIELD(mem), NULL},

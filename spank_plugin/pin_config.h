@@ -36,6 +36,10 @@ struct pin_config {
    * (seconds). max_file=SIZE[K|M|G], max_time=SECONDS. */
   unsigned long long max_file;
   double max_time;
+  /* The most memory the placing helper may allocate (bytes), whatever the
+   * job's own memory on the node; a job with less caps it lower.
+   * max_memory=SIZE[K|M|G]. */
+  unsigned long long max_memory;
   /* Profile-guided placements kept in RUN_DIR/placements for the node's
    * next steps with the same inputs (placement_cache.h): at most this many
    * entries, the oldest removed; 0: none kept. */
@@ -130,6 +134,7 @@ int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, 
 #define PIN_PLACEMENT_CACHE 64
 #define PIN_PLACEMENT_CACHE_MAX 4096
 #define PIN_MAX_TIME 10.0
+#define PIN_MAX_MEMORY (1ULL << 30)
 
 /* The decision in an AdminComment: its last " | " part when that part is a
  * decision ("slurm-pin: ..."), else "" (no decision). job_submit.lua puts its

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -48,8 +49,39 @@ static void on_sigbus(int sig) {
   _exit(mapped_file_cut);
 }
 
+/* The data size the child has now (VmData, bytes): what it inherited of
+ * slurmstepd's address space, its own allowance comes on top. 0: unknown. */
+static unsigned long long data_size_now(void) {
+  char buf[4096];
+  int fd = open("/proc/self/status", O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  ssize_t n = read(fd, buf, sizeof buf - 1);
+  close(fd);
+  if (n <= 0) return 0;
+  buf[n] = '\0';
+  const char *at = strstr(buf, "\nVmData:");
+  unsigned long long kib = 0;
+  return at && sscanf(at, "\nVmData: %llu kB", &kib) == 1 ? kib << 10 : 0;
+}
+
+/* At most `memory` bytes more of data for the rest of the child's life
+ * (soft and hard limits: the user it becomes cannot raise them). */
+static int cap_memory(unsigned long long memory) {
+  unsigned long long base = data_size_now();
+  if (!base) return -1;
+  struct rlimit lim = {(rlim_t)(base + memory), (rlim_t)(base + memory)};
+  struct rlimit old;
+  if (getrlimit(RLIMIT_DATA, &old) == 0 && old.rlim_max != RLIM_INFINITY && old.rlim_max < lim.rlim_max)
+    lim = old; /* slurmstepd's own limit is lower still */
+  return setrlimit(RLIMIT_DATA, &lim);
+}
+
+/* The child's exit when it could not cap its own memory. */
+enum { memory_not_capped = 6 };
+
 /* The child: the job's user for good, then the work, its bytes to `fd`. */
-static void child(int fd, int (*work)(void *, struct plan_writer *), void *arg, const struct helper_identity *who) {
+static void child(int fd, int (*work)(void *, struct plan_writer *), void *arg, const struct helper_identity *who,
+                  unsigned long long memory) {
   struct plan_writer out = {0};
   /* Killed with slurmstepd rather than left placing for nobody. */
   signal(SIGPIPE, SIG_DFL);
@@ -58,6 +90,7 @@ static void child(int fd, int (*work)(void *, struct plan_writer *), void *arg, 
    * the reader, which is then that file's fault, not a crash to report. */
   signal(SIGBUS, on_sigbus);
   if (become(who) != 0) _exit(3);
+  if (memory && cap_memory(memory) != 0) _exit(memory_not_capped);
   if (work(arg, &out) != 0) _exit(2);
   if (write_all(fd, out.data, out.size) != 0 || write_all(fd, trailer, sizeof trailer) != 0) _exit(4);
   _exit(0);
@@ -70,7 +103,8 @@ static double now(void) {
 }
 
 int placing_helper_start(struct placing_helper *h, int (*work)(void *arg, struct plan_writer *out), void *arg,
-                         const struct helper_identity *who, double seconds, char *err, size_t len) {
+                         const struct helper_identity *who, double seconds, unsigned long long memory, char *err,
+                         size_t len) {
   int fds[2];
   h->pid = 0;
   if (pipe2(fds, O_CLOEXEC) != 0) return snprintf(err, len, "cannot start the placing helper: %s", strerror(errno)), -1;
@@ -86,7 +120,7 @@ int placing_helper_start(struct placing_helper *h, int (*work)(void *arg, struct
   }
   if (pid == 0) {
     close(fds[0]);
-    child(fds[1], work, arg, who);
+    child(fds[1], work, arg, who, memory);
   }
   close(fds[1]);
   h->pid = pid;
@@ -170,6 +204,8 @@ int placing_helper_finish(struct placing_helper *h, size_t max_bytes, char **dat
   else if (WIFSIGNALED(status)) died_of(WTERMSIG(status), err, len);
   else if (WIFEXITED(status) && WEXITSTATUS(status) == 3)
     snprintf(err, len, "the placing helper cannot run as the job's user");
+  else if (WIFEXITED(status) && WEXITSTATUS(status) == memory_not_capped)
+    snprintf(err, len, "the placing helper cannot limit its own memory (/proc/self/status, RLIMIT_DATA)");
   else if (WIFEXITED(status) && WEXITSTATUS(status) == mapped_file_cut)
     snprintf(err, len,
              "a store profile was cut short while the step read it (rewritten in place: replace entries with "

@@ -41,9 +41,13 @@ struct placing_helper {
 };
 
 /* Starts work(arg, out) in a child process as `who`; it must be done
- * within `seconds`. 0, or -1 with `err`. */
+ * within `seconds`, and may allocate at most `memory` bytes beyond what it
+ * had when forked (its data segment and private writable mappings,
+ * RLIMIT_DATA: what a single-threaded helper's resident memory grows by;
+ * files it maps read-only are not counted). 0, or -1 with `err`. */
 int placing_helper_start(struct placing_helper *h, int (*work)(void *arg, struct plan_writer *out), void *arg,
-                         const struct helper_identity *who, double seconds, char *err, size_t len);
+                         const struct helper_identity *who, double seconds, unsigned long long memory, char *err,
+                         size_t len);
 
 /* Waits for the helper (at most until its deadline, then kills it): what
  * work put into `out` in *data (malloc'd) and *size when work returned 0,

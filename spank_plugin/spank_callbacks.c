@@ -81,6 +81,9 @@ struct helper_job {
   const char *strategy;
   int batch;
   struct timespec started; /* in the helper */
+  /* The most the helper may allocate (bytes), and the step's own memory
+   * on this node when that is what caps it (MiB; 0: max_memory= does). */
+  unsigned long long memory, step_mib;
 };
 
 /* One step on this node (slurmstepd), or one srun, sbatch or salloc: all
@@ -759,6 +762,9 @@ static int compute(struct pin_step *s, spank_t sp, const char *strategy, const c
   if (spank_get_item(sp, S_JOB_LOCAL_TASK_COUNT, &ntasks) != ESPANK_SUCCESS || ntasks == 0)
     return fail(s, "cannot read the number of tasks on this node");
   if ((rc = step_cpus(s, sp, ntasks, s->cpus, sizeof s->cpus)) != 0) return rc;
+  /* The helper places on the step's CPUs, not on other jobs' (best
+   * effort: the engine keeps to the CPUs it may use either way). */
+  if (!s->request.dryrun) process_bind_cpus(s->cpus, NULL, 0);
   if (threads_wanted(s, sp) != 0 || set_binding(s, strategy) != 0 || set_gpus(s, sp) != 0 ||
       set_task_ranks(s, sp, ntasks) != 0)
     return -1;
@@ -1064,6 +1070,18 @@ static int bad_request(struct pin_step *s, const char *why) {
   return fail(s, m);
 }
 
+/* Out of memory in the helper, whose memory is capped by the step's own
+ * on this node (helper_memory): the step's size is what to change. */
+static void said_out_of_memory(struct pin_step *s) {
+  if (!s->job.step_mib || !strstr(s->failure, "out of memory")) return;
+  char m[ERR_LEN];
+  snprintf(m, sizeof m,
+           "placing this step needs more memory than the step has on this node (%llu MiB): give it more "
+           "(--mem, --mem-per-cpu) or use a smaller profile",
+           s->job.step_mib);
+  snprintf(s->failure, sizeof s->failure, "%s", m);
+}
+
 /* The helper's work (placing_helper.h): the engine's checks of the site's
  * rules, then the launcher's preparation or the step's placement and its
  * plan, each task's line only when someone reads it. Failures are
@@ -1085,6 +1103,7 @@ static int place_in_helper(void *arg, struct plan_writer *w) {
   int lines = s->request.dryrun || s->request.verbose || s->config.verbose;
   if (rc == 0 && !s->failure[0] && !s->launcher.on && step_plan_encode(s->placement, s->request.dryrun, lines, &plan) != 0)
     rc = fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
+  if (s->failure[0]) said_out_of_memory(s);
   int bad = report(s, rc, w) || (rc == 0 && !s->failure[0] && !s->launcher.on && plan_put(w, plan.data, plan.size));
   free(plan.data);
   return bad ? -1 : 0;
@@ -1123,6 +1142,19 @@ static int read_report(struct pin_step *s, char *data, size_t size) {
  * KiB, the cache entry at most 4 MiB. */
 #define MAX_REPORT (256u << 20)
 
+/* What the helper may allocate: the step's memory on this node as Slurm
+ * allocated it (else the job's), so that placing counts against what the
+ * job was given, as its tasks will; max_memory= above that, and for jobs
+ * Slurm gives no memory (no memory in SelectTypeParameters). The helper is
+ * gone before the first task starts: it never holds memory they need. */
+static void helper_memory(struct pin_step *s, spank_t sp, struct helper_job *j) {
+  uint64_t mib = 0;
+  if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mib) != ESPANK_SUCCESS || !mib)
+    if (spank_get_item(sp, S_JOB_ALLOC_MEM, &mib) != ESPANK_SUCCESS) mib = 0;
+  j->memory = s->config.max_memory;
+  if (mib && mib < (s->config.max_memory >> 20)) j->memory = (unsigned long long)mib << 20, j->step_mib = mib;
+}
+
 /* What user_init does for the step up to the helper: 1 when the helper was
  * started (placing it, or preparing its launcher), 0 when there is nothing
  * to place, -1 when the step fails (failure set). `who`: the job's ids
@@ -1142,9 +1174,11 @@ static int start_placing(struct pin_step *s, spank_t sp, const struct helper_ide
   if (strcmp(strategy, "none") == 0) return site_allows(s, strategy) != 0 ? -1 : 0;
   if (placement_cache_dir(s->config.run_dir, s->placements_dir, sizeof s->placements_dir) != 0)
     return fail(s, "run_dir= is too long");
-  s->job = (struct helper_job){s, sp, strategy, batch, {0, 0}};
+  s->job = (struct helper_job){s, sp, strategy, batch, {0, 0}, 0, 0};
+  helper_memory(s, sp, &s->job);
   /* The engine's own budget, and a margin for loading it. */
-  if (placing_helper_start(&s->helper, place_in_helper, &s->job, who, s->config.max_time + 10, err, sizeof err) != 0)
+  if (placing_helper_start(&s->helper, place_in_helper, &s->job, who, s->config.max_time + 10, s->job.memory, err,
+                           sizeof err) != 0)
     return fail(s, err);
   s->placing = PLACING_STARTED;
   return 1;

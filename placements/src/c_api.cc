@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 // The C face of the engine: an opaque handle holding a Request and its Result.
 #include <algorithm>
+#include <cerrno>
 #include <cstring>
 #include <exception>
 #include <iterator>
@@ -61,6 +62,10 @@ int guarded(const sp_placement_t* p, F&& f) {
     f();
     p->error.clear();
     return 0;
+  } catch (const std::bad_alloc&) {
+    p->error = "out of memory";  // what a caller under a memory limit recognises (sp_error)
+    errno = ENOMEM;
+    return -1;
   } catch (const std::exception& e) {
     p->error = printable(e.what());  // front ends print it to users' terminals and logs
     return -1;
@@ -95,6 +100,10 @@ int checked(char* err, size_t len, F&& f) {
   try {
     f();
     return 0;
+  } catch (const std::bad_alloc&) {
+    copy_out("out of memory", err, len);
+    errno = ENOMEM;
+    return -1;
   } catch (const std::exception& e) {
     copy_out(printable(e.what()), err, len);
     return -1;

@@ -2,13 +2,14 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The plugin on a two-node local Slurm in the configuration production
 # sites run: proctrack/cgroup, task/cgroup,task/affinity, a cgroup.conf with
-# ConstrainCores=yes. The step's cgroup bounds every task; slurm-pin's
+# ConstrainCores=yes and ConstrainRAMSpace=yes, memory given to jobs
+# (CR_Core_Memory). The step's cgroup bounds every task; slurm-pin's
 # binding comes after Slurm's and stays inside it.
 
 load slurm_helpers
 
 setup_file() {
-  export SLURM_PIN_NODES="n1 n2"
+  export SLURM_PIN_NODES="n1 n2" SLURM_PIN_MEMORY=constrained
   slurm_up production
   printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/swap.placement"
   printf 'slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 9\n9 0\n' >"$WORK/pair.profile"
@@ -112,4 +113,40 @@ EOF
   grep -q '^after {0},{1} 0-1$' "$WORK/long.out"
   grep -q '^next {0},{1}$' "$WORK/long.out"
   node_is_idle
+}
+
+# A profile of 128 threads with 300 parallel regions, each its own matrix:
+# placing them all takes the helper some tens of MiB.
+many_regions_profile() {
+  awk 'BEGIN { srand(1); print "slurm-pin-profile 1"; print "threads 128"
+    for (r = -1; r < 300; ++r) {
+      if (r >= 0) print "region r" r
+      print "matrix simple"
+      for (i = 0; i < 128; ++i) { row = ""; for (j = 0; j < 128; ++j) row = row (j ? " " : "") (i == j ? 0 : int(rand() * 9) + 1); print row }
+    } }' >"$WORK/regions.profile"
+  chmod 644 "$WORK/regions.profile"
+}
+
+@test "the placing helper counts against the step's memory: a step too small for its placement fails with one line naming --mem" {
+  many_regions_profile
+  placing=(-w n1 -n1 -c2 --pin-strategy=lp-compact --pin-profile="$WORK/regions.profile" --pin-phases --pin-oversubscribe)
+  # The step's memory cgroup is what --mem says (above Slurm's MinRAMSpace).
+  run --separate-stderr as_user srun -w n1 -n1 -c2 --mem=256 sh -c \
+    'cat /sys/fs/cgroup/memory$(sed -n "s/^[0-9]*:memory://p" /proc/self/cgroup)/../memory.limit_in_bytes'
+  [ "$status" -eq 0 ] && [ "$output" -eq $((256 << 20)) ] || { echo "$status $output $stderr"; false; }
+  # Placing 300 regions does not fit in 8 MiB: the step fails before any task runs.
+  run --separate-stderr as_user env OMP_NUM_THREADS=128 srun --mem=8 "${placing[@]}" "$(omp)"
+  [ "$status" -ne 0 ]
+  [ -z "$output" ]
+  stderr=$(srun_said | grep -v 'srun: error: n1: task 0: Exited with exit code 1')
+  expect_one_error_line slurmstepd-n1 \
+    "n1: slurm-pin: placing this step needs more memory than the step has on this node (8 MiB): give it more (--mem, --mem-per-cpu)"
+  node_is_idle
+  # With memory enough it is placed; an ordinary step fits in 8 MiB.
+  run --separate-stderr as_user env OMP_NUM_THREADS=128 srun --mem=256 "${placing[@]}" "$(omp)"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(grep -c '^rank 0 thread ' <<<"$output")" -eq 128 ] || { echo "$output" | head; false; }
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -w n1 -n1 -c2 --mem=8 --pin-strategy=compact --pin-verbose "$(omp)"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  claims_are_real
 }

@@ -231,14 +231,16 @@ TEST(PluginComponents, MalformedOptionsAreRefused) {
 TEST(PluginConfig, RunDirectoryAndCostBounds) {
   pin_config c;
   std::string e;
-  ASSERT_EQ(parse(c, {"run_dir=/run/pin", "max_file=4M", "max_time=2.5"}), 0);
+  ASSERT_EQ(parse(c, {"run_dir=/run/pin", "max_file=4M", "max_time=2.5", "max_memory=2G"}), 0);
   EXPECT_STREQ(c.run_dir, "/run/pin");
   EXPECT_EQ(c.max_file, 4ull << 20);
   EXPECT_DOUBLE_EQ(c.max_time, 2.5);
+  EXPECT_EQ(c.max_memory, 2ull << 30);
   ASSERT_EQ(parse(c, {}), 0);
   EXPECT_STREQ(c.run_dir, "/run/slurm-pin");
   EXPECT_EQ(c.max_file, 16ull << 20);
   EXPECT_DOUBLE_EQ(c.max_time, 10);
+  EXPECT_EQ(c.max_memory, 1ull << 30);
   EXPECT_EQ(parse(c, {"run_dir=relative"}, &e), -1);
   EXPECT_NE(e.find("give an absolute path"), std::string::npos);
   // Root's files for every user's steps never go where a user could make a
@@ -249,7 +251,8 @@ TEST(PluginConfig, RunDirectoryAndCostBounds) {
   EXPECT_EQ(parse(c, {"topology_cache=/tmp/node.xml"}, &e), -1);
   EXPECT_NE(e.find("topology_cache=/tmp/node.xml: /tmp is writable"), std::string::npos) << e;
   EXPECT_EQ(parse(c, {"topology_cache=none"}), 0);
-  for (const char* bad : {"max_file=0", "max_file=2G", "max_file=12X", "max_file=-1", "max_time=0", "max_time=x"})
+  for (const char* bad : {"max_file=0", "max_file=2G", "max_file=12X", "max_file=-1", "max_time=0", "max_time=x",
+                          "max_memory=1M", "max_memory=2048G", "max_memory=1T"})
     EXPECT_EQ(parse(c, {bad}, &e), -1) << bad;
   // The node's placement cache: 64 entries unless said, 0 for none.
   EXPECT_EQ(c.placement_cache, 64);

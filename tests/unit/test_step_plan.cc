@@ -8,6 +8,7 @@
 #include <gtest/gtest.h>
 #include <sched.h>
 #include <signal.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -201,10 +202,21 @@ int read_cut_file(void*, plan_writer* out) {
   return plan_put_text(out, last == 'x' ? "read" : "other");
 }
 
+// Allocates and touches `wanted` bytes in the helper: what it could.
+size_t wanted = 0;
+int allocate(void*, plan_writer* out) {
+  char* p = static_cast<char*>(malloc(wanted));
+  if (p) memset(p, 1, wanted);
+  int rc = plan_put_text(out, p ? "allocated" : "out of memory");
+  free(p);
+  return rc;
+}
+
 // The helper started, then finished: 0 and its bytes, or -1 and the line.
-int run_helper(int (*work)(void*, plan_writer*), double seconds, char** data, size_t* size, char* err, size_t len) {
+int run_helper(int (*work)(void*, plan_writer*), double seconds, char** data, size_t* size, char* err, size_t len,
+               unsigned long long memory = 0) {
   placing_helper h{};
-  if (placing_helper_start(&h, work, nullptr, nullptr, seconds, err, len) != 0) return -1;
+  if (placing_helper_start(&h, work, nullptr, nullptr, seconds, memory, err, len) != 0) return -1;
   return placing_helper_finish(&h, 1 << 20, data, size, err, len);
 }
 
@@ -230,9 +242,28 @@ TEST(PlacingHelper, BringsBackTheChildsBytesOrOneLine) {
   // named with its fix (not a crash to report).
   EXPECT_EQ(run_helper(read_cut_file, 5, &data, &size, err, sizeof err), -1);
   EXPECT_NE(std::string(err).find("store profile was cut short while the step read it"), std::string::npos) << err;
+  // Capped memory: what the cap allows is allocated, more is refused (the
+  // helper goes on and says so), the parent's own limit untouched.
+  struct rlimit before {};
+  getrlimit(RLIMIT_DATA, &before);
+  for (auto [bytes, said] : {std::pair<size_t, const char*>{4u << 20, "allocated"}, {64u << 20, "out of memory"}}) {
+    wanted = bytes;
+    ASSERT_EQ(run_helper(allocate, 5, &data, &size, err, sizeof err, 16u << 20), 0) << err;
+    plan_reader got{data, size, 0, 0};
+    EXPECT_STREQ(plan_get(&got, nullptr), said) << bytes;
+    free(data);
+  }
+  wanted = 64u << 20;
+  ASSERT_EQ(run_helper(allocate, 5, &data, &size, err, sizeof err), 0) << err;
+  plan_reader uncapped{data, size, 0, 0};
+  EXPECT_STREQ(plan_get(&uncapped, nullptr), "allocated");
+  free(data);
+  struct rlimit after {};
+  getrlimit(RLIMIT_DATA, &after);
+  EXPECT_EQ(after.rlim_cur, before.rlim_cur);
   // A helper whose result nobody waits for any more: ended, reaped.
   placing_helper h{};
-  ASSERT_EQ(placing_helper_start(&h, hang, nullptr, nullptr, 5, err, sizeof err), 0);
+  ASSERT_EQ(placing_helper_start(&h, hang, nullptr, nullptr, 5, 0, err, sizeof err), 0);
   pid_t pid = h.pid;
   placing_helper_cancel(&h);
   EXPECT_EQ(h.pid, 0);

@@ -50,7 +50,8 @@ typedef struct sp_placement sp_placement_t;
 /* A new handle, or NULL when out of memory. */
 sp_placement_t *sp_init(void);
 void sp_finalize(sp_placement_t *p);
-/* Why the last failing call on p failed ("" when none did). */
+/* Why the last failing call on p failed ("" when none did): "out of
+ * memory" (and errno ENOMEM) when memory ran out, whatever the call. */
 const char *sp_error(const sp_placement_t *p);
 
 /* ---- the machine ------------------------------------------------------- */
