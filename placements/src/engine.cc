@@ -611,12 +611,22 @@ bool read_profile_or_cache(Placing& p) {
   return false;
 }
 
-// A profile of ranks alone has no thread matrix for a strategy that needs
-// one: the task's threads are placed compact inside its share.
+// Tasks placed by their traffic (a profile of ranks alone, or a task
+// matrix) with a strategy that needs a thread matrix and none given: the
+// strategy placed the tasks; each task's threads go compact inside its
+// share (a one-thread task has nothing to share, so no note).
 void threads_without_matrix(Placing& p) {
-  if (p.r.has_matrix || p.r.profile_has_threads || !strategy_info(p.r.strategy).needs_matrix) return;
-  p.out.notes.push_back(p.r.matrix_source + " holds rank traffic only: each task's threads placed compact "
-                        "(profile with a thread backend too for " + strategy_info(p.r.strategy).name + ")");
+  if (p.r.has_matrix || !strategy_info(p.r.strategy).needs_matrix) return;
+  bool ranks_only = !p.r.profile_has_threads;
+  if (!ranks_only && !p.r.has_task_matrix) return;  // nothing to place by: resolve_threads says what is missing
+  int threads = p.r.threads ? p.r.threads : p.share;
+  const std::string name = strategy_info(p.r.strategy).name;
+  if (threads > 1 && ranks_only)
+    p.out.notes.push_back(p.r.matrix_source + " holds rank traffic only: each task's threads placed compact "
+                          "(profile with a thread backend too for " + name + ")");
+  else if (threads > 1)
+    p.out.notes.push_back(p.r.task_matrix_source + " placed the tasks; without a sharing matrix each task's threads "
+                          "are placed compact (give a sharing profile too for " + name + ")");
   p.r.strategy = Strategy::kCompact;
 }
 

@@ -3,6 +3,7 @@
 # `slurm-pin place`: every strategy and format, end to end through the CLI.
 
 load helpers
+bats_require_minimum_version 1.5.0
 
 place_json() {
   run "$SLURM_PIN" place --format json "$@"
@@ -233,6 +234,27 @@ pus_of_task() {
   expect_status 1
   [ "${#lines[@]}" -eq 1 ]
   [[ "$output" == *"4 tasks but 3 tasks run here"* ]]
+}
+
+@test "--task-matrix with every strategy: one-thread tasks need no sharing matrix, more threads go compact with a note" {
+  printf '0 1 100 1\n1 0 1 100\n100 1 0 1\n1 100 1 0\n' >"$BATS_TEST_TMPDIR/ranks.txt"
+  for s in compact scatter lp-compact lp-scatter gp lpgp gplp; do
+    run --separate-stderr "$SLURM_PIN" place --topology "pack:2 core:2 pu:1" --strategy "$s" --tasks 4 \
+      --task-matrix "$BATS_TEST_TMPDIR/ranks.txt" --format json
+    [ "$status" -eq 0 ] || { echo "$s: $stderr"; false; }
+    [ -z "$stderr" ] && [ "$(jq '.notes | length' <<<"$output")" -eq 0 ] || { echo "$s: $stderr $output"; false; }  # nothing to note for one thread
+    pkg() { echo $(($(pus_of_task "$1") / 2)); }
+    [ "$(pkg 0)" = "$(pkg 2)" ] && [ "$(pkg 1)" = "$(pkg 3)" ] || { echo "$s: $output"; false; }
+  done
+  # Two threads per task, no sharing matrix: the tasks by traffic, their threads compact, said once.
+  run --separate-stderr "$SLURM_PIN" place --topology "pack:2 core:4 pu:1" --strategy lpgp --tasks 4 \
+    --task-matrix "$BATS_TEST_TMPDIR/ranks.txt"
+  [ "$status" -eq 0 ]
+  [ "$(grep -c 'without a sharing matrix each task.s threads are placed compact' <<<"$output")" -eq 1 ]
+  # Without the task matrix, lpgp still names what it needs.
+  run "$SLURM_PIN" place --topology "pack:2 core:2 pu:1" --strategy lpgp --tasks 4
+  expect_status 1
+  [[ "$output" == *"needs a sharing matrix"* ]]
 }
 
 @test "--nodes: ranks across nodes by their traffic, as a hostfile for srun --distribution=arbitrary" {

@@ -54,12 +54,12 @@ class RankProfile : public ::testing::Test {
   void TearDown() override { std::remove(path.c_str()); }
   void write(const std::string& text) { std::ofstream(path) << text; }
 
-  // Each local task's CPU, 8 tasks on pack:2 l3:2 core:2, with `ranks` of a
+  // Each local task's (first) CPU, 8 tasks on pack:2 l3:2 core:2, with `ranks` of a
   // job of `job` tasks (none: unset), by the profile or by `matrix`.
   std::vector<int> placed(const std::vector<int>& ranks, int job, const Matrix* matrix = nullptr,
-                          const char* strategy = "compact") {
+                          const char* strategy = "compact", const char* topology = "pack:2 l3:2 core:2 pu:1") {
     sp_placement_t* p = sp_init();
-    EXPECT_EQ(sp_set_topology(p, "pack:2 l3:2 core:2 pu:1"), 0);
+    EXPECT_EQ(sp_set_topology(p, topology), 0);
     EXPECT_EQ(sp_set_strategy(p, strategy), 0);
     EXPECT_EQ(sp_set_tasks(p, 8), 0);
     if (matrix) {
@@ -166,7 +166,11 @@ TEST_F(RankProfile, RankTrafficAloneOrdersTasksAndPlacesThreadsCompact) {
   write(rank_profile(halves(), false));
   std::vector<int> got = placed({4, 5, 6, 7, 12, 13, 14, 15}, 16, nullptr, "lpgp");
   for (int a = 0; a < 4; ++a) EXPECT_EQ(got[a] / 2, got[a + 4] / 2) << "local tasks " << a << " and " << a + 4;
-  EXPECT_NE(notes.find("holds rank traffic only"), std::string::npos) << notes;
+  EXPECT_EQ(notes, "");  // one thread per task: nothing to share, nothing to say
+  // Two threads per task (two cores each): placed compact, and said.
+  got = placed({4, 5, 6, 7, 12, 13, 14, 15}, 16, nullptr, "lpgp", "pack:2 l3:2 core:4 pu:1");
+  for (int a = 0; a < 4; ++a) EXPECT_EQ(got[a] / 4, got[a + 4] / 4) << "local tasks " << a << " and " << a + 4;
+  EXPECT_NE(notes.find("holds rank traffic only: each task's threads placed compact"), std::string::npos) << notes;
 }
 
 TEST_F(RankProfile, TaskRanksOutsideTheJobAreRefused) {
