@@ -115,10 +115,19 @@ TEST(Devices, EachTaskGetsItsNearestGpusAndCpusNearThem) {
   EXPECT_EQ(r.tasks[0].share.ids(), (std::vector<unsigned>{0, 1, 40, 41}));
   EXPECT_EQ(r.tasks[1].gpus, (std::vector<std::string>{"4"}));
   EXPECT_EQ(r.tasks[1].share.ids(), (std::vector<unsigned>{20, 21, 60, 61}));
-  // Both GPUs on socket 1: the first task takes socket 1's cores, not the
-  // first cores in order (socket 0's, where a plain split would put it).
+  // Both GPUs on socket 1, the step's cores on both sockets: one task sits
+  // away from its GPU whichever it is; equally near, the tasks keep node
+  // order (the first on socket 0), as without GPUs.
   r = gpu_place("gpu-dgx1.xml", 2, {{"CUDA_VISIBLE_DEVICES", "4,5"}}, step);
-  EXPECT_EQ(r.tasks[0].share.ids(), (std::vector<unsigned>{20, 21, 60, 61}));
+  EXPECT_EQ(r.tasks[0].share.ids(), (std::vector<unsigned>{0, 1, 40, 41}));
+  EXPECT_EQ(r.tasks[1].share.ids(), (std::vector<unsigned>{20, 21, 60, 61}));
+  // Four GPUs on NUMA nodes 1, 2, 5 and 7 of 8, eight tasks: two per GPU,
+  // one on the GPU's node and one beside it, in node order (they once
+  // swapped: first CPUs 6 0 12 18 30 24 42 36).
+  r = gpu_place("gpu-nps4-four.xml", 8);
+  std::string firsts;
+  for (const auto& t : r.tasks) firsts += std::to_string(t.share.first()) + " ";
+  EXPECT_EQ(firsts, "0 6 12 18 24 30 36 42 ");
   // Fewer tasks than GPUs: blocks of neighbours; more: tasks share one.
   r = gpu_place("gpu-nps4.xml", 4);
   EXPECT_EQ(r.tasks[1].gpus, (std::vector<std::string>{"2", "3"}));
@@ -136,11 +145,12 @@ TEST(Devices, EachTaskGetsItsNearestGpusAndCpusNearThem) {
 }
 
 TEST(Devices, WithGpusEveryCoreIsUsedAndTasksKeepNodeOrder) {
-  // From 2 to 16 tasks on both GPU nodes: the step's every core in one
+  // From 2 to 16 tasks on every GPU node (4 GPUs on NUMA nodes 1, 2, 5 and 7
+  // of 8 too, where tied tasks once swapped): the step's every core in one
   // task, sizes within one core, tasks in node order (ranks sharing a GPU
   // too: the first of them on its first cores), each task near a GPU of
   // its own.
-  for (const char* node : {"gpu-dgx1.xml", "gpu-nps4.xml"}) {
+  for (const char* node : {"gpu-dgx1.xml", "gpu-nps4.xml", "gpu-nps4-four.xml"}) {
     for (int tasks = 2; tasks <= 16; ++tasks) {
       Result r = gpu_place(node, tasks);
       std::set<unsigned> used;

@@ -183,6 +183,29 @@ std::vector<std::vector<int>> split_tasks_evenly(const Tree& t, int tasks, bool 
   return out;
 }
 
+namespace {
+
+// Tasks near the same devices are equally near whatever share each of them
+// took: among themselves they keep node order (the first task the first
+// share), as without devices, so that rank order follows the CPUs.
+void keep_node_order_in_ties(const std::vector<CpuSet>& near, const std::vector<size_t>& position,
+                             std::vector<std::vector<int>>& out) {
+  std::vector<char> done(near.size(), 0);
+  auto first = [&](const std::vector<int>& share) { return share.empty() ? ~size_t{0} : position[share[0]]; };
+  for (size_t task = 0; task < near.size(); ++task) {
+    if (done[task]) continue;
+    std::vector<size_t> tied;
+    for (size_t other = task; other < near.size(); ++other)
+      if (!done[other] && near[other] == near[task]) tied.push_back(other), done[other] = 1;
+    std::vector<std::vector<int>> shares;
+    for (size_t t : tied) shares.push_back(std::move(out[t]));
+    std::sort(shares.begin(), shares.end(), [&](const auto& a, const auto& b) { return first(a) < first(b); });
+    for (size_t k = 0; k < tied.size(); ++k) out[tied[k]] = std::move(shares[k]);
+  }
+}
+
+}  // namespace
+
 std::vector<std::vector<int>> split_tasks_near(const Tree& t, const std::vector<int>& sizes,
                                                const std::vector<CpuSet>& near) {
   std::vector<int> order = compact_order(t, t.root);
@@ -218,6 +241,7 @@ std::vector<std::vector<int>> split_tasks_near(const Tree& t, const std::vector<
     // A share keeps compact order inside, whatever order it was taken in.
     std::sort(out[task].begin(), out[task].end(), [&](int a, int b) { return position[a] < position[b]; });
   }
+  keep_node_order_in_ties(near, position, out);
   return out;
 }
 
