@@ -13,6 +13,7 @@
 #include "parallel.hh"
 #include "placement_cache.hh"
 #include "strategies/task_traffic.hh"
+#include "strategies/load_first.hh"
 #include "strategies/orders.hh"
 #include "strategies/placement_file.hh"
 #include "sharing/profile.hh"
@@ -119,7 +120,7 @@ StoredProfile fetch_profile(Request& r, int share) {
   if (r.profile_store.empty())
     throw Error("profile '" + spec.app + "' names a store profile but no store is configured "
                 "(configure a profile store, or give a file path)");
-  return find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version);
+  return find_profile(r.profile_store, spec.app, r.threads ? r.threads : share, spec.version, share);
 }
 
 // Threads per task: asked for, or the matrix's; 0 when neither says, each
@@ -274,7 +275,10 @@ std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::shar
     uint64_t seed = r.seed + 0x9E3779B97F4A7C15ull * static_cast<uint64_t>(t);
     std::vector<int> slot_of;
     if (r.strategy == Strategy::kNone) slot_of.assign(n, -1);
-    else if (strategy_info(r.strategy).needs_matrix) slot_of = place_profile_guided(sub, w, r.strategy, seed);
+    else if (strategy_info(r.strategy).needs_matrix) {
+      slot_of = place_profile_guided(sub, w, r.strategy, seed);
+      balance_load(sub, w, r.thread_load, slot_of, [&] { deadline.check(); });
+    }
     else slot_of = order_for(sub, r.strategy, seed);
     TaskPlace tp;
     tp.share = CpuSet::of(sub.nodes[sub.root].pus);
@@ -372,6 +376,9 @@ void use_profile(Request& r, Profile parsed, const std::string& path, const std:
   r.profile_has_threads = profile.has_thread_matrix() || !profile.ranks;
   r.has_matrix = r.profile_has_threads;
   if (r.has_matrix) r.matrix = profile.affinity(r.profile_model, r.profile_region, path);
+  r.thread_load.clear();
+  if (r.has_matrix && static_cast<int>(profile.thread_accesses.size()) == r.matrix.size())
+    r.thread_load = profile.thread_accesses;
   r.region_names.clear();
   r.region_matrix = nullptr;
   r.region_aliases.clear();

@@ -40,6 +40,10 @@ struct Request {
   bool has_matrix = false;
   SharingMatrix matrix;
   std::string matrix_source;  // file name, for messages
+  // Each thread's reads and writes (the profile's thread_accesses, one per
+  // thread of the matrix; empty: not known): with more threads than cores,
+  // the busiest go to distinct cores (load_first.hh).
+  std::vector<double> thread_load;
   // The tasks' own traffic (MPI ranks: tasks x tasks, the node's local
   // tasks in order): which task gets which share (task_traffic.hh).
   bool has_task_matrix = false;

@@ -24,7 +24,7 @@ namespace {
 
 // Bumped whenever an entry's meaning changes; with the engine's version in
 // every key, an upgraded engine never reads what an older one placed.
-constexpr int kFormat = 4;  // 2: tasks split evenly along the tree (every slot used); 3: with GPUs and scatter too; 4: XXH3 keys
+constexpr int kFormat = 5;  // 2: tasks split evenly along the tree (every slot used); 3: with GPUs and scatter too; 4: XXH3 keys; 5: load first (busiest threads on distinct cores)
 constexpr const char* kMagic = "slurm-pin-placement-cache";
 
 // A store entry's text as xxHash's XXH3 (64 bits, gigabytes per second).

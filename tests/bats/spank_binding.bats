@@ -260,7 +260,8 @@ step_fails() {
 @test "a store profile for another thread count fails the step, naming the counts it has" {
   store_profile "$FIXTURES/profiles/pairs8.profile" eight 8
   step_fails srun -c2 --pin-strategy=lpgp --pin-profile=eight
-  [[ "$stderr" == *"profile 'eight' has no 2-thread profile (it has 8): set OMP_NUM_THREADS to one of those"* ]]
+  # The advice never leads to a crowded step without saying so.
+  [[ "$stderr" == *"profile 'eight' has no 2-thread profile (it has 8): profile at 2 threads; a profile of 8 threads would run more threads than each task's 2 CPUs, which then take turns"* ]]
 }
 
 @test "a topology file that does not describe the node fails the step cleanly" {

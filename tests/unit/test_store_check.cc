@@ -65,6 +65,27 @@ TEST(StoreCheck, AnUntrustedEntryIsRefusedAsTheEngineRefusesIt) {
   EXPECT_EQ(srun, engine);
 }
 
+TEST(StoreCheck, AMissingThreadCountSaysWhichCountsFitTheTasksCpus) {
+  Store s;
+  s.entry("app", "t2.v1.profile");
+  s.entry("app", "t8.v1.profile");
+  auto said = [&](int threads, int cpus) {
+    try {
+      slurmpin::find_profile(s.path.string(), "app", threads, 0, cpus);
+    } catch (const slurmpin::Error& e) {
+      return std::string(e.what());
+    }
+    return std::string("found");
+  };
+  // 4 CPUs per task: 2 threads fit, 8 would crowd them, and that is said.
+  EXPECT_EQ(said(4, 4), "profile 'app' has no 4-thread profile (it has 2, 8): profile at 4 threads, or set "
+                        "OMP_NUM_THREADS to 2 (a profile of 8 threads would run more threads than each task's 4 "
+                        "CPUs, which then take turns)");
+  // The CPUs not known: every count is a choice.
+  EXPECT_EQ(said(4, 0), "profile 'app' has no 4-thread profile (it has 2, 8): profile at 4 threads, or set "
+                        "OMP_NUM_THREADS to one of 2, 8");
+}
+
 TEST(StoreCheck, OnlyTheApplicationsDirectoryIsRead) {
   // Another application's mistake is not this one's: only its own
   // directory is read, whatever the store holds.

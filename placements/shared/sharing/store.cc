@@ -163,7 +163,30 @@ std::vector<StoredProfile> list_store(const std::string& dir, std::vector<std::s
   return out;
 }
 
-StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version) {
+namespace {
+
+// What to do when no profile has `threads` threads: profile at that count;
+// a count the task's `cpus` hold is a choice, a larger one is said to
+// crowd them (threads taking turns on CPUs), which a count that fits never
+// does.
+std::string thread_count_advice(const std::vector<int>& counts, int threads, int cpus) {
+  std::string fit, crowd;
+  for (int c : counts) {
+    std::string& to = cpus && c > cpus ? crowd : fit;
+    to += (to.empty() ? "" : ", ") + std::to_string(c);
+  }
+  std::string out = "profile at " + std::to_string(threads) + " threads";
+  if (!fit.empty()) out += ", or set OMP_NUM_THREADS to " + std::string(fit.find(',') == std::string::npos ? fit : "one of " + fit);
+  if (!crowd.empty())
+    out += std::string(fit.empty() ? "; " : " (") + (crowd.find(',') == std::string::npos ? "a profile of " : "profiles of ") +
+           crowd + " threads would run more threads than each task's " + std::to_string(cpus) + " CPU" +
+           (cpus == 1 ? "" : "s") + ", which then take turns" + (fit.empty() ? "" : ")");
+  return out;
+}
+
+}  // namespace
+
+StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version, int cpus) {
   require_valid_app(app);
   StoreDir s = open_store(dir);
   Fd app_fd = open_app(s, app);
@@ -191,8 +214,7 @@ StoredProfile find_profile(const std::string& dir, const std::string& app, int t
     throw Error("profile '" + app + "' has no version " + std::to_string(version) + " for " +
                 std::to_string(threads) + " threads (drop @" + std::to_string(version) + " for the newest)");
   throw Error("profile '" + app + "' has no " + std::to_string(threads) + "-thread profile (it has " +
-              (have.empty() ? "none" : have) + "): set OMP_NUM_THREADS to one of those or profile at " +
-              std::to_string(threads));
+              (have.empty() ? "none" : have) + "): " + thread_count_advice(counts, threads, cpus));
 }
 
 FileBytes read_stored_profile(const std::string& dir, const StoredProfile& p) {

@@ -27,7 +27,9 @@ std::vector<StoredProfile> list_store(const std::string& dir, std::vector<std::s
 
 // The profile of `app` at `threads` threads; version 0 means the newest.
 // Throws Error naming what the store has instead.
-StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version);
+// `cpus`: the CPUs (slots) each task has, when known (0: not), so that
+// the error for a missing thread count says what the others would cost.
+StoredProfile find_profile(const std::string& dir, const std::string& app, int threads, int version, int cpus = 0);
 
 // An entry's text, read through the store's descriptors (no symbolic links,
 // trust checked on the opened file).
