@@ -37,6 +37,7 @@
 #include "strategies/profile_guided.hh"
 #include "strategies/score.hh"
 #include "strategies/strategy.hh"
+#include "strategies/task_traffic.hh"
 #include "topology/topology.hh"
 
 using namespace slurmpin;
@@ -831,12 +832,61 @@ std::vector<Edge> random_partners(int n, uint64_t seed) {
   return e;
 }
 
+// NPB CG's pattern: ranks in a grid of rows x cols (cols = rows or twice
+// as many), each reducing along its row by recursive doubling (partners at
+// distances 1, 2, 4, ... in the row) and swapping with its transpose partner.
+std::vector<Edge> cg_like(int n) {
+  int rows = 1 << static_cast<int>(std::log2(n) / 2), cols = n / rows;
+  std::vector<Edge> e;
+  for (int r = 0; r < rows; ++r)
+    for (int c = 0; c < cols; ++c) {
+      int t = r * cols + c;
+      for (int d = 1; d < cols; d *= 2)
+        if ((c ^ d) > c) e.push_back({t, r * cols + (c ^ d), 100});
+      int partner = (c % rows) * cols + r * (cols / rows) + c / rows;  // the transpose
+      if (partner > t) e.push_back({t, partner, 100});
+    }
+  return e;
+}
+
+// NPB MG's pattern: a periodic 3-D grid of ranks exchanging faces, the
+// axes' faces of different sizes (a grid longer in x than in z).
+std::vector<Edge> mg_like(int n) {
+  int side = static_cast<int>(std::lround(std::cbrt(n)));
+  while (side * side * side > n) --side;
+  int nx = side, ny = side, nz = n / (side * side);
+  std::vector<Edge> e;
+  auto at = [&](int x, int y, int z) { return ((z + nz) % nz * ny + (y + ny) % ny) * nx + (x + nx) % nx; };
+  for (int z = 0; z < nz; ++z)
+    for (int y = 0; y < ny; ++y)
+      for (int x = 0; x < nx; ++x) {
+        int t = at(x, y, z);
+        if (nx > 1) e.push_back({t, at(x + 1, y, z), 100});
+        if (ny > 1) e.push_back({t, at(x, y + 1, z), 70});
+        if (nz > 1) e.push_back({t, at(x, y, z + 1), 40});
+      }
+  return e;
+}
+
 const Kind kRankKinds[] = {
     {"ring", [](int n) { return SharingMatrix::from_edges(n, shuffled(ring(n), n, 5)); }},
     {"halo2d", [](int n) { return SharingMatrix::from_edges(n, shuffled(stencil2d(n), n, 11)); }},
     {"halo3d", [](int n) { return SharingMatrix::from_edges(n, shuffled(stencil3d(n), n, 13)); }},
+    {"cg", [](int n) { return SharingMatrix::from_edges(n, shuffled(cg_like(n), n, 23)); }},
+    {"mg", [](int n) { return SharingMatrix::from_edges(n, shuffled(mg_like(n), n, 29)); }},
     {"alltoall8", [](int n) { return SharingMatrix::from_edges(n, shuffled(block_matrix(n), n, 17)); }},
     {"random", [](int n) { return SharingMatrix::from_edges(n, random_partners(n, 19)); }},
+};
+
+// Trees ranks are placed on, with TreeMatch's arities (the root's children
+// first): cores paired under an L2, cores without, one L3 per package.
+const Machine kRankTrees[] = {
+    {16, "pack:2 l3:2 l2:2 core:2 pu:1", "1,2,2,2,2"},   {32, "pack:2 l3:2 l2:4 core:2 pu:1", "1,2,2,4,2"},
+    {64, "pack:2 l3:4 l2:4 core:2 pu:1", "1,2,4,4,2"},   {256, "pack:4 l3:4 l2:8 core:2 pu:1", "1,4,4,8,2"},
+    {1024, "pack:8 l3:8 l2:8 core:2 pu:1", "1,8,8,8,2"}, {16, "pack:2 l3:2 core:4 pu:1", "1,2,2,4"},
+    {64, "pack:2 l3:4 core:8 pu:1", "1,2,4,8"},          {256, "pack:4 l3:8 core:8 pu:1", "1,4,8,8"},
+    {1024, "pack:8 l3:8 core:16 pu:1", "1,8,8,16"},      {64, "pack:4 l3:1 l2:8 core:2 pu:1", "1,4,8,2"},
+    {1024, "pack:16 l3:1 l2:32 core:2 pu:1", "1,16,32,2"},
 };
 
 // TreeMatch on w (its harness, `runs` times): its own median time and
@@ -865,22 +915,40 @@ Outside run_treematch(const Options& o, const SharingMatrix& w, const char* arit
   return out;
 }
 
+// The share of w each level above the cores keeps inside one domain.
+std::vector<double> level_fractions(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w) {
+  std::vector<double> out;
+  for (const LevelScore& l : score_levels(t, {slot}, &w))
+    if (l.kind != "Core" && l.kind != "PU" && l.kind != "Machine" && l.domains > 1) out.push_back(l.fraction());
+  return out;
+}
+
+// The worst ratio of `ours` to `theirs` over the levels (1: as much kept
+// everywhere); a level TreeMatch keeps nothing of counts as 1 when we do too.
+double worst_level_ratio(const std::vector<double>& ours, const std::vector<double>& theirs) {
+  double worst = INFINITY;
+  for (size_t k = 0; k < ours.size() && k < theirs.size(); ++k)
+    worst = std::min(worst, theirs[k] > 0 ? ours[k] / theirs[k] : 1.0);
+  return worst;
+}
+
 // Ranks placed by their traffic (what slurm-pin place --task-matrix does on
-// a node: the engine's profile-guided strategies over the tasks' shares)
-// against TreeMatch, on the same matrices and balanced trees: hop cost and
-// in-algorithm time, 16 to 1024 ranks.
+// a node: shares_by_traffic, one core per rank here) against TreeMatch, on
+// the same matrices and balanced trees: the traffic each level keeps inside
+// one domain, hop cost and in-algorithm time, 16 to 1024 ranks.
 void ranks(const Options& o) {
-  std::printf("\nranks by traffic (shuffled rank numbers) on 4-level trees (pack:P l3:1 l2:L core:2): in-algorithm\n"
-              "time (median ms) and hop cost (traffic x levels to the lowest common ancestor, lower is better)%s\n",
+  const std::vector<Strategy> ours = {Strategy::kLpgp, Strategy::kGplp, Strategy::kGp};
+  std::printf("\nranks by traffic (shuffled rank numbers): in-algorithm time (median ms), the worst level's traffic kept\n"
+              "inside one domain relative to TreeMatch's (kept; >= 1: at least as much at every level) and hop cost\n"
+              "relative to TreeMatch's (hop; <= 1: as good)%s; 'default' is what --task-matrix and rank profiles use\n",
               o.treematch.empty() ? "; TreeMatch absent (bench/placement/ranks --treematch-src DIR, Open MPI's "
-                                    "3rd-party/treematch)"
-                                  : "; ratios are slurm-pin / TreeMatch (t <= 1 and h <= 1: as fast, as good)");
-  std::printf("%-6s %-10s", "ranks", "traffic");
-  if (!o.treematch.empty()) std::printf(" %9s %12s", "TM ms", "TM hop");
-  for (Strategy s : {Strategy::kLpgp, Strategy::kGplp})
-    std::printf(" | %-5s %9s %12s%s", strategy_info(s).name, "ms", "hop", o.treematch.empty() ? "" : "   t/TM  h/TM");
-  std::printf("\n");
-  for (const Machine& mc : kFourLevel) {
+                                    "3rd-party/treematch): the ratios are against lpgp"
+                                  : "");
+  std::printf("%-5s %-30s %-9s %8s", "ranks", "tree", "traffic", o.treematch.empty() ? "" : "TM ms");
+  for (Strategy s : ours) std::printf(" | %-5s %7s %5s %5s", strategy_info(s).name, "ms", "kept", "hop");
+  std::printf(" | %-7s %7s %5s %5s\n", "default", "ms", "kept", "hop");
+  std::map<std::string, double> worst_kept, worst_hop, worst_time_256;
+  for (const Machine& mc : kRankTrees) {
     if (mc.threads > std::min(o.max_threads, 1024)) continue;
     Tree t = load(mc.synthetic);
     std::vector<int> order = compact_order(t, t.root);
@@ -888,18 +956,46 @@ void ranks(const Options& o) {
     for (const Kind& k : kRankKinds) {
       SharingMatrix w = k.make(mc.threads);
       Outside tm = run_treematch(o, w, arities);
-      std::printf("%-6d %-10s", mc.threads, k.name);
-      double thop = 0;
-      if (!o.treematch.empty()) {
-        if (tm.ran) {
-          thop = mapping_hop(t, order, tm, w);
-          std::printf(" %9.3f %12.0f", tm.ms, thop);
-        } else {
-          std::printf(" %9s %12s", "failed", "-");
-        }
+      std::vector<int> ref_slot;
+      double ref_ms = 0;
+      if (tm.ran) {
+        for (int i = 0; i < w.size(); ++i) ref_slot.push_back(order[tm.pu[i]]);
+        ref_ms = tm.ms;
+      } else {
+        ref_ms = median_ms([&] { ref_slot = place_profile_guided(t, w, Strategy::kLpgp, 1); }, o.runs);
       }
-      our_columns(o, t, w, {Strategy::kLpgp, Strategy::kGplp}, tm, thop, "  %5.2f %5.3f");
+      std::vector<double> ref_levels = level_fractions(t, ref_slot, w);
+      double ref_hop = hop_cost(t, ref_slot, w);
+      std::printf("%-5d %-30s %-9s %8s", mc.threads, mc.synthetic, k.name,
+                  tm.ran ? std::to_string(tm.ms).substr(0, 7).c_str() : (o.treematch.empty() ? "" : "failed"));
+      auto column = [&](const std::string& name, const std::function<std::vector<int>()>& place) {
+        std::vector<int> slot;
+        double ms = median_ms([&] { slot = place(); }, o.runs);
+        double kept = worst_level_ratio(level_fractions(t, slot, w), ref_levels);
+        double hop = ref_hop > 0 ? hop_cost(t, slot, w) / ref_hop : 1.0;
+        std::printf(" | %-5s %7.3f %5.3f %5.3f", "", ms, kept, hop);
+        worst_kept[name] = worst_kept.count(name) ? std::min(worst_kept[name], kept) : kept;
+        worst_hop[name] = std::max(worst_hop[name], hop);
+        if (mc.threads >= 256 && tm.ran) {
+          std::string trees = std::strstr(mc.synthetic, "l2:") ? "time, L2 pairs" : "time, no pairs";
+          worst_time_256[name + "/" + trees] = std::max(worst_time_256[name + "/" + trees], ms / ref_ms);
+        }
+      };
+      for (Strategy s : ours) column(strategy_info(s).name, [&] { return place_profile_guided(t, w, s, 1); });
+      column("default", [&] { return place_by_traffic(t, w, 1); });
+      std::printf("\n");
+      std::fflush(stdout);
     }
+  }
+  std::printf("\nworst case over every row (kept: lowest, hop: highest; time at 256 ranks and above: highest ratio to "
+              "TreeMatch's)\n");
+  for (const auto& [name, kept] : worst_kept) {
+    std::printf("%-8s kept %.3f  hop %.3f", name.c_str(), kept, worst_hop[name]);
+    for (const char* trees : {"time, L2 pairs", "time, no pairs"}) {
+      auto it = worst_time_256.find(name + "/" + trees);
+      if (it != worst_time_256.end()) std::printf("  %s %.2f", trees, it->second);
+    }
+    std::printf("\n");
   }
 }
 

@@ -534,7 +534,7 @@ void load_machine(Placing& p) {
 
 // The tasks' traffic hands out the shares: heavy pairs of tasks in one
 // L3, one NUMA domain (task_traffic.hh), by the request's strategy when it
-// is profile-guided, else lpgp. Tasks near their GPUs keep those shares.
+// is profile-guided, else place_by_traffic. Tasks near their GPUs keep those shares.
 void order_by_traffic(Placing& p) {
   if (p.r.task_matrix.size() != static_cast<int>(p.shares.size()))
     throw Error(p.r.task_matrix_source + " describes " + plural(p.r.task_matrix.size(), "task") + " but " +
@@ -543,9 +543,8 @@ void order_by_traffic(Placing& p) {
     p.out.notes.push_back(p.r.task_matrix_source + " not used: each task keeps the CPUs near its GPUs");
     return;
   }
-  Strategy s = strategy_info(p.r.strategy).needs_matrix ? p.r.strategy : Strategy::kLpgp;
   std::string why;
-  p.shares = shares_by_traffic(p.tree(), p.shares, p.r.task_matrix, s, p.r.seed, &why);
+  p.shares = shares_by_traffic(p.tree(), p.shares, p.r.task_matrix, p.r.strategy, p.r.seed, &why);
   if (!why.empty()) p.out.notes.push_back(p.r.task_matrix_source + " not used: " + why);
 }
 

@@ -188,10 +188,6 @@ std::vector<int> gp_domains(const Tree& t) {
   return {t.root};
 }
 
-bool has_pair_level(const Tree& t) {
-  return std::any_of(t.nodes.begin(), t.nodes.end(), [](const Domain& d) { return !d.is_slot() && d.slots == 2; });
-}
-
 std::vector<int> place_pairs(const Tree& t, const SharingMatrix& w, bool scatter) {
   std::vector<Unit> units = pair_units(w, iota_vector(w.size()));
   std::vector<int> slot(w.size(), -1);
@@ -224,6 +220,10 @@ std::vector<int> place_pairs(const Tree& t, const SharingMatrix& w, bool scatter
 }
 
 }  // namespace
+
+bool has_pair_level(const Tree& t) {
+  return std::any_of(t.nodes.begin(), t.nodes.end(), [](const Domain& d) { return !d.is_slot() && d.slots == 2; });
+}
 
 std::vector<int> proportional_targets(int n, const std::vector<int>& capacity, int granule) {
   int total = std::accumulate(capacity.begin(), capacity.end(), 0);

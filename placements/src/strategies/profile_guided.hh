@@ -18,6 +18,10 @@ namespace slurmpin {
 // lpgp or gplp. t must hold at least w.size() slots.
 std::vector<int> place_profile_guided(const Tree& t, const SharingMatrix& w, Strategy s, uint64_t seed);
 
+// Whether some domain of t holds exactly two slots (a cache shared by a
+// pair of cores): where exact pairing pays.
+bool has_pair_level(const Tree& t);
+
 // Thread counts per child, proportional to capacity, in multiples of
 // `granule` where capacities allow (largest remainder), summing to n.
 std::vector<int> proportional_targets(int n, const std::vector<int>& capacity, int granule);

@@ -14,8 +14,13 @@
 
 namespace slurmpin {
 
+// The tasks' places by their traffic where no profile-guided strategy is
+// asked for (the default of --task-matrix and of rank profiles): the slot
+// of t of each task of `traffic`, t holding at least as many slots.
+std::vector<int> place_by_traffic(const Tree& t, const SharingMatrix& traffic, uint64_t seed);
+
 // `shares` (task i's slots, from split_tasks) reordered so that task i gets
-// the share `strategy` (a profile-guided one) places it on, given the
+// the share `strategy` (a profile-guided one; any other: place_by_traffic) places it on, given the
 // tasks' `traffic` (tasks x tasks, symmetric). Each share stands in the
 // tree for its first slot: shares in one L3 are neighbours at the L3, and
 // so on up. Shares that overlap (more tasks than slots) are kept as they
