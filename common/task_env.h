@@ -14,10 +14,14 @@
 #define SP_ENV_CPUS "SLURM_PIN_CPUS"         /* each thread's CPUs: "0,8 4 1 5" */
 #define SP_ENV_STRATEGY "SLURM_PIN_STRATEGY" /* the strategy in force */
 #define SP_ENV_POLICY "SLURM_PIN_POLICY_DECISION" /* the site policy's decision, when one applied */
-#define SP_ENV_THREADS "SLURM_PIN_THREAD_BINDING" /* env | preload | ompt */
+#define SP_ENV_THREADS "SLURM_PIN_THREAD_BINDING" /* env | preload | ompt | auto */
 #define SP_ENV_NIC "SLURM_PIN_NIC"           /* the network adapter nearest the task */
 /* The task file (below): what does not fit the environment. */
 #define SP_ENV_TASK_FILE "SLURM_PIN_TASK_FILE"
+/* auto (thread_pinning.c): the descriptor of the task's claim, a shared
+ * word naming the one process whose threads go to the places in creation
+ * order; set by the runtime in the task's first process. */
+#define SP_ENV_CLAIM_FD "SLURM_PIN_CLAIM_FD"
 
 /* ---- MPI ranks started by a launcher (mpirun, mpiexec): the binder of the
  * launcher's daemon (or of a batch script) leaves it unbound and sets these
@@ -46,7 +50,7 @@
 #define SP_ENV_BINDING_NAMES                                                                             \
   {                                                                                                      \
     SP_ENV_CPUS, SP_ENV_STRATEGY, SP_ENV_POLICY, SP_ENV_THREADS, SP_ENV_NIC, SP_ENV_TASK_FILE,          \
-        SP_ENV_RANK_OPTIONS, SP_ENV_NODE_CPUS, SP_ENV_RANK_WRAPPER, "SLURM_PIN_REGION_PLACES",          \
+        SP_ENV_CLAIM_FD, SP_ENV_RANK_OPTIONS, SP_ENV_NODE_CPUS, SP_ENV_RANK_WRAPPER, "SLURM_PIN_REGION_PLACES",          \
         SP_ENV_RETIRED_POLICY, SP_ENV_RETIRED_THREADS, (const char *)0                                  \
   }
 

@@ -10,6 +10,17 @@
  * More threads than places: SLURM_PIN_OVERFLOW=wrap (default), error
  * (pthread_create fails with EAGAIN and one error line) or none (unbound).
  * Per-region pinning is region_pinning.c.
+ *
+ * Thread binding `auto` (the default): the task also has OMP_PLACES, so an
+ * OpenMP runtime binds its own threads; the shim leaves those alone (their
+ * start routine is in libgomp, libomp or libiomp5), runs a program's other
+ * threads beside an OpenMP team on the task's CPUs (not squeezed onto the
+ * place of the thread that created them), and in a program without OpenMP
+ * binds nothing until the program starts a thread: then the main thread
+ * takes the first place and each new thread the next, as in preload. A
+ * process that never starts a thread (a shell, make) is never bound, and
+ * of several multithreaded processes of one task only the one holding the
+ * task's claim (task_claim.h) binds; the others run on the task's CPUs.
  */
 #define _GNU_SOURCE
 #include <dlfcn.h>
@@ -24,6 +35,7 @@
 
 #include "runtime.h"
 #include "stderr_line.h"
+#include "task_claim.h"
 #include "task_env.h"
 
 struct task_places rt_task;
@@ -34,6 +46,9 @@ static unsigned long long skip_mask;
 static const char *skip_objects = "libucs,libucp,libuct,libfabric,libpsm2,libpmix,libmlx5,libibverbs,libopen-pal";
 static int created;    /* threads created so far (skipped ones included) */
 static int pinned = 1; /* place index of the next pinned thread: the main thread holds 0 */
+static int auto_mode;  /* thread binding auto (above) */
+static int main_bound; /* auto: the main thread is on the first place */
+static const char *const openmp_runtimes = "libgomp,libomp,libiomp5";
 static __thread const cpu_set_t *current __attribute__((tls_model("initial-exec")));
 
 void rt_complain(const char *what) { stderr_line("slurm-pin: error: %s\n", what); }
@@ -42,6 +57,8 @@ void rt_bind_self(const struct cpu_place *p) {
   if (!p || !p->set || current == p->set) return; /* already there: no migration */
   if (sched_setaffinity(0, p->size, p->set) == 0) current = p->set;
 }
+
+static void forked(void);
 
 /* The CPUs this process may use as it starts. */
 static void keep_whole(void) {
@@ -69,17 +86,32 @@ __attribute__((constructor)) static void setup(void) {
   if ((v = getenv(SP_ENV_SKIP_MASK))) skip_mask = strtoull(v, NULL, 16);
   if ((v = getenv(SP_ENV_SKIP_OBJECTS))) skip_objects = v;
   keep_whole();
+  const char *mode = getenv(SP_ENV_THREADS);
+  if (mode && strcmp(mode, "auto") == 0) {
+    auto_mode = 1;
+    /* An OpenMP runtime the program links may have bound the main thread
+     * to the first place already (its constructor runs before this one):
+     * the task's CPUs are at least every place's. */
+    for (size_t i = 0; whole.set && i < rt_task.count; ++i)
+      if (rt_task.places[i].set && rt_task.places[i].size <= whole.size)
+        CPU_OR_S(rt_task.places[i].size, whole.set, whole.set, rt_task.places[i].set);
+    /* The claim's holder after an exec keeps its main thread's place. */
+    main_bound = task_claim_open();
+    pthread_atfork(NULL, NULL, forked);
+    return;
+  }
   if (rt_task.count) rt_bind_self(&rt_task.places[0]);
 }
 
 /* ---- threads in creation order ------------------------------------------ */
 
-static int skipped(void *(*fn)(void *), int index) {
-  if (index < 64 && (skip_mask >> index & 1)) return 1;
+/* Whether the object holding `fn` is named by one of `names` (comma-separated
+ * prefixes of a library's file name). */
+static int in_objects(void *(*fn)(void *), const char *names) {
   Dl_info info;
   if (!dladdr((void *)fn, &info) || !info.dli_fname) return 0;
   const char *base = strrchr(info.dli_fname, '/') ? strrchr(info.dli_fname, '/') + 1 : info.dli_fname;
-  for (const char *p = skip_objects; *p;) {
+  for (const char *p = names; *p;) {
     const char *end = strchr(p, ',');
     size_t n = end ? (size_t)(end - p) : strlen(p);
     if (n && strncmp(base, p, n) == 0) return 1;
@@ -87,6 +119,54 @@ static int skipped(void *(*fn)(void *), int index) {
     p = end + 1;
   }
   return 0;
+}
+
+static int skipped(void *(*fn)(void *), int index) {
+  if (index < 64 && (skip_mask >> index & 1)) return 1;
+  return in_objects(fn, skip_objects);
+}
+
+/* Whether an OpenMP runtime is loaded in this process (once seen, it stays:
+ * runtimes are not unloaded). */
+static int openmp_loaded(void) {
+  static int seen;
+  static const char *const sonames[] = {"libgomp.so.1", "libomp.so.5", "libomp.so", "libiomp5.so", NULL};
+  if (__atomic_load_n(&seen, __ATOMIC_RELAXED)) return 1;
+  for (const char *const *n = sonames; *n; ++n) {
+    void *h = dlopen(*n, RTLD_LAZY | RTLD_NOLOAD);
+    if (h) {
+      dlclose(h);
+      __atomic_store_n(&seen, 1, __ATOMIC_RELAXED);
+      return 1;
+    }
+  }
+  return 0;
+}
+
+/* In a child after fork: the claim and the places stay with the parent; the
+ * child's one thread runs on the task's CPUs again. */
+static void forked(void) {
+  if (!main_bound) return;
+  main_bound = 0;
+  pinned = 1;
+  task_claim_forked();
+  if (whole.set) sched_setaffinity(0, whole.size, whole.set);
+}
+
+/* auto: where a thread the program starts goes. */
+enum auto_choice {
+  AUTO_LEAVE, /* where its creator is: an OpenMP runtime's thread (OMP_PLACES binds it), or a process without the claim */
+  AUTO_WHOLE, /* the task's CPUs: a helper, or a program's thread beside an OpenMP team */
+  AUTO_PLACE  /* the next place in creation order, the main thread on the first */
+};
+
+static enum auto_choice choose(void *(*fn)(void *), int index) {
+  if (in_objects(fn, openmp_runtimes)) return AUTO_LEAVE;
+  if (skipped(fn, index) || openmp_loaded()) return AUTO_WHOLE;
+  if (!task_claim_take()) return AUTO_LEAVE;
+  if (!__atomic_exchange_n(&main_bound, 1, __ATOMIC_ACQ_REL))
+    sched_setaffinity(getpid(), rt_task.places[0].size, rt_task.places[0].set); /* the main thread */
+  return AUTO_PLACE;
 }
 
 struct start {
@@ -110,8 +190,17 @@ VISIBLE int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
   if (!n) return real(th, attr, fn, arg);
   const struct cpu_place *place = NULL;
   int slot = -1;
-  if (skipped(fn, index)) place = &whole; /* not the creator's place: the task's CPUs */
-  else slot = __atomic_fetch_add(&pinned, 1, __ATOMIC_RELAXED);
+  if (auto_mode) {
+    switch (choose(fn, index)) {
+      case AUTO_LEAVE: return real(th, attr, fn, arg);
+      case AUTO_WHOLE: place = &whole; break;
+      case AUTO_PLACE: slot = __atomic_fetch_add(&pinned, 1, __ATOMIC_RELAXED); break;
+    }
+  } else if (skipped(fn, index)) {
+    place = &whole; /* not the creator's place: the task's CPUs */
+  } else {
+    slot = __atomic_fetch_add(&pinned, 1, __ATOMIC_RELAXED);
+  }
   if (slot < 0) {
   } else if ((size_t)slot < n) place = &rt_task.places[slot];
   else if (overflow == WRAP) place = &rt_task.places[(size_t)slot % n];

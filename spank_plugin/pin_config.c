@@ -54,7 +54,7 @@ int pin_check_request(const struct pin_request *r, char *err, size_t len) {
 
 const char *pin_effective_threads(const struct pin_request *r) {
   if (r->threads[0]) return r->threads;
-  return r->phases ? "ompt" : "env";
+  return r->phases ? "ompt" : "auto";
 }
 
 int pin_check_granularity(const char *value, char *err, size_t len) {
@@ -153,7 +153,7 @@ int pin_check_enforced(const struct pin_config *c, const struct pin_request *r, 
       {PIN_ENFORCE_MEM, r->mem[0] && strcmp(r->mem, c->mem) != 0, "--pin-mem", c->mem},
       {PIN_ENFORCE_GRANULARITY, r->granularity[0] && strcmp(r->granularity, c->granularity) != 0,
        "--pin-granularity", c->granularity},
-      {PIN_ENFORCE_THREADS, r->threads[0] && strcmp(r->threads, "env") != 0, "--pin-thread-binding", "env"},
+      {PIN_ENFORCE_THREADS, r->threads[0] && strcmp(r->threads, "auto") != 0, "--pin-thread-binding", "auto"},
       {PIN_ENFORCE_THREADS, r->phases, "--pin-phases", "one placement for the whole run"},
       {PIN_ENFORCE_SMT, r->smt[0] != '\0', "--pin-smt", "every hardware thread, as granularity says"},
       {PIN_ENFORCE_OVERSUBSCRIBE, r->oversubscribe, "--pin-oversubscribe",

@@ -73,7 +73,7 @@ struct pin_config {
    * OpenMP 4.0. Off by default: LLVM's libomp then ignores OMP_PLACES and
    * prints a warning per task (docs/spank.md). */
   int legacy_omp_env;
-  /* libslurm_pin_threads.so for --pin-thread-binding=preload|ompt; empty: found
+  /* libslurm_pin_threads.so for --pin-thread-binding=auto|preload|ompt; empty: found
    * beside the plugin (pin_default_threads_lib). */
   char threads_lib[PATH_MAX];
 };
@@ -84,7 +84,7 @@ struct pin_request {
   char profile[PATH_MAX];
   char mem[16];
   char granularity[16];
-  char threads[16]; /* --pin-thread-binding: env|preload|ompt; empty: chosen from --pin-phases */
+  char threads[16]; /* --pin-thread-binding: auto|env|preload|ompt; empty: chosen from --pin-phases */
   char smt[8];      /* --pin-smt: hardware threads used per core; empty: all, slots by granularity */
   char gpu[16];     /* --pin-gpu: closest|none; empty: the site's gpu= */
   int strategy_set;

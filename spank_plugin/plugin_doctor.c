@@ -55,7 +55,7 @@ static int check_thread_runtime(const struct pin_config *c, pin_doctor_report re
     return 1;
   }
   if (sp_find_thread_library(plugin_path(), found, sizeof found, err, sizeof err) == 0) return 0;
-  snprintf(m, sizeof m, "%.1000s (--pin-thread-binding=preload|ompt would fail; or set threads_lib=)", err);
+  snprintf(m, sizeof m, "%.1000s (--pin-thread-binding=preload|ompt would fail, and auto bind by OpenMP variables only; or set threads_lib=)", err);
   report(ctx, 1, "thread runtime", m);
   return 1;
 }

@@ -108,6 +108,9 @@ struct pin_step {
   long helper_peak_kib;       /* its peak resident memory */
   char failure[ERR_LEN];      /* found by user_init, reported by task_init */
   char note_text[ERR_LEN];    /* the plugin's own note for verbose users (a rule's profile that did not fit) */
+  /* How threads are bound on this node: the request's mode, or env where
+   * auto cannot preload the thread library (a static program, no library). */
+  char threads_mode[16];
   /* This step is an MPI launcher's daemon, or a batch script
    * (launcher_step.h): left as Slurm placed it, its ranks place themselves. */
   struct {
@@ -329,8 +332,9 @@ static struct spank_option options[] = {
      opt_value},
     {"pin-gpu", "closest|none", "Give each task the GPUs nearest its CPUs (and CPUs near them), set "
      "CUDA_VISIBLE_DEVICES/ROCR_VISIBLE_DEVICES/ZE_AFFINITY_MASK per task", 1, VALUE_GPU, opt_value},
-    {"pin-thread-binding", "HOW", "Bind threads through env (OpenMP variables), preload (a pthread shim) or "
-     "ompt (per-region pinning)", 1, VALUE_THREADS, opt_value},
+    {"pin-thread-binding", "HOW", "Bind threads through auto (default: OpenMP variables for OpenMP threads, a "
+     "pthread shim for the others), env (OpenMP variables), preload (the shim) or ompt (per-region pinning)", 1,
+     VALUE_THREADS, opt_value},
     {"pin-threads", "HOW", "Deprecated spelling of --pin-thread-binding", 1, VALUE_THREADS_OLD, opt_value},
     {"pin-phases", NULL, "Place every parallel region of the profile on its own (per-region pinning)", 0,
      FLAG_PHASES, opt_flag},
@@ -659,7 +663,8 @@ static int set_binding(struct pin_step *s, const char *strategy) {
   char origin[200] = "";
   if (s->policy.present && s->policy.applies && strcmp(strategy, s->policy.strategy) == 0)
     snprintf(origin, sizeof origin, "policy rule %s", s->policy.rule);
-  if (sp_set_thread_mode(s->placement, pin_effective_threads(&s->request)) ||
+  if (!s->threads_mode[0]) snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request));
+  if (sp_set_thread_mode(s->placement, s->threads_mode) ||
       sp_set_thread_library(s->placement, s->config.threads_lib) ||
       sp_set_mem_policy(s->placement, pin_effective_mem(&s->config, &s->request, &s->policy)) ||
       sp_set_legacy_omp_env(s->placement, s->config.legacy_omp_env) || sp_set_origin(s->placement, origin))
@@ -873,26 +878,45 @@ static int site_allows(struct pin_step *s, const char *strategy) {
 }
 
 /* The thread library: configured (threads_lib=) or beside the plugin, and
- * readable by the user, or the step does not run. */
-static int locate_threads_lib(struct pin_step *s) {
-  char err[ERR_LEN], m[ERR_LEN + 128];
+ * readable by the user: 0, or -1 with `m` saying why not. */
+static int locate_threads_lib(struct pin_step *s, char *m, size_t len) {
+  char err[ERR_LEN];
   if (s->config.threads_lib[0]) {
     if (sp_check_thread_library(s->config.threads_lib, err, sizeof err) == 0) return 0;
-    snprintf(m, sizeof m, "threads_lib= in plugstack.conf cannot be used: %.900s", err);
-    return fail(s, m);
+    snprintf(m, len, "threads_lib= in plugstack.conf cannot be used: %.900s", err);
+    return -1;
   }
   Dl_info self;
   const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
   if (sp_find_thread_library(plugin, s->config.threads_lib, sizeof s->config.threads_lib, err, sizeof err) != 0) {
-    snprintf(m, sizeof m, "%.900s (or set threads_lib= in plugstack.conf)", err);
-    return fail(s, m);
+    snprintf(m, len, "%.900s (or set threads_lib= in plugstack.conf)", err);
+    return -1;
   }
   return 0;
 }
 
-/* preload and ompt load the thread library into the program. */
+/* auto cannot bind the threads of programs without OpenMP here: OMP_PLACES
+ * alone binds this step's threads, and verbose users are told why. */
+static void threads_by_env_only(struct pin_step *s, const char *why) {
+  snprintf(s->threads_mode, sizeof s->threads_mode, "env");
+  size_t used = strlen(s->note_text);
+  const char *advice = strstr(why, " (bind threads"); /* the engine's fix for preload: auto needs none */
+  int n = advice ? (int)(advice - why) : (int)strlen(why);
+  snprintf(s->note_text + used, sizeof s->note_text - used,
+           "%sthreads bound by OMP_PLACES only (%.*s): an OpenMP program's threads are placed, other threads run "
+           "on the task's CPUs",
+           used ? "; " : "", n > 600 ? 600 : n, why);
+}
+
+/* preload, ompt and auto load the thread library into the program: without
+ * it, preload and ompt fail the step, auto binds by OMP_PLACES alone. */
 static int find_threads_lib(struct pin_step *s) {
-  return strcmp(pin_effective_threads(&s->request), "env") == 0 ? 0 : locate_threads_lib(s);
+  char m[ERR_LEN + 128];
+  snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request));
+  if (strcmp(s->threads_mode, "env") == 0 || locate_threads_lib(s, m, sizeof m) == 0) return 0;
+  if (strcmp(s->threads_mode, "auto") != 0) return fail(s, m);
+  threads_by_env_only(s, "slurm-pin's thread library is not installed on this node");
+  return 0;
 }
 
 /* The components of this heterogeneous step (SLURM_HET_SIZE, or its old
@@ -951,7 +975,8 @@ static int prepare_launcher(struct pin_step *s, spank_t sp, const char *strategy
   uint32_t ntasks = 0;
   /* The ranks start through the runtime, preloaded into the daemon,
    * whatever their own thread binding. */
-  if (locate_threads_lib(s) != 0) return -1;
+  char m[ERR_LEN + 128];
+  if (locate_threads_lib(s, m, sizeof m) != 0) return fail(s, m);
   Dl_info self;
   const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
   if (launcher_find_command(plugin, s->launcher.command, sizeof s->launcher.command, err, sizeof err) != 0)
@@ -971,7 +996,7 @@ static int prepare_launcher(struct pin_step *s, spank_t sp, const char *strategy
   snprintf(ranks.profile, sizeof ranks.profile, "%s", pin_effective_profile(&s->request, &s->policy));
   snprintf(ranks.mem, sizeof ranks.mem, "%s", pin_effective_mem(&s->config, &s->request, &s->policy));
   snprintf(ranks.granularity, sizeof ranks.granularity, "%s", pin_effective_granularity(&s->config, &s->request, &s->policy));
-  snprintf(ranks.threads, sizeof ranks.threads, "%s", pin_effective_threads(&s->request));
+  snprintf(ranks.threads, sizeof ranks.threads, "%s", s->threads_mode[0] ? s->threads_mode : pin_effective_threads(&s->request));
   snprintf(ranks.gpu, sizeof ranks.gpu, "%s", gpu_mode(s, sp));
   ranks.verbose = s->request.verbose || s->config.verbose;
   ranks.oversubscribe = pin_effective_oversubscribe(&s->config, &s->request);
@@ -1399,13 +1424,17 @@ static int start_launcher(struct pin_step *s, spank_t sp, struct task_view *v) {
 /* preload and ompt: the program must take the library, or its threads
  * would stay where the task is while the verbose line names places. */
 static int check_program(struct pin_step *s, spank_t sp) {
-  if (strcmp(pin_effective_threads(&s->request), "env") == 0) return 0;
+  if (strcmp(s->threads_mode, "env") == 0) return 0;
   int argc = 0;
   char **argv = NULL, err[ERR_LEN];
   char path[LIST_LEN];
   if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0]) return 0;
   if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
-  return sp_check_preloadable(argv[0], path, err, sizeof err) == 0 ? 0 : fail(s, err);
+  if (sp_check_preloadable(argv[0], path, err, sizeof err) == 0) return 0;
+  if (strcmp(s->threads_mode, "auto") != 0) return fail(s, err);
+  /* auto: the program cannot load the library; it is placed as env places it. */
+  threads_by_env_only(s, err);
+  return sp_set_thread_mode(s->placement, "env") == 0 ? 0 : fail(s, sp_error(s->placement));
 }
 
 /* The task bound as its plan says, with libc alone (process_binding.h). */

@@ -49,7 +49,7 @@ const char kUsage[] =
     "usage: slurm-pin run [--strategy S] [--profile NAME[@VERSION]|FILE] [--store DIR]\n"
     "                     [--threads N] [--mem none|local|interleave]\n"
     "                     [--granularity pu|core|l2|l3|numa] [--smt K] [--gpu closest|none]\n"
-    "                     [--thread-binding env|preload|ompt]\n"
+    "                     [--thread-binding auto|env|preload|ompt]\n"
     "                     [--phases] [--oversubscribe] [--seed K] [--verbose] [--dryrun]\n"
     "                     -- PROGRAM [ARGS...]\n"
     "Binds this process within the CPUs it may use now (its cgroup, allocation or\n"
@@ -194,18 +194,30 @@ std::string self_path() {
   return self;
 }
 
-std::string binding_mode(const Options& o) { return !o.binding.empty() ? o.binding : o.phases ? "ompt" : "env"; }
+std::string binding_mode(const Options& o) { return !o.binding.empty() ? o.binding : o.phases ? "ompt" : "auto"; }
 
-void set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
+// auto where the thread library cannot be loaded: OMP_PLACES alone binds
+// (the plugin says the same, threads_by_env_only), and the note says why.
+std::string env_only(sp_placement_t* p, const std::string& why) {
+  check(p, sp_set_thread_mode(p, "env"));
+  return "threads bound by OMP_PLACES only (" + why.substr(0, why.find(" (bind threads")) +
+         "): an OpenMP program's threads are placed, other threads run on the task's CPUs";
+}
+
+// The binding's settings; a note when auto falls back to OMP_PLACES alone.
+std::string set_binding(sp_placement_t* p, const Options& o, const std::string& mode) {
   check(p, sp_set_thread_mode(p, mode.c_str()));
   check(p, sp_set_mem_policy(p, o.mem.c_str()));
   check(p, sp_set_legacy_omp_env(p, o.legacy_omp_env));
   check(p, sp_set_origin(p, o.origin.c_str()));
-  if (mode != "env") {
-    char lib[PATH_MAX], err[1024];
-    if (sp_find_thread_library(self_path().c_str(), lib, sizeof lib, err, sizeof err) != 0) throw Error(err);
-    check(p, sp_set_thread_library(p, lib));
+  if (mode == "env") return "";
+  char lib[PATH_MAX], err[1024];
+  if (sp_find_thread_library(self_path().c_str(), lib, sizeof lib, err, sizeof err) != 0) {
+    if (mode != "auto") throw Error(err);
+    return env_only(p, std::string("slurm-pin's thread library is not installed: ") + err);
   }
+  check(p, sp_set_thread_library(p, lib));
+  return "";
 }
 
 // The job-wide ranks of the node's ranks, for a profile's rank traffic: a
@@ -235,7 +247,7 @@ void set_cpus(sp_placement_t* p, const MpiRank& rank) {
   else check(p, sp_set_restrict(p, node.c_str()));
 }
 
-void compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
+std::string compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
   const std::string mode = binding_mode(o);
   if (o.phases && mode != "ompt")
     throw UsageError("--phases moves threads at every parallel region, which needs --thread-binding=ompt, not " + mode);
@@ -258,8 +270,9 @@ void compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
   check(p, sp_set_budget(p, static_cast<size_t>(o.max_file), o.max_time));
   if (!o.seed.empty()) check(p, sp_set_seed(p, parse_seed(o.seed)));
   if (!o.profile.empty()) check(p, sp_set_profile(p, o.profile.c_str(), o.store.c_str(), "simple", nullptr));
-  set_binding(p, o, mode);
+  std::string note = set_binding(p, o, mode);
   check(p, sp_compute(p));
+  return note;
 }
 
 // What the thread runtime reads and the environment cannot hold, in an
@@ -371,19 +384,23 @@ void place(const Options& o, const MpiRank& rank) {
   sp_placement_t* p = sp_init();
   if (!p) throw Error("out of memory");
   try {
-    compute(p, o, rank);
+    Options shown = o;  // with this rank's own note
+    std::string note = compute(p, o, rank);
     int task = rank.local_rank < 0 ? 0 : rank.local_rank;
     if (o.dryrun) {
       describe(p, task, where(rank, o), o);
     } else {
       char err[1024];
       const char* path_env = std::getenv("PATH");
-      if (binding_mode(o) != "env" &&
-          sp_check_preloadable(o.exec_file.c_str(), o.exec_search && path_env ? path_env : "", err, sizeof err) != 0)
-        throw Error(err);
+      if (binding_mode(o) != "env" && note.empty() &&
+          sp_check_preloadable(o.exec_file.c_str(), o.exec_search && path_env ? path_env : "", err, sizeof err) != 0) {
+        if (binding_mode(o) != "auto") throw Error(err);
+        note = env_only(p, err);
+      }
+      if (!note.empty()) shown.note = shown.note.empty() ? note : shown.note + "; " + note;
       check(p, sp_bind_task(p, task));
       export_env(p, task, o);
-      if (o.verbose) describe(p, task, where(rank, o), o);
+      if (o.verbose) describe(p, task, where(rank, o), shown);
     }
   } catch (...) {
     sp_finalize(p);

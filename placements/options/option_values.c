@@ -90,18 +90,19 @@ const char *sp_mem_policy_name(int policy) {
   return policy >= SP_MEM_NONE && policy <= SP_MEM_INTERLEAVE ? mem_policies[policy] : "?";
 }
 
-static const char *const thread_modes[] = {"env", "preload", "ompt", NULL};
+static const char *const thread_modes[] = {"env", "preload", "ompt", "auto", NULL};
 
 int sp_thread_mode_of(const char *text, char *err, size_t len) {
   int i = index_in(thread_modes, text ? text : "");
   return i >= 0 ? i
                 : unknown("thread binding", text ? text : "",
-                          "use env (OpenMP variables), preload (the pthread shim) or ompt (per-region pinning)", err,
-                          len);
+                          "use env (OpenMP variables), preload (the pthread shim), ompt (per-region pinning) or auto "
+                          "(OpenMP variables for OpenMP threads, the shim for the others)",
+                          err, len);
 }
 
 const char *sp_thread_mode_name(int mode) {
-  return mode >= SP_THREADS_ENV && mode <= SP_THREADS_OMPT ? thread_modes[mode] : "?";
+  return mode >= SP_THREADS_ENV && mode <= SP_THREADS_AUTO ? thread_modes[mode] : "?";
 }
 
 int sp_check_strategy(const char *name, char *err, size_t len) { return sp_strategy_of(name, err, len) < 0 ? -1 : 0; }

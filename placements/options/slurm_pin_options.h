@@ -108,7 +108,7 @@ enum { SP_MEM_NONE, SP_MEM_LOCAL, SP_MEM_INTERLEAVE };
 int sp_mem_policy_of(const char *text, char *err, size_t len);
 const char *sp_mem_policy_name(int policy);
 
-enum { SP_THREADS_ENV, SP_THREADS_PRELOAD, SP_THREADS_OMPT };
+enum { SP_THREADS_ENV, SP_THREADS_PRELOAD, SP_THREADS_OMPT, SP_THREADS_AUTO };
 int sp_thread_mode_of(const char *text, char *err, size_t len);
 const char *sp_thread_mode_name(int mode);
 

@@ -263,9 +263,11 @@ std::vector<std::shared_ptr<const Tree>> task_trees(const Tree& tree, const std:
 }
 
 // Every task's threads inside its share, by the request's strategy and `w`
-// (`threads` 0: one per slot of the task's share).
+// (`threads` 0: one per slot of the task's share); `load`: each thread's
+// activity for the load-first repair (empty: none; a region's is unknown).
 std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::shared_ptr<const Tree>>& subs, const Request& r,
-                                   const SharingMatrix& w, int threads, const Deadline& deadline) {
+                                   const SharingMatrix& w, int threads, const Deadline& deadline,
+                                   const std::vector<double>& load) {
   std::vector<TaskPlace> out;
   const CpuSet everywhere = CpuSet::of(tree.nodes[tree.root].pus);  // an unbound thread's CPUs
   for (size_t t = 0; t < subs.size(); ++t) {
@@ -277,7 +279,7 @@ std::vector<TaskPlace> place_tasks(const Tree& tree, const std::vector<std::shar
     if (r.strategy == Strategy::kNone) slot_of.assign(n, -1);
     else if (strategy_info(r.strategy).needs_matrix) {
       slot_of = place_profile_guided(sub, w, r.strategy, seed);
-      balance_load(sub, w, r.thread_load, slot_of, [&] { deadline.check(); });
+      balance_load(sub, w, load, slot_of, [&] { deadline.check(); });
     }
     else slot_of = order_for(sub, r.strategy, seed);
     TaskPlace tp;
@@ -318,7 +320,7 @@ void add_regions(const Tree& tree, const std::vector<std::shared_ptr<const Tree>
   const auto& regions = r.region_names;
   std::vector<std::vector<TaskPlace>> placed(regions.size());
   for_each_index(regions.size(), placing_threads(regions.size(), tree.nodes[tree.root].pus.size()), [&](size_t i) {
-    placed[i] = place_tasks(tree, subs, r, r.region_matrix(i), threads, deadline);
+    placed[i] = place_tasks(tree, subs, r, r.region_matrix(i), threads, deadline, {});
   });
   for (size_t i = 0; i < regions.size(); ++i) {
     const std::string& region = regions[i];
@@ -655,7 +657,7 @@ void check_threads_fit(Placing& p) {
 void place_threads(Placing& p) {
   p.deadline.check();
   auto subs = task_trees(p.tree(), p.shares, p.threads, p.deadline);
-  p.out.tasks = place_tasks(p.tree(), subs, p.r, p.r.matrix, p.threads, p.deadline);
+  p.out.tasks = place_tasks(p.tree(), subs, p.r, p.r.matrix, p.threads, p.deadline, p.r.thread_load);
   add_regions(p.tree(), subs, p.r, p.threads, p.out, p.deadline);
   if (p.r.has_matrix && p.r.matrix.all_zero())
     p.out.notes.push_back(p.r.matrix_source + " is all zeros: no thread shares with another, so "

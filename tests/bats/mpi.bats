@@ -38,12 +38,17 @@ teardown_file() { slurm_down; }
 setup() { set_plugstack; }
 
 # Every rank's environment describes its own binding: its places, no
-# variable of its launcher's daemon, no preloaded runtime.
+# variable of its launcher's daemon, the runtime preloaded once and only
+# for its own thread binding (auto, the default, binds pthreads with it).
 clean_env() {
-  local r
+  local r preload
   for r in "$@"; do
     [ -z "$(rank_env "$r" SLURM_PIN_RANK_OPTIONS)" ] || { echo "rank $r has SLURM_PIN_RANK_OPTIONS"; return 1; }
-    [[ "$(rank_env "$r" LD_PRELOAD)" != *libslurm_pin_threads* ]] || { echo "rank $r preloads the runtime"; return 1; }
+    preload=$(rank_env "$r" LD_PRELOAD)
+    if [[ $preload == *libslurm_pin_threads* ]]; then
+      [ "$(rank_env "$r" SLURM_PIN_THREAD_BINDING)" = auto ] || { echo "rank $r preloads the runtime for no binding"; return 1; }
+      [ "$(grep -o libslurm_pin_threads <<<"$preload" | wc -l)" -eq 1 ] || { echo "rank $r preloads it twice: $preload"; return 1; }
+    fi
     # srun sets SLURM_EXTERNAL_LAUNCHER=1 for the tasks of an external
     # launcher's step (hydra's proxies); the value the runtime asked srun
     # for prted's step never reaches a rank.

@@ -20,7 +20,7 @@ setup() { set_plugstack; }
     -n2 -c1 --pin-strategy=compact --pin-verbose
   [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
   [ "$(rank_env 0 OMP_PLACES)" = "{0}" ] && [ "$(rank_env 1 SLURM_PIN_CPUS)" = 1 ]
-  [[ "$(rank_env 0 LD_PRELOAD)" != *libslurm_pin_threads* ]]
+  [ "$(rank_env 0 SLURM_PIN_THREAD_BINDING)" = auto ]  # the rank's own binding, not the launcher's
   [ -z "$(rank_env 1 SLURM_PIN_RANK_OPTIONS)" ]
   grep -q "rank 0 (local 0 of 2, started by batch script): strategy compact, 1 thread on CPUs 0, places {0}" <<<"$output"
   grep -q "rank 1 (local 1 of 2, started by batch script): strategy compact, 1 thread on CPUs 1, places {1}" <<<"$output"

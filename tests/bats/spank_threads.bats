@@ -11,6 +11,8 @@ PROGRAMS_DIR=$BATS_TEST_DIRNAME/../programs
 setup_file() {
   slurm_up task/none
   gcc -O1 -pthread "$PROGRAMS_DIR/pthread_report.c" -o "$WORK/bin/preport"
+  gcc -O1 -static -pthread "$PROGRAMS_DIR/pthread_report.c" -o "$WORK/bin/preport_static"
+  gcc -O1 -fopenmp "$PROGRAMS_DIR/omp_and_pthreads.c" -o "$WORK/bin/both"
   gcc -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases"
   "$SP_CLANG" -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases_llvm" -Wl,-rpath,"$SP_LLVM_LIB"
   chmod -R a+rX "$WORK/bin"
@@ -160,10 +162,50 @@ cached_step() {  # STRATEGY SRUN_ARGS...
   [ "$(region_cpus 2)" = "0 0 0 0 1 1 1 1" ]
 }
 
-@test "env stays the default and sets no preload" {
-  run as_user srun -c2 --pin-strategy=compact env
+@test "--pin-thread-binding=env sets no preload" {
+  run as_user srun -c2 --pin-strategy=compact --pin-thread-binding=env env
   ! grep -q "^LD_PRELOAD=" <<<"$output" || false
   grep -q "^SLURM_PIN_THREAD_BINDING=env$" <<<"$output"
+}
+
+@test "auto, the default: a pthread program's threads on the places the verbose line names, the main thread first" {
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-verbose "$WORK/bin/preport" 2
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [[ "$stderr" == *"places {0},{1}"*", threads by OMP_PLACES or in creation order (auto)"* ]] || { echo "$stderr"; false; }
+  [ "$(pthread_cpus)" = "0 1" ]
+  grep -q "^thread 0 cpu 0 mask 0$" <<<"$output" && grep -q "^thread 1 cpu 1 mask 1$" <<<"$output"
+}
+
+@test "auto: an OpenMP program is bound by OMP_PLACES, a program that is both runs its own threads on the task's CPUs" {
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=scatter --pin-verbose "$WORK/bin/omp_gomp"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  claims_are_real
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=compact "$WORK/bin/both"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  grep -q "^omp 0 mask 0$" <<<"$output" && grep -q "^omp 1 mask 1$" <<<"$output"
+  grep -q "^own mask 0,1$" <<<"$output"  # not squeezed onto the place of the thread that made it
+}
+
+@test "auto: a program nobody here wrote (pigz) runs its threads on the places; the shell around it stays unbound" {
+  command -v pigz >/dev/null || skip "pigz is not installed"
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-verbose sh -c \
+    'echo "shell $(grep Cpus_allowed_list /proc/self/status | cut -f2)"; pigz -p 2 -c </dev/zero >/dev/null & p=$!; sleep 2
+     for t in $(ls /proc/$p/task | sort -n); do grep Cpus_allowed_list /proc/$p/task/$t/status | cut -f2; done | tr "\n" " "; kill $p'
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  grep -q "^shell 0-1$" <<<"$output"
+  masks=$(tail -1 <<<"$output")
+  # The main thread on the first place, every thread on one CPU of the step, both CPUs used.
+  [[ "$masks" == "0 "* ]] || { echo "$masks"; false; }
+  ! grep -qE "(^| )0-1( |$)" <<<"$masks" || { echo "$masks"; false; }
+  grep -qE "(^| )1( |$)" <<<"$masks" || { echo "$masks"; false; }
+}
+
+@test "auto: a statically linked program is placed by OMP_PLACES alone, and verbose says so" {
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-verbose "$WORK/bin/preport_static" 2
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(grep -c "note: threads bound by OMP_PLACES only (.*statically linked" <<<"$stderr")" -eq 1 ] || { echo "$stderr"; false; }
+  [[ "$stderr" != *"(auto)"* ]] || { echo "$stderr"; false; }
+  grep -q "^thread 1 cpu [01] mask 0,1$" <<<"$output"  # where verbose said it would be: not bound
 }
 
 @test "--pin-threads, 0.1's spelling, still binds and says what to write instead" {

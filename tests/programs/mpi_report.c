@@ -43,7 +43,8 @@ int main(int argc, char **argv) {
   if (node[0] == '?' && getenv("SLURMD_NODENAME")) snprintf(node, sizeof node, "%s", getenv("SLURMD_NODENAME"));
   static const char *vars[] = {"OMP_PLACES", "OMP_PROC_BIND", "OMP_NUM_THREADS", "SLURM_PIN_STRATEGY",
                                "SLURM_PIN_CPUS", "SLURM_PIN_RANK_OPTIONS", "SLURM_PIN_TASK_FILE",
-                               "SLURM_CPU_BIND", "LD_PRELOAD", "SLURM_EXTERNAL_LAUNCHER", NULL};
+                               "SLURM_CPU_BIND", "LD_PRELOAD", "SLURM_EXTERNAL_LAUNCHER",
+                               "SLURM_PIN_THREAD_BINDING", NULL};
   char lines[8192];
   size_t at = 0;
   for (const char **v = vars; *v; ++v)

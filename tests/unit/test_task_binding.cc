@@ -91,6 +91,25 @@ TEST(TaskBinding, ThreadLibraryModesPreloadItOnceAndSilenceOpenMpBinding) {
   EXPECT_THROW(task_environment(three_threads(), 0, o), Error);
 }
 
+TEST(TaskBinding, AutoGivesOpenMpItsPlacesAndPreloadsTheShimForTheOtherThreads) {
+  BindOptions o;
+  o.threads = ThreadMode::kAuto;
+  o.thread_library = "/lib/libslurm_pin_threads.so";
+  o.strategy = "compact";
+  auto env = by_name(task_environment(three_threads(), 0, o));
+  EXPECT_EQ(env["OMP_PLACES"].value, "{4},{6,38},{5,6}");
+  EXPECT_EQ(env["OMP_PROC_BIND"].value, "close");
+  EXPECT_EQ(env.count("KMP_AFFINITY"), 0u);  // libomp binds its threads by OMP_PLACES
+  EXPECT_EQ(final_value(env["LD_PRELOAD"], nullptr), "/lib/libslurm_pin_threads.so");
+  EXPECT_EQ(env["SLURM_PIN_THREAD_BINDING"].value, "auto");
+  // The shim reads the places from the task file.
+  EXPECT_NE(task_data(three_threads(), 0, o).find("places 4 6,38 5-6"), std::string::npos);
+  EXPECT_NE(describe_task(three_threads(), 0, o).find(", threads by OMP_PLACES or in creation order (auto)"),
+            std::string::npos);
+  o.thread_library.clear();
+  EXPECT_THROW(task_environment(three_threads(), 0, o), Error);
+}
+
 TEST(TaskBinding, DescriptionNamesStrategyThreadsCpusPlacesAndMemory) {
   BindOptions o;
   o.strategy = "lpgp";

@@ -70,7 +70,8 @@ void require_fits(const std::string& name, const std::string& value) {
 // The names and messages are the options' (slurm_pin_options.h), in the
 // enumerations' order.
 static_assert(static_cast<int>(ThreadMode::kEnv) == SP_THREADS_ENV && static_cast<int>(ThreadMode::kOmpt) == SP_THREADS_OMPT &&
-              static_cast<int>(ThreadMode::kPreload) == SP_THREADS_PRELOAD);
+              static_cast<int>(ThreadMode::kPreload) == SP_THREADS_PRELOAD &&
+              static_cast<int>(ThreadMode::kAuto) == SP_THREADS_AUTO);
 static_assert(static_cast<int>(MemPolicy::kNone) == SP_MEM_NONE && static_cast<int>(MemPolicy::kLocal) == SP_MEM_LOCAL &&
               static_cast<int>(MemPolicy::kInterleave) == SP_MEM_INTERLEAVE);
 
@@ -114,7 +115,8 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
   const TaskPlace& t = r.tasks[task];
   std::vector<EnvVar> env;
   std::string cpus = thread_cpus(t);
-  if (o.threads == ThreadMode::kEnv) {
+  bool openmp_binds = o.threads == ThreadMode::kEnv || o.threads == ThreadMode::kAuto;
+  if (openmp_binds) {
     env.push_back({"OMP_PLACES", omp_places(t), A::kSet});
     env.push_back({"OMP_PROC_BIND", "close", A::kSet});
     if (o.legacy_omp_env) {
@@ -122,20 +124,22 @@ std::vector<EnvVar> task_environment(const Result& r, size_t task, const BindOpt
       env.push_back({"KMP_AFFINITY", kmp_affinity(t), A::kSet});
     }
     for (const EnvVar& v : env) require_fits(v.name, v.value);
-  } else {
-    if (o.thread_library.empty())
-      throw Error(std::string("thread binding ") + thread_mode_name(o.threads) +
-                  " needs slurm-pin's thread library (libslurm_pin_threads.so), which was not found");
+  }
+  if (o.threads != ThreadMode::kEnv && o.thread_library.empty())
+    throw Error(std::string("thread binding ") + thread_mode_name(o.threads) +
+                " needs slurm-pin's thread library (libslurm_pin_threads.so), which was not found");
+  if (!openmp_binds) {
     // The shim binds; LLVM's libomp would reset the threads' affinity, and
     // OMP_PLACES stays unset so that no runtime binds behind its back.
     env.push_back({"KMP_AFFINITY", "disabled", A::kSet});
-    env.push_back({"LD_PRELOAD", o.thread_library, A::kAppendWord});
   }
+  // auto: the shim binds what OpenMP does not (it leaves the runtime's threads alone).
+  if (o.threads != ThreadMode::kEnv) env.push_back({"LD_PRELOAD", o.thread_library, A::kAppendWord});
   env.push_back({"OMP_NUM_THREADS", std::to_string(t.threads.size()), A::kKeep});
   // The runtime reads its places (and regions) from the task file; the
   // variable is for the program and its user, and left out when it cannot
   // be held (the file still has it).
-  if (o.threads == ThreadMode::kEnv) require_fits(SP_ENV_CPUS, cpus);
+  if (openmp_binds) require_fits(SP_ENV_CPUS, cpus);
   env.push_back({SP_ENV_CPUS, cpus, fits(SP_ENV_CPUS, cpus) ? A::kSet : A::kUnset});
   env.push_back({SP_ENV_STRATEGY, o.strategy, A::kSet});
   env.push_back({SP_ENV_THREADS, thread_mode_name(o.threads), A::kSet});
@@ -179,7 +183,8 @@ std::string describe_task(const Result& r, size_t task, const BindOptions& o) {
   std::string s = "strategy " + o.strategy + (o.origin.empty() ? "" : " (" + o.origin + ")") + ", " +
                   std::to_string(n) + (n == 1 ? " thread" : " threads") + " on CPUs " + t.share.list() +
                   ", places " + omp_places(t) + ", mem " + mem_policy_name(o.mem);
-  if (o.threads != ThreadMode::kEnv) s += std::string(", threads by ") + thread_mode_name(o.threads);
+  if (o.threads == ThreadMode::kAuto) s += ", threads by OMP_PLACES or in creation order (auto)";
+  else if (o.threads != ThreadMode::kEnv) s += std::string(", threads by ") + thread_mode_name(o.threads);
   if (!r.regions.empty()) s += ", " + std::to_string(r.regions.size()) + " regions";
   if (!r.gpu_variable.empty())
     s += ", " + std::string(t.gpus.size() == 1 ? "gpu " : "gpus ") + join(t.gpus, ",") + " (" + join(t.gpu_names, ",") + ")";

@@ -15,8 +15,11 @@ namespace slurmpin {
 
 // How threads are bound: env (OpenMP places, the runtime binds), preload
 // (slurm-pin's pthread shim binds the N-th created thread to place N), ompt
-// (the shim also moves threads at every parallel region).
-enum class ThreadMode { kEnv, kPreload, kOmpt };
+// (the shim also moves threads at every parallel region), auto (both: the
+// OpenMP runtime binds its threads by OMP_PLACES, the shim leaves them alone
+// and binds the threads of a program without OpenMP in creation order;
+// docs/threads.md).
+enum class ThreadMode { kEnv, kPreload, kOmpt, kAuto };
 ThreadMode parse_thread_mode(const std::string& name);
 const char* thread_mode_name(ThreadMode m);
 
@@ -28,7 +31,7 @@ const char* mem_policy_name(MemPolicy m);
 
 struct BindOptions {
   ThreadMode threads = ThreadMode::kEnv;
-  std::string thread_library;  // libslurm_pin_threads.so, for preload and ompt
+  std::string thread_library;  // libslurm_pin_threads.so, for preload, ompt and auto
   MemPolicy mem = MemPolicy::kNone;
   bool legacy_omp_env = false;  // also GOMP_CPU_AFFINITY and KMP_AFFINITY
   std::string strategy;         // as the user or the site named it

@@ -20,6 +20,14 @@ std::vector<int> core_of_slots(const Tree& t) {
 
 namespace {
 
+// How far above the average a core's load may be before it is repaired.
+constexpr double kSlack = 0.10;
+// A busy thread: this many times a thread's average load.
+constexpr double kBusy = 1.5;
+// The least share of a core's average load a swap moves: smaller ones would
+// trade sharing for nothing measurable.
+constexpr double kMinMove = 0.05;
+
 // The placement as cores holding slots holding threads (-1: empty slot).
 // Sharing is the matrix's remainder above its floor, as the strategies
 // count it (sharing_matrix.hh): swaps move no floor that matters.
@@ -113,8 +121,18 @@ int balance_load(const Tree& t, const SharingMatrix& w, const std::vector<double
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(), [&](int a, int b) { return load[a] > load[b]; });
   if (load[order.front()] <= load[order.back()]) return 0;  // all alike: the strategy's placement stands
+  // Within a tenth of the average, every core does its share: the
+  // strategy's placement stands (threads of even work, as an OpenMP team's,
+  // differ a little in any profile).
+  double average = std::accumulate(load.begin(), load.end(), 0.0) / cores;
+  auto balanced = [&] { return *std::max_element(c.core_load.begin(), c.core_load.end()) <= average * (1 + kSlack); };
+  if (balanced()) return 0;
+  // The busy threads: at most one per core, the busiest, each well above
+  // a thread's average (a main thread's serial part beside an even team is
+  // one busy thread; the team's small differences make none).
+  double per_thread = average * cores / n;
   std::vector<char> top(n, 0);
-  for (int k = 0; k < cores; ++k) top[order[k]] = 1;
+  for (int k = 0; k < cores && load[order[k]] > kBusy * per_thread; ++k) top[order[k]] = 1;
   int swaps = 0;
   // 1. The busiest threads on distinct cores: a core holding two gives the
   // lighter of them to a core holding none, for one of its other threads.
@@ -140,7 +158,7 @@ int balance_load(const Tree& t, const SharingMatrix& w, const std::vector<double
   // 2. The busiest core gives a thread to the lightest core that can take
   // one, for a lighter one (or an empty slot), while that lowers its load;
   // the busiest threads stay where they are.
-  for (int round = 0; round < 4 * n; ++round) {
+  for (int round = 0; round < 4 * n && !balanced(); ++round) {
     tick();
     int heavy = static_cast<int>(std::max_element(c.core_load.begin(), c.core_load.end()) - c.core_load.begin());
     double high = c.core_load[heavy];
@@ -154,7 +172,7 @@ int balance_load(const Tree& t, const SharingMatrix& w, const std::vector<double
           c, heavy, [&](int x) { return x >= 0 && !top[x]; }, std::vector<int>{cb},
           [&](int x, int y, int) {
             double moved = load[x] - c.load_of(y);
-            return (y < 0 || !top[y]) && moved > 0 && c.core_load[cb] + moved < high;
+            return (y < 0 || !top[y]) && moved > kMinMove * average && c.core_load[cb] + moved < high;
           });
       if (s[0] >= 0) break;
     }

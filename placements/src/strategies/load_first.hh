@@ -4,10 +4,14 @@
 // placement must not put two busy threads on one core while another core
 // holds only idle ones: each would get half a core (pigz with 2 busy
 // threads of 4 on 2 cores ran 1.8x slower under lpgp than under scatter).
-// The strategy's placement is kept and repaired by swaps, which keep every
-// core's thread count: first the cores' count of busiest threads goes to
-// distinct cores, then the busiest core sheds load to a lighter one while
-// that lowers it; each swap the one that keeps the most sharing on a core.
+// The strategy's placement is kept when no core's load is more than a
+// tenth above the average (threads of even work differ a little in any
+// profile), else repaired by swaps, which keep every core's thread count:
+// first the busy threads (at most one per core, each over 1.5 times a
+// thread's average load) go to distinct cores, then the busiest core sheds
+// load to a lighter one while that lowers it by at least 5% of a core's
+// average and it is still above that bound; each swap the one that keeps
+// the most sharing. Whole-run placements only: a region's loads are not known.
 #pragma once
 #include <functional>
 #include <vector>
