@@ -50,12 +50,14 @@ const char kUsage[] =
     "                     [--threads N] [--mem none|local|interleave]\n"
     "                     [--granularity pu|core|l2|l3|numa] [--smt K] [--gpu closest|none]\n"
     "                     [--thread-binding auto|env|preload|ompt]\n"
-    "                     [--phases] [--oversubscribe] [--seed K] [--verbose] [--dryrun]\n"
+    "                     [--phases] [--no-oversubscribe] [--seed K] [--verbose] [--dryrun]\n"
     "                     -- PROGRAM [ARGS...]\n"
     "Binds this process within the CPUs it may use now (its cgroup, allocation or\n"
     "taskset), sets the environment its threads follow, and runs PROGRAM, as\n"
     "srun --pin-strategy does. Default strategy: compact. --threads sets\n"
-    "OMP_NUM_THREADS; without it, OMP_NUM_THREADS or one thread per core.\n"
+    "OMP_NUM_THREADS; without it, OMP_NUM_THREADS or one thread per core. More\n"
+    "threads than cores share them, neighbours together, as srun does by default;\n"
+    "--no-oversubscribe makes that an error.\n"
     "Started by an MPI launcher (mpirun -np 8 slurm-pin run ... -- ./app), each rank\n"
     "takes its share of its node's CPUs by local rank (the launcher's variables),\n"
     "of the CPUs of its cgroup when the launcher bound it narrower.\n"
@@ -65,7 +67,9 @@ const char kUsage[] =
 struct Options {
   std::string strategy = "compact", profile, store = site_store(), threads, mem = "none";
   std::string granularity = "core", binding;
-  bool phases = false, oversubscribe = false, verbose = false, dryrun = false, help = false;
+  // oversubscribe: more threads than cores share them, as srun's default
+  // (the site's oversubscribe=share); --no-oversubscribe makes it an error.
+  bool phases = false, oversubscribe = true, verbose = false, dryrun = false, help = false;
   std::string seed;
   int smt = 0;
   std::string gpu = "none";
@@ -129,6 +133,7 @@ int rank_option(const char* key, size_t key_len, const char* v, size_t n, void* 
 }
 
 void read_rank_options(Options& o) {
+  o.oversubscribe = false;  // the site's choice comes in the flags
   const char* text = std::getenv(SP_ENV_RANK_OPTIONS);
   if (!text || kv_each(text, rank_option, &o) != 0)
     throw Error(std::string(SP_ENV_RANK_OPTIONS) + " is missing or malformed (it is set for a launcher's daemon "
@@ -142,6 +147,7 @@ Options parse(int argc, char** argv) {
       {"mem", required_argument, nullptr, 'm'},      {"granularity", required_argument, nullptr, SP_OPT_GRANULARITY},
       {"thread-binding", required_argument, nullptr, 'b'},
       {"phases", no_argument, nullptr, SP_OPT_PHASES},         {"oversubscribe", no_argument, nullptr, SP_OPT_OVERSUBSCRIBE},
+      {"no-oversubscribe", no_argument, nullptr, 'O'},
       {"seed", required_argument, nullptr, SP_OPT_SEED},     {"verbose", no_argument, nullptr, 'v'},
       {"dryrun", no_argument, nullptr, 'n'},         {"help", no_argument, nullptr, 'h'},
       {"smt", required_argument, nullptr, SP_OPT_SMT},      {"gpu", required_argument, nullptr, SP_OPT_GPU},
@@ -164,7 +170,8 @@ Options parse(int argc, char** argv) {
       case SP_OPT_GRANULARITY: o.granularity = optarg; break;
       case 'b': o.binding = optarg; break;
       case SP_OPT_PHASES: o.phases = true; break;
-      case SP_OPT_OVERSUBSCRIBE: o.oversubscribe = true; break;
+      case SP_OPT_OVERSUBSCRIBE: o.oversubscribe = true; break;  // the default; kept for scripts that say it
+      case 'O': o.oversubscribe = false; break;
       case SP_OPT_SEED: o.seed = optarg; break;
       case SP_OPT_SMT: o.smt = parse_smt(optarg); break;
       case SP_OPT_GPU: o.gpu = optarg; break;

@@ -461,7 +461,7 @@ Sums run_backend(const Options& o, double& took) {
                         "failed, or it or its node was killed, before it ended; see the lines above); run it again");
   }
   Sums s = b.writes_sums ? parse_work_file(w, "sharing", parse_sums) : sum_trace(parse_work_file(w, "trace", parse_trace));
-  if (o.keep_trace) std::printf("trace kept in %s\n", trace.c_str());
+  if (o.keep_trace) std::fprintf(stderr, "trace kept in %s\n", trace.c_str());
   return s;
 }
 
@@ -594,17 +594,17 @@ int profile_mpi(const Options& o) {
   p.tool = (o.backend_given ? p.tool + ", " : "") + traffic + " (slurm-pin " + SLURM_PIN_VERSION + ", backend " +
            (o.backend_given ? o.backend + " and " : "") + "mpi)";
   std::string where_to = write_profile(o, p);
-  std::printf("profile of %s with %d ranks of %d thread%s: %s\n%s\n", o.app.c_str(), p.ranks, p.threads,
+  std::fprintf(stderr, "profile of %s with %d ranks of %d thread%s: %s\n%s\n", o.app.c_str(), p.ranks, p.threads,
               p.threads == 1 ? "" : "s", where_to.c_str(), traffic_summary(p, hosts).c_str());
   if (o.backend_given)
-    std::printf("  threads summed over the ranks: DRR %.2f%% (%s sharing), %zu parallel region%s\n", p.drr,
+    std::fprintf(stderr, "  threads summed over the ranks: DRR %.2f%% (%s sharing), %zu parallel region%s\n", p.drr,
                 p.drr_class.c_str(), p.regions.size(), p.regions.size() == 1 ? "" : "s");
   double all = seconds_since(started) - native;
   if (native > 0)
-    std::printf("  %.1f s in all, the program %.2f s recording its traffic against %.2f s natively: %.2fx\n", all,
+    std::fprintf(stderr, "  %.1f s in all, the program %.2f s recording its traffic against %.2f s natively: %.2fx\n", all,
                 profiled, native, profiled / native);
   else
-    std::printf("  %.1f s in all, the program %.2f s recording its traffic (--baseline gives the slowdown)\n", all,
+    std::fprintf(stderr, "  %.1f s in all, the program %.2f s recording its traffic (--baseline gives the slowdown)\n", all,
                 profiled);
   return 0;
 }
@@ -637,7 +637,9 @@ int profile(const Options& o) {
   std::string where_to = write_profile(o, p);
   remove_work();
   for (const std::string& w : a.warnings) std::fprintf(stderr, "slurm-pin: warning: %s\n", w.c_str());
-  std::printf("profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines"
+  // The summary goes with the other messages: standard output is the program's
+  // (`pigz -c` writes its stream there).
+  std::fprintf(stderr, "profile of %s with %d threads: %s\n  DRR %.2f%% (%s sharing), %zu parallel region%s, working set %.0f lines"
               "%s\n",
               o.app.c_str(), p.threads, where_to.c_str(), p.drr, p.drr_class.c_str(), p.regions.size(),
               p.regions.size() == 1 ? "" : "s", p.working_set_lines,
@@ -645,10 +647,10 @@ int profile(const Options& o) {
   if (o.from_trace.empty()) {
     double all = seconds_since(started) - native;
     if (native > 0)
-      std::printf("  %.1f s in all, the program %.1f s under the %s backend against %.2f s natively: %.1fx\n", all,
+      std::fprintf(stderr, "  %.1f s in all, the program %.1f s under the %s backend against %.2f s natively: %.1fx\n", all,
                   profiled, o.backend.c_str(), native, profiled / native);
     else
-      std::printf("  %.1f s in all, the program %.1f s under the %s backend (--baseline gives the slowdown)\n", all,
+      std::fprintf(stderr, "  %.1f s in all, the program %.1f s under the %s backend (--baseline gives the slowdown)\n", all,
                   profiled, o.backend.c_str());
   }
   return 0;

@@ -121,6 +121,19 @@ expect_fixed_decisions() {
   [ "$(head -c 4 "$WORK/fixed/violin.png" | od -An -c | tr -d ' ')" = '211PNG' ]
 }
 
+@test "evaluate on a terminal: a progress bar redrawn in place, then the same result as in a log" {
+  prog=$(figures_program)
+  # util-linux script(1) gives the command a pseudo-terminal as its stderr.
+  run as_user script -qec "$SLURM_PIN evaluate --runs 10 --strategies none,compact,scatter --metric 'time: ([0-9.]+)' \
+    --journal $WORK/tty.journal --json $WORK/tty.json -- $prog" /dev/null
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [[ "$output" != *"unbound variable"* ]] || { echo "$output"; false; }
+  # The bar: carriage returns, no new line per run, ending at 30/30.
+  [[ "$output" == *$'\r'"slurm-pin evaluate: ["*"] 30/30 runs"* ]] || { echo "$output"; false; }
+  [ "$(grep -c 'slurm-pin evaluate: run ' <<<"$output")" -eq 0 ]
+  expect_fixed_decisions "$WORK/tty.json"
+}
+
 @test "evaluate: a zero figure is one line after every run, and every run stays in the journal and the JSON" {
   printf '#!/bin/sh\necho " Time in seconds =                     0.00"\n' >"$WORK/mg.sh"
   chmod a+rx "$WORK/mg.sh"

@@ -48,11 +48,12 @@ setup() { set_plugstack; }
 
 @test "the batch script's preparation reaches its ranks only: an inner srun step and other programs see none of it" {
   batch "echo \"script preload=\$LD_PRELOAD\"
-srun -n1 -c1 sh -c 'echo \"step preload=\$LD_PRELOAD options=\$SLURM_PIN_RANK_OPTIONS node=\$SLURM_PIN_NODE_CPUS\"'
+srun -n1 -c1 sh -c 'echo \"step preload=\$LD_PRELOAD binding=\$SLURM_PIN_THREAD_BINDING options=\$SLURM_PIN_RANK_OPTIONS node=\$SLURM_PIN_NODE_CPUS\"'
 srun -n1 -c1 --pin-strategy=compact --pin-thread-binding=preload sh -c 'echo \"pinned preload=\$LD_PRELOAD cpus=\$SLURM_PIN_CPUS\"'" \
     -n2 -c1 --pin-strategy=compact
   grep -q "^script preload=.*libslurm_pin_threads.so" <<<"$output"
-  grep -q "^step preload= options= node=$" <<<"$output"
+  # The inner step is bound by the job's strategy: the runtime once, for its own thread binding (auto).
+  grep -q "^step preload=[^ ]*libslurm_pin_threads.so binding=auto options= node=$" <<<"$output" || { echo "$output"; false; }
   grep -q "^pinned preload=.*libslurm_pin_threads.so cpus=0$" <<<"$output"
 }
 

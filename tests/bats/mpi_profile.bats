@@ -45,9 +45,9 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   grep -qx 'ranks 4' "$WORK/ring.profile" && grep -qx 'threads 1' "$WORK/ring.profile"
   # 24 of the 20504 bytes by the collective.
   awk '$1 == "rank_collective_share" { exit !($2 > 0.00117 && $2 < 0.00118) }' "$WORK/ring.profile"
-  [[ "$output" == *"profile of ring with 4 ranks of 1 thread"* ]]
+  [[ "$stderr" == *"profile of ring with 4 ranks of 1 thread"* ]]
   # Pairs 0-1 and 0-3 both exchange 5128 bytes: the first is named.
-  [[ "$output" == *"heaviest pair 0-1 (0.00513 MB)"* ]] || { echo "$output"; false; }
+  [[ "$stderr" == *"heaviest pair 0-1 (0.00513 MB)"* ]] || { echo "$stderr"; false; }
   # Direct launch through srun (pmix), two ranks: each sends the other its
   # 10 blocks; rank 1 also its double to rank 0.
   [ -n "${HAVE_PMIX:-}" ] || skip "this Slurm has no pmix plugin for Open MPI's direct launch"
@@ -113,7 +113,7 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   # One CPU each (--cpus): two ranks of two threads on this node's 2 CPUs.
   profile_ranks hybrid --ranks 2 --threads 2 --cpus 1 -- "$WORK/bin/stencil_mpich" halo3d 6 3
   grep -qx 'ranks 2' "$WORK/hybrid.profile" && grep -qx 'threads 2' "$WORK/hybrid.profile"
-  [[ "$output" == *"profile of hybrid with 2 ranks of 2 threads"* ]]
+  [[ "$stderr" == *"profile of hybrid with 2 ranks of 2 threads"* ]]
 }
 
 @test "profile --mpi errors are one line naming the problem and the fix" {

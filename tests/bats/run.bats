@@ -35,10 +35,15 @@ my_cpus() { awk '/^Cpus_allowed_list/ { print $2 }' /proc/self/status; }
   cpu=$(my_cpus | cut -d, -f1 | cut -d- -f1)
   run --separate-stderr taskset -c "$cpu" "$SLURM_PIN" run --verbose -- "$BIN/omp_report"
   expect_status 0
-  [[ "$stderr" == "slurm-pin: $(hostname): strategy compact, 1 thread on CPUs $cpu, places {$cpu}, mem none" ]]
+  [[ "$stderr" == "slurm-pin: $(hostname): strategy compact, 1 thread on CPUs $cpu, places {$cpu}, mem none, threads by OMP_PLACES or in creation order (auto)" ]]
   grep -q "thread 0 cpu $cpu mask $cpu$" <<<"$output"
-  # More threads than the CPUs left is the engine's one-line error.
-  run taskset -c "$cpu" "$SLURM_PIN" run --threads 2 -- "$BIN/omp_report"
+  # More threads than the CPUs left share them, as srun does by default
+  # (a note says so); --no-oversubscribe makes it the engine's one-line error.
+  run --separate-stderr taskset -c "$cpu" "$SLURM_PIN" run --threads 2 --verbose -- "$BIN/omp_report"
+  expect_status 0
+  grep -q "thread 0 cpu $cpu mask $cpu$" <<<"$output" && grep -q "thread 1 cpu $cpu mask $cpu$" <<<"$output"
+  [[ "$stderr" == *"note: 2 threads per task on 1 core (oversubscribed)"* ]] || { echo "$stderr"; false; }
+  run taskset -c "$cpu" "$SLURM_PIN" run --threads 2 --no-oversubscribe -- "$BIN/omp_report"
   expect_one_line_error "2 threads per task but each task has only 1 core"
 }
 
