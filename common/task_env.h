@@ -22,6 +22,9 @@
  * word naming the one process whose threads go to the places in creation
  * order; set by the runtime in the task's first process. */
 #define SP_ENV_CLAIM_FD "SLURM_PIN_CLAIM_FD"
+/* "1" when the task was bound with --pin-verbose: the runtime then says,
+ * once, when the program moves its own threads (thread_pinning.c). */
+#define SP_ENV_VERBOSE "SLURM_PIN_VERBOSE"
 
 /* ---- MPI ranks started by a launcher (mpirun, mpiexec): the binder of the
  * launcher's daemon (or of a batch script) leaves it unbound and sets these
@@ -50,7 +53,7 @@
 #define SP_ENV_BINDING_NAMES                                                                             \
   {                                                                                                      \
     SP_ENV_CPUS, SP_ENV_STRATEGY, SP_ENV_POLICY, SP_ENV_THREADS, SP_ENV_NIC, SP_ENV_TASK_FILE,          \
-        SP_ENV_CLAIM_FD, SP_ENV_RANK_OPTIONS, SP_ENV_NODE_CPUS, SP_ENV_RANK_WRAPPER, "SLURM_PIN_REGION_PLACES",          \
+        SP_ENV_CLAIM_FD, SP_ENV_VERBOSE, SP_ENV_RANK_OPTIONS, SP_ENV_NODE_CPUS, SP_ENV_RANK_WRAPPER, "SLURM_PIN_REGION_PLACES",          \
         SP_ENV_RETIRED_POLICY, SP_ENV_RETIRED_THREADS, (const char *)0                                  \
   }
 

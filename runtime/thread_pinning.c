@@ -31,6 +31,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include "runtime.h"
@@ -53,9 +54,15 @@ static __thread const cpu_set_t *current __attribute__((tls_model("initial-exec"
 
 void rt_complain(const char *what) { stderr_line("slurm-pin: error: %s\n", what); }
 
+/* The runtime's own affinity calls go to libc's functions directly: the
+ * program's calls come through the interposers below. */
+static int set_affinity(pid_t tid, size_t size, const cpu_set_t *set) {
+  return (int)syscall(SYS_sched_setaffinity, tid, size, set) == 0 ? 0 : -1;
+}
+
 void rt_bind_self(const struct cpu_place *p) {
   if (!p || !p->set || current == p->set) return; /* already there: no migration */
-  if (sched_setaffinity(0, p->size, p->set) == 0) current = p->set;
+  if (set_affinity(0, p->size, p->set) == 0) current = p->set;
 }
 
 static void forked(void);
@@ -150,7 +157,7 @@ static void forked(void) {
   main_bound = 0;
   pinned = 1;
   task_claim_forked();
-  if (whole.set) sched_setaffinity(0, whole.size, whole.set);
+  if (whole.set) set_affinity(0, whole.size, whole.set);
 }
 
 /* auto: where a thread the program starts goes. */
@@ -165,7 +172,7 @@ static enum auto_choice choose(void *(*fn)(void *), int index) {
   if (skipped(fn, index) || openmp_loaded()) return AUTO_WHOLE;
   if (!task_claim_take()) return AUTO_LEAVE;
   if (!__atomic_exchange_n(&main_bound, 1, __ATOMIC_ACQ_REL))
-    sched_setaffinity(getpid(), rt_task.places[0].size, rt_task.places[0].set); /* the main thread */
+    set_affinity(getpid(), rt_task.places[0].size, rt_task.places[0].set); /* the main thread */
   return AUTO_PLACE;
 }
 
@@ -215,4 +222,38 @@ VISIBLE int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*fn
   int rc = real(th, attr, started, s);
   if (rc) free(s);
   return rc;
+}
+
+/* ---- a program that sets its own affinity ------------------------------- */
+
+/* What it asks is done (its threads go where it says); with --pin-verbose
+ * the task is told once that they no longer run on the places its verbose
+ * line named. An OpenMP runtime binding its own team by OMP_PLACES is
+ * slurm-pin's binding, not the program's own. */
+static void moved_by_program(void *caller) {
+  static int said;
+  const char *v = getenv(SP_ENV_VERBOSE);
+  if (!v || strcmp(v, "1") != 0 || !rt_task.count) return;
+  if (caller && in_objects((void *(*)(void *))caller, openmp_runtimes)) return;
+  if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) return;
+  char exe[256] = "the program", node[256] = "";
+  ssize_t n = readlink("/proc/self/exe", exe, sizeof exe - 1);
+  if (n > 0) exe[n] = '\0';
+  const char *slurm_node = getenv("SLURMD_NODENAME");
+  if (slurm_node) snprintf(node, sizeof node, "%s", slurm_node);
+  else if (gethostname(node, sizeof node - 1) != 0) snprintf(node, sizeof node, "this node");
+  stderr_line("slurm-pin: %s: note: %s sets its own thread affinity: those threads run where it puts them, not "
+              "on the places above\n", node, exe);
+}
+
+VISIBLE int sched_setaffinity(pid_t pid, size_t size, const cpu_set_t *set) {
+  moved_by_program(__builtin_return_address(0));
+  return set_affinity(pid, size, set);
+}
+
+VISIBLE int pthread_setaffinity_np(pthread_t th, size_t size, const cpu_set_t *set) {
+  static int (*real)(pthread_t, size_t, const cpu_set_t *);
+  if (!real) real = (int (*)(pthread_t, size_t, const cpu_set_t *))dlsym(RTLD_NEXT, "pthread_setaffinity_np");
+  moved_by_program(__builtin_return_address(0));
+  return real ? real(th, size, set) : ENOSYS;
 }

@@ -1448,7 +1448,10 @@ static int pin_task(struct pin_step *s, spank_t sp, struct task_view *v) {
   if (process_bind_cpus(t->cpus, err, sizeof err) != 0 || process_set_mem_policy(t->mem, err, sizeof err) != 0)
     return fail(s, err);
   if (export_env(s, sp, t) != 0 || export_task_file(s, sp, t) != 0) return -1;
-  if (s->request.verbose || s->config.verbose) describe(s, t, v);
+  if (s->request.verbose || s->config.verbose) {
+    describe(s, t, v);
+    spank_setenv(sp, SP_ENV_VERBOSE, "1", 1); /* the runtime's own note, when the program moves its threads */
+  }
   return 0;
 }
 

@@ -407,7 +407,10 @@ void place(const Options& o, const MpiRank& rank) {
       if (!note.empty()) shown.note = shown.note.empty() ? note : shown.note + "; " + note;
       check(p, sp_bind_task(p, task));
       export_env(p, task, o);
-      if (o.verbose) describe(p, task, where(rank, o), shown);
+      if (o.verbose) {
+        describe(p, task, where(rank, o), shown);
+        setenv(SP_ENV_VERBOSE, "1", 1);  // the runtime's own note, when the program moves its threads
+      }
     }
   } catch (...) {
     sp_finalize(p);

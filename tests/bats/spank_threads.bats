@@ -13,6 +13,7 @@ setup_file() {
   gcc -O1 -pthread "$PROGRAMS_DIR/pthread_report.c" -o "$WORK/bin/preport"
   gcc -O1 -static -pthread "$PROGRAMS_DIR/pthread_report.c" -o "$WORK/bin/preport_static"
   gcc -O1 -fopenmp "$PROGRAMS_DIR/omp_and_pthreads.c" -o "$WORK/bin/both"
+  gcc -O1 -pthread "$PROGRAMS_DIR/own_affinity.c" -o "$WORK/bin/own_affinity"
   gcc -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases"
   "$SP_CLANG" -O1 -fopenmp "$PROGRAMS_DIR/omp_phases.c" -o "$WORK/bin/phases_llvm" -Wl,-rpath,"$SP_LLVM_LIB"
   chmod -R a+rX "$WORK/bin"
@@ -198,6 +199,20 @@ cached_step() {  # STRATEGY SRUN_ARGS...
   [[ "$masks" == "0 "* ]] || { echo "$masks"; false; }
   ! grep -qE "(^| )0-1( |$)" <<<"$masks" || { echo "$masks"; false; }
   grep -qE "(^| )1( |$)" <<<"$masks" || { echo "$masks"; false; }
+}
+
+@test "auto: a program that binds its own threads is told once that they are not on the places" {
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact --pin-verbose "$WORK/bin/own_affinity" 2
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(grep -c "note: $WORK/bin/own_affinity sets its own thread affinity: those threads run where it puts them" <<<"$stderr")" -eq 1 ] ||
+    { echo "$stderr"; false; }
+  # Where it put them (its last CPU), whatever the places said.
+  grep -q "^thread 0 cpu 1 mask 1$" <<<"$output" && grep -q "^thread 1 cpu 1 mask 1$" <<<"$output"
+  # Without --pin-verbose, nothing is said; OpenMP binding its team is slurm-pin's own.
+  run --separate-stderr as_user srun -c2 --pin-strategy=compact "$WORK/bin/own_affinity" 2
+  [ -z "$(srun_said)" ] || { echo "$stderr"; false; }
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 srun -c2 --pin-strategy=compact --pin-verbose "$WORK/bin/both"
+  [[ "$stderr" != *"sets its own thread affinity"* ]] || { echo "$stderr"; false; }
 }
 
 @test "auto: a statically linked program is placed by OMP_PLACES alone, and verbose says so" {
