@@ -17,6 +17,7 @@
 #include "error.hh"
 #include "place_output.hh"
 #include "quiet_stderr.hh"
+#include "site_store.h"
 #include "slurm_binding_env.h"
 #include "slurm_pin_frontend.h"
 
@@ -26,7 +27,8 @@ namespace {
 
 const char kUsage[] =
     "usage: slurm-pin place [--topology this|FILE.xml|SYNTHETIC] [--restrict CPULIST]\n"
-    "                       --strategy S [--matrix FILE | --profile FILE [--model simple|rw]\n"
+    "                       --strategy S [--matrix FILE | --profile NAME[@VERSION]|FILE [--store DIR]\n"
+    "                       [--model simple|rw]\n"
     "                       [--region NAME]] [--tasks N] [--task-layout compact|scatter]\n"
     "                       [--task-matrix FILE [--nodes N|NAME,NAME...]]\n"
     "                       [--task-ranks LIST --job-tasks N]\n"
@@ -37,7 +39,7 @@ const char kUsage[] =
     "strategies (--strategy help):\n";
 
 struct Options {
-  std::string topology = "this", restrict_to, task_layout = "compact";
+  std::string topology = "this", restrict_to, task_layout = "compact", store = site_store();
   std::string strategy = "compact", format = "text", matrix, profile, model = "simple", region, task_matrix, nodes;
   std::string granularity = "core", gpu = "none";
   int tasks = 0, threads = 0, smt = 0;  // 0: the engine decides (a placement file's tasks, or one)
@@ -72,6 +74,7 @@ Options parse(int argc, char** argv) {
       {"topology", required_argument, nullptr, SP_OPT_TOPOLOGY}, {"restrict", required_argument, nullptr, 'r'},
       {"strategy", required_argument, nullptr, SP_OPT_STRATEGY}, {"matrix", required_argument, nullptr, 'm'},
       {"profile", required_argument, nullptr, SP_OPT_PROFILE},  {"model", required_argument, nullptr, SP_OPT_MODEL},
+      {"store", required_argument, nullptr, SP_OPT_STORE},
       {"region", required_argument, nullptr, SP_OPT_REGION},   {"tasks", required_argument, nullptr, 'n'},
       {"task-layout", required_argument, nullptr, 'L'},    {"task-matrix", required_argument, nullptr, 'T'},
       {"nodes", required_argument, nullptr, 'N'},          {"task-ranks", required_argument, nullptr, 'R'},
@@ -93,6 +96,7 @@ Options parse(int argc, char** argv) {
       case SP_OPT_STRATEGY: o.strategy = optarg; break;
       case 'm': o.matrix = optarg; break;
       case SP_OPT_PROFILE: o.profile = optarg; break;
+      case SP_OPT_STORE: o.store = optarg; break;
       case SP_OPT_MODEL: o.model = optarg; break;
       case SP_OPT_REGION: o.region = optarg; break;
       case 'n': o.tasks = static_cast<int>(parse_count("--tasks", optarg, 1, 4096)); break;
@@ -152,7 +156,12 @@ void set_inputs(sp_placement_t* p, const Options& o) {
   check(p, sp_set_phases(p, o.phases, o.phase_merge));
   if (!o.matrix.empty()) check(p, sp_load_matrix(p, o.matrix.c_str()));
   if (!o.task_matrix.empty()) check(p, sp_load_task_matrix(p, o.task_matrix.c_str()));
-  if (!o.profile.empty()) check(p, sp_load_profile(p, o.profile.c_str(), o.model.c_str(), o.region.c_str()));
+  // A file (its name has a '/') is read now; a store profile, as srun picks
+  // it, for the thread count the task will run.
+  if (!o.profile.empty() && o.profile.find('/') != std::string::npos)
+    check(p, sp_load_profile(p, o.profile.c_str(), o.model.c_str(), o.region.c_str()));
+  else if (!o.profile.empty())
+    check(p, sp_set_profile(p, o.profile.c_str(), o.store.c_str(), o.model.c_str(), o.region.c_str()));
 }
 
 // --nodes: a count, or the nodes' names (comma-separated, as

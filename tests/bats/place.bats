@@ -236,6 +236,21 @@ pus_of_task() {
   [[ "$output" == *"4 tasks but 3 tasks run here"* ]]
 }
 
+@test "--profile takes a store name as srun does (--store), a file by its path" {
+  store=$BATS_TEST_TMPDIR/store
+  mkdir -p "$store/pairs"
+  printf 'slurm-pin-profile 1\nthreads 4\nmatrix simple\n0 1 9 1\n1 0 1 9\n9 1 0 1\n1 9 1 0\n' >"$store/pairs/t4.v1.profile"
+  chmod -R go-w "$store"
+  place_json --topology "pack:2 core:2 pu:1" --strategy lp-compact --profile pairs --store "$store"
+  [ "$(jq '[.tasks[0].threads[] | .pu / 2 | floor] | .[0] == .[2] and .[1] == .[3]' <<<"$output")" = true ]
+  run "$SLURM_PIN" place --topology "pack:2 core:2 pu:1" --strategy lp-compact --profile "$store/pairs/t4.v1.profile" --format json
+  expect_status 0
+  # A thread count the store lacks: one line naming the counts it has.
+  run "$SLURM_PIN" place --topology "pack:1 core:2 pu:1" --strategy lp-compact --profile pairs --store "$store"
+  expect_status 1
+  [[ "$output" == *"profile 'pairs' has no 2-thread profile (it has 4)"* ]]
+}
+
 @test "--task-matrix with every strategy: one-thread tasks need no sharing matrix, more threads go compact with a note" {
   printf '0 1 100 1\n1 0 1 100\n100 1 0 1\n1 100 1 0\n' >"$BATS_TEST_TMPDIR/ranks.txt"
   for s in compact scatter lp-compact lp-scatter gp lpgp gplp; do

@@ -195,6 +195,11 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
   [[ "$output" == *"decision:     slurm-pin: rule=profiled mode=default strategy=lpgp profile=pairs2"* ]]
   run "$SLURM_PIN" policy explain --policy "$CLUSTER/slurm-pin-policy.lua" --job-name x --account fixed --pin-strategy scatter
   [[ "$output" == *"effect:       applied, overriding any user choice"* ]]
+  # Without --policy: the policy in force, beside the slurm.conf that SLURM_CONF names, as slurmctld finds it.
+  run --separate-stderr "$SLURM_PIN" policy explain --job-name pairs2 --threads 2
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [[ "$output" == "policy:       $CLUSTER/slurm-pin-policy.lua (4 rules)"* ]] || { echo "$output"; false; }
+  [[ "$output" == *"rule:         profiled (default)"* ]]
   # A rule naming one profile whatever the job's thread count: check warns,
   # explain says what a job the store has no profile for gets.
   cat >"$WORK/fixed.lua" <<FIXED
