@@ -305,6 +305,11 @@ def tables(config, results):
                                 ("Kolmogorov-Smirnov on centred samples, then Wilcoxon-Mann-Whitney at any size "
                                  "(--ks-centred)", config.get("ks_centred")))
         if on))
+    same = config.get("same_placement") or {}
+    for kept in dict.fromkeys(same.values()):
+        twins = sorted(s for s, k in same.items() if k == kept)
+        head += "\n%s: the same placement as %s (dry run), so not run separately: %s's results are %s" % (
+            ", ".join(twins), kept, kept, "theirs" if len(twins) > 1 else "its")
     text = head + "\n\nwall time of the step\n" + figure_table(config, results["time"], "s")
     if config.get("metric"):
         text += "\n\nthe program's figure (%s, %s is better)\n" % (config["metric"], config["metric_better"])

@@ -10,7 +10,13 @@ setup_file() {
   export SLURM_PIN_NODES="n1 n2"
   slurm_up task/none
   cp "$BUILD/bin/jacobi3d" "$WORK/bin/" && chmod a+rx "$WORK/bin/jacobi3d"
+  # A third placement of a 2-CPU step besides none and compact: compact's
+  # threads swapped (on this machine's one package scatter places a step as
+  # compact does, and evaluate runs identical placements once).
+  printf 'slurm-pin-placement 1\ntask 0: 1 0\n' >"$WORK/rev.placement"
+  chmod a+r "$WORK/rev.placement"
 }
+REV() { echo "file:$WORK/rev.placement"; }
 teardown_file() { slurm_down; }
 setup() { set_plugstack; }
 
@@ -34,6 +40,7 @@ LISTS
   cat >"$dir/figures.sh" <<SCRIPT
 #!/bin/sh
 s=\${SLURM_PIN_STRATEGY:-none}
+case \$s in file:*) s=scatter ;; esac  # the third strategy: its figures are scatter's list
 n=\$(( \$(cat "$dir/count.\$s" 2>/dev/null || echo 0) + 1 ))
 if [ -e "$dir/fail.\$s.\$n" ]; then rm -f "$dir/fail.\$s.\$n"; echo "injected failure" >&2; exit 3; fi
 echo \$n >"$dir/count.\$s"
@@ -51,19 +58,19 @@ expect_fixed_decisions() {
     "speedup Student t (Gaussian, equal variances)" ]
   jq -e '.results.metric.compact.mean.p_value < 1e-10' "$json"
   [ "$(jq -r '.results.metric.compact.median.verdict' "$json")" = "need more runs" ]
-  [ "$(jq -r '.results.metric.scatter.mean.verdict' "$json")" = "not significant" ]
+  [ "$(jq -r --arg s "$(REV)" '.results.metric[$s].mean.verdict' "$json")" = "not significant" ]
   # Numbers compared as numbers (jq 1.8 prints 1 as 1.0).
-  jq -e '.results.metric.scatter.median | .verdict == "not significant" and .p_value == 1' "$json"
+  jq -e --arg s "$(REV)" '.results.metric[$s].median | .verdict == "not significant" and .p_value == 1' "$json"
   [ "$(jq -r '.recommendation | "\(.figure) \(.strategy)"' "$json")" = "metric compact" ]
   # Each round ran every strategy once, whatever stopped the evaluation.
   for r in $(seq 1 10); do
     [ "$(jq -r "[.runs[] | select(.round == $r and .exit == 0) | .strategy] | sort | join(\",\")" "$json")" = \
-      compact,none,scatter ]
+      "compact,$(REV),none" ]
   done
 }
 
 @test "evaluate: a table, every raw time in JSON, a report with violin plots, a rule policy check accepts" {
-  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies none,compact,scatter -N 1 \
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies "none,compact,$(REV)" -N 1 \
     --cpus-per-task 2 --noise 1 --metric 'time: ([0-9.]+)' --seed 11 --json "$WORK/e.json" \
     --report "$WORK/report" -- $(jacobi)
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
@@ -78,12 +85,12 @@ expect_fixed_decisions() {
   # Every run kept, each strategy once per round, and a decision per strategy.
   [ "$(jq '.runs | length' "$WORK/e.json")" -eq 9 ]
   for r in 1 2 3; do
-    [ "$(jq -r "[.runs[] | select(.round == $r) | .strategy] | sort | join(\",\")" "$WORK/e.json")" = compact,none,scatter ]
+    [ "$(jq -r "[.runs[] | select(.round == $r) | .strategy] | sort | join(\",\")" "$WORK/e.json")" = "compact,$(REV),none" ]
   done
   [ "$(jq '[.runs[] | select(.metric == null)] | length' "$WORK/e.json")" -eq 0 ]
-  for s in compact scatter; do
-    jq -e ".results.time.$s.median.verdict | IN(\"speedup\", \"slowdown\", \"not significant\", \"need more runs\")" "$WORK/e.json"
-    jq -e ".results.metric.$s.median.speedup > 0" "$WORK/e.json"
+  for s in compact "$(REV)"; do
+    jq -e --arg s "$s" '.results.time[$s].median.verdict | IN("speedup", "slowdown", "not significant", "need more runs")' "$WORK/e.json"
+    jq -e --arg s "$s" '.results.metric[$s].median.speedup > 0' "$WORK/e.json"
   done
   [ "$(jq -r '.config.noise' "$WORK/e.json")" = 1 ]
   [ "$(head -c 4 "$WORK/report/violin.png" | od -An -c | tr -d ' ')" = '211PNG' ]
@@ -107,7 +114,7 @@ expect_fixed_decisions() {
 
 @test "evaluate decides on the program's figure by the protocol: fixed figures give the known decisions" {
   prog=$(figures_program)
-  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 10 --strategies none,compact,scatter \
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 10 --strategies "none,compact,$(REV)" -c 2 \
     --metric 'time: ([0-9.]+)' --journal "$WORK/fixed.journal" --json "$WORK/fixed.json" --report "$WORK/fixed" -- "$prog"
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
   expect_fixed_decisions "$WORK/fixed.json"
@@ -124,7 +131,7 @@ expect_fixed_decisions() {
 @test "evaluate on a terminal: a progress bar redrawn in place, then the same result as in a log" {
   prog=$(figures_program)
   # util-linux script(1) gives the command a pseudo-terminal as its stderr.
-  run as_user script -qec "$SLURM_PIN evaluate --runs 10 --strategies none,compact,scatter --metric 'time: ([0-9.]+)' \
+  run as_user script -qec "$SLURM_PIN evaluate --runs 10 --strategies none,compact,$(REV) -c 2 --metric 'time: ([0-9.]+)' \
     --journal $WORK/tty.journal --json $WORK/tty.json -- $prog" /dev/null
   [ "$status" -eq 0 ] || { echo "$output"; false; }
   [[ "$output" != *"unbound variable"* ]] || { echo "$output"; false; }
@@ -153,7 +160,7 @@ expect_fixed_decisions() {
 @test "evaluate stopped by a failing run or by Ctrl-C loses no run, and --resume finishes it" {
   prog=$(figures_program)
   touch "$WORK/figures/fail.compact.3"
-  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 10 --strategies none,compact,scatter --seed 7 \
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 10 --strategies "none,compact,$(REV)" -c 2 --seed 7 \
     --metric 'time: ([0-9.]+)' --journal "$WORK/stop.journal" -- "$prog"
   [ "$status" -eq 1 ]
   [[ "$stderr" == *"the run under --pin-strategy=compact failed (exit 3): "*"injected failure"*"slurm-pin evaluate --resume $WORK/stop.journal"* ]]
@@ -227,12 +234,29 @@ expect_fixed_decisions() {
   [[ "$stderr" == *"give the program to evaluate after --"* ]]
   run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 2 --strategies none,packed -- true
   [ "$status" -eq 1 ]
-  [[ "$stderr" == *"slurm-pin: error: the run under --pin-strategy=packed failed (exit 1): "*"unknown strategy 'packed'"* ]]
+  [[ "$stderr" == *"slurm-pin: error: the dry run of --pin-strategy=packed failed: "*"unknown strategy 'packed'"* ]]
+}
+
+@test "evaluate runs strategies that place the step identically once, and names them as the same placement" {
+  # A 2-CPU step on one package: scatter places it as compact does.
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 2 --strategies none,compact,scatter -c 2 \
+    --json "$WORK/same.json" -- true
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(grep -c "scatter places this step as compact does (dry run): not run separately" <<<"$stderr")" -eq 1 ] || { echo "$stderr"; false; }
+  [ "$(jq -r '[.runs[].strategy] | unique | join(",")' "$WORK/same.json")" = compact,none ]
+  [ "$(jq -r '.config.same_placement.scatter' "$WORK/same.json")" = compact ]
+  [[ "$output" == *"scatter: the same placement as compact (dry run), so not run separately"* ]]
+  # Nothing left to compare: said, and nothing is run.
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 2 --strategies compact,scatter -c 2 \
+    --journal "$WORK/none-left.journal" -- true
+  [ "$status" -eq 0 ]
+  [[ "$stderr" == *"every strategy places this step as compact does: nothing to compare"* ]]
+  [ ! -e "$WORK/none-left.journal" ]
 }
 
 @test "evaluate's run order is random but reproducible from its seed" {
   for i in 1 2; do
-    run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 4 --strategies none,compact,scatter --seed 42 \
+    run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 4 --strategies "none,compact,$(REV)" -c 2 --seed 42 \
       --journal "$WORK/s$i.journal" --json "$WORK/s$i.json" -- true
     [ "$status" -eq 0 ]
   done

@@ -160,15 +160,21 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 1 ]
 }
 
-@test "slurm-pin evaluate compares an MPI program's ranks in block order against by their measured traffic" {
+@test "slurm-pin evaluate compares an MPI program's ranks placed by their measured traffic, and says when a placement is the same" {
   profile_ranks halo2 --ranks 2 --srun-arg=--mpi=pmi2 -- "$WORK/bin/stencil_mpich" halo3d 8 3 7
+  # Two ranks on this node's two cores: by traffic is block order, so
+  # nothing is run (the dry runs say why).
   run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies compact,lpgp --profile "$WORK/halo2.profile" \
+    -n 2 --srun-arg=--mpi=pmi2 --journal "$WORK/halo2-same.journal" -- "$WORK/bin/stencil_mpich" halo3d 8 3 7
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [[ "$stderr" == *"lpgp places this step as compact does (dry run)"*"nothing to compare"* ]] || { echo "$stderr"; false; }
+  run --separate-stderr as_user "$SLURM_PIN" evaluate --runs 3 --strategies none,lpgp --profile "$WORK/halo2.profile" \
     -n 2 --srun-arg=--mpi=pmi2 --metric 'time: ([0-9.]+)' --seed 5 --json "$WORK/halo2.json" -- \
     "$WORK/bin/stencil_mpich" halo3d 8 3 7
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
   [ "$(jq '[.runs[] | select(.exit == 0 and .metric != null)] | length' "$WORK/halo2.json")" -eq 6 ]
   for r in 1 2 3; do
-    [ "$(jq -r "[.runs[] | select(.round == $r) | .strategy] | sort | join(\",\")" "$WORK/halo2.json")" = compact,lpgp ]
+    [ "$(jq -r "[.runs[] | select(.round == $r) | .strategy] | sort | join(\",\")" "$WORK/halo2.json")" = lpgp,none ]
   done
   grep -Eq '^lpgp +3 ' <<<"$output"
 }
