@@ -135,27 +135,54 @@ def analyse_figure(config, values, higher_better, label):
             entry["mean"] = speedup_test.as_dict(speedup_test.mean_decision(*pair, opts))
             entry["median"] = speedup_test.as_dict(speedup_test.median_decision(*pair, opts))
         out[s] = entry
+    out["finalists"] = finalist_pairs(config, values, higher_better, out)
     correct(config, out)
     return out
 
 
+def finalist_pairs(config, values, higher_better, out):
+    """The finalists (each strategy the protocol finds faster than the
+    baseline, before Holm's correction) against each other, each pair in
+    --strategies order: "speedup" means the second is the faster. Two
+    strategies both faster than the baseline may be no different from each
+    other: the recommendation says so rather than pick one on noise."""
+    opts, base = options_of(config), config["baseline"]
+    finalists = [s for s in config["strategies"] if s != base and
+                 any(out[s][c]["verdict"] == "speedup" for c in ("mean", "median"))]
+    pairs = []
+    for i, a in enumerate(finalists):
+        for b in finalists[i + 1:]:
+            pair = (values[b], values[a]) if higher_better else (values[a], values[b])
+            pairs.append({"first": a, "second": b,
+                          "mean": speedup_test.as_dict(speedup_test.mean_decision(*pair, opts)),
+                          "median": speedup_test.as_dict(speedup_test.median_decision(*pair, opts))})
+    return pairs
+
+
 def comparisons(config):
-    """Every test of a figure: each strategy's mean and median against the baseline."""
+    """Every test of a figure against the baseline: each strategy's mean and median."""
     return [(s, c) for s in config["strategies"] if s != config["baseline"] for c in ("mean", "median")]
+
+
+def decisions(config, result):
+    """Every decision made on a figure: each strategy's two against the
+    baseline, then each pair of finalists' two."""
+    out = [result[s][c] for s, c in comparisons(config)]
+    return out + [pair[c] for pair in result.get("finalists", []) for c in ("mean", "median")]
 
 
 def correct(config, result):
     """One verdict per comparison, the one every output shows: comparing
     several strategies with one baseline makes 2 x (strategies - 1) tests,
-    so a speedup or slowdown stands only if Holm's step-down correction at
-    family-wise risk alpha keeps it; one it does not keep becomes "not
-    significant" (its protocol verdict stays in verdict_uncorrected)."""
-    tests = comparisons(config)
+    and each pair of finalists two more, so a speedup or slowdown stands
+    only if Holm's step-down correction over all of them at family-wise
+    risk alpha keeps it; one it does not keep becomes "not significant"
+    (its protocol verdict stays in verdict_uncorrected)."""
+    tests = decisions(config, result)
     decisive = ("speedup", "slowdown")
-    p = [result[s][c]["p_value"] if result[s][c]["verdict"] in decisive else None for s, c in tests]
+    p = [d["p_value"] if d["verdict"] in decisive else None for d in tests]
     kept = speedup_test.holm(p, float(config["alpha"]))
-    for index, (s, c) in enumerate(tests):
-        d = result[s][c]
+    for index, d in enumerate(tests):
         d["verdict_uncorrected"] = d["verdict"]
         d["holm"] = {"comparisons": len(tests), "kept": index in kept}
         if d["verdict"] in decisive and index not in kept:
@@ -197,7 +224,7 @@ def recommend(config, results, values):
         out.update(failed=True, why="nothing can be decided: %s" % r["error"])
         return out
     others = [s for s in config["strategies"] if s != base]
-    tests = comparisons(config)
+    tests = decisions(config, r)
     out["comparisons"] = len(tests)
     holm_note = "Holm over %d comparisons at %s" % (len(tests), config["alpha"])
     best, best_speedup, best_why = None, 1.0, ""
@@ -211,6 +238,15 @@ def recommend(config, results, values):
             best_why = "speedup of the %s %.3f over %s (%s, p = %s; %s)" % (
                 c, r[s][c]["speedup"], base, r[s][c]["test"], fmt_p(r[s][c]["p_value"]), holm_note)
     if best:
+        # A finalist the protocol finds no different from the best is named:
+        # the evidence does not choose between them.
+        same = [pair["second"] if pair["first"] == best else pair["first"] for pair in r.get("finalists", [])
+                if best in (pair["first"], pair["second"]) and
+                all(pair[c]["verdict"] not in ("speedup", "slowdown") for c in ("mean", "median"))]
+        if same:
+            best_why += "; %s %s not measurably different from %s (%s)" % (
+                ", ".join(same), "is" if len(same) == 1 else "are", best, holm_note)
+            out["same_as_recommended"] = same
         out.update(strategy=best, decided=True, why=best_why)
         return out
     # Undecided: a "need more runs", or a speedup Holm's correction does not keep.
@@ -294,7 +330,16 @@ def figure_table(config, result, unit):
             continue
         m, md = result[s]["mean"], result[s]["median"]
         rows.append([s, decision_text(m), test_text(m), decision_text(md), test_text(md)])
-    return text + "\n\n" + columns(rows)
+    text += "\n\n" + columns(rows)
+    if result.get("finalists"):
+        rows = [["finalists against each other", "speedup of the mean", "decided by", "speedup of the median",
+                 "decided by"]]
+        for pair in result["finalists"]:
+            m, md = pair["mean"], pair["median"]
+            rows.append(["%s over %s" % (pair["second"], pair["first"]), decision_text(m), test_text(m),
+                         decision_text(md), test_text(md)])
+        text += "\n\n" + columns(rows)
+    return text
 
 
 def tables(config, results):

@@ -113,6 +113,31 @@ class Recommendation(unittest.TestCase):
         _, rec = self.decide(config(), runs_of(figures))
         self.assertEqual((rec["figure"], rec["strategy"], rec["decided"]), ("time", "none", False))
 
+    def test_finalists_no_different_from_each_other_are_named_together(self):
+        # compact and scatter both clearly faster than none, and alike: the
+        # recommendation says the evidence does not choose between them, and
+        # Holm counts the finalists' two comparisons too.
+        figures = {"none": gaussian(2.0, 0.05, 10, 1), "compact": gaussian(1.5, 0.05, 10, 2),
+                   "scatter": gaussian(1.5, 0.05, 10, 3)}
+        results, rec = self.decide(config(metric="time: ([0-9.]+)"), runs_of(figures))
+        pairs = results["metric"]["finalists"]
+        self.assertEqual([(p["first"], p["second"]) for p in pairs], [("compact", "scatter")])
+        self.assertEqual(pairs[0]["mean"]["verdict"], "not significant")
+        self.assertTrue(rec["decided"])
+        self.assertIn(rec["strategy"], ("compact", "scatter"))
+        other = "scatter" if rec["strategy"] == "compact" else "compact"
+        self.assertIn("%s is not measurably different from %s" % (other, rec["strategy"]), rec["why"])
+        self.assertIn("Holm over 6 comparisons", rec["why"])
+        self.assertEqual(rec["same_as_recommended"], [other])
+        # The table shows the pair.
+        self.assertIn("finalists against each other", er.figure_table(config(metric="x"), results["metric"], ""))
+        # A finalist clearly faster than the other: both named in the pair, the faster recommended alone.
+        figures["scatter"] = gaussian(1.2, 0.05, 10, 3)
+        results, rec = self.decide(config(metric="time: ([0-9.]+)"), runs_of(figures))
+        self.assertEqual(results["metric"]["finalists"][0]["mean"]["verdict"], "speedup")  # scatter faster than compact
+        self.assertEqual(rec["strategy"], "scatter")
+        self.assertNotIn("not measurably different", rec["why"])
+
     def test_a_rate_swaps_the_samples(self):
         figures = {"none": gaussian(100, 2, 10, 4), "compact": gaussian(130, 2, 10, 5),
                    "scatter": gaussian(100, 2, 10, 6)}
