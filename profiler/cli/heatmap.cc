@@ -87,51 +87,50 @@ std::string number(double v) {
 
 namespace {
 
-// Each cell's colour value, 0 to 1: on the absolute scale, what a pair
-// shares as a share of the less active thread's accesses (at most all of
-// them in the simple model; the rw model can count a line's writes twice,
-// so it is capped); without accesses, against the largest entry.
-std::vector<std::vector<double>> colour_values(const std::vector<std::vector<double>>& m,
-                                               const std::vector<double>& accesses, double max) {
-  size_t n = m.size();
-  std::vector<std::vector<double>> out(n, std::vector<double>(n, 0));
-  for (size_t i = 0; i < n; ++i)
-    for (size_t j = 0; j < n && j < m[i].size(); ++j) {
-      if (accesses.size() == n) {
-        double less = std::min(accesses[i], accesses[j]);
-        out[i][j] = less > 0 ? std::min(1.0, m[i][j] / less) : 0;
-      } else {
-        out[i][j] = max > 0 ? m[i][j] / max : 0;
-      }
-    }
-  return out;
+// A cell's own value as written in it: a share in percent, or a count.
+std::string cell_text(double v, bool share) {
+  char buf[32];
+  if (share)
+    std::snprintf(buf, sizeof buf, v == 0 ? "0" : v >= 0.1 ? "%.1f%%" : v >= 0.01 ? "%.2f%%" : v >= 0.0001 ? "%.4f%%" : "%.0e%%", v);
+  else std::snprintf(buf, sizeof buf, v >= 1e4 ? "%.1e" : "%.0f", v);
+  return buf;
 }
 
 }  // namespace
 
 void write_heatmap_png(const std::vector<std::vector<double>>& m, const std::vector<double>& thread_accesses,
                        const std::string& title, const std::string& unit, const std::string& path,
-                       const std::string& axis) {
+                       const std::string& axis, const std::vector<std::string>& names) {
   size_t n = m.size();
   if (n == 0) throw Error("empty matrix: nothing to draw");
-  bool absolute = thread_accesses.size() == n;
-  double max = 0;
+  double max = 0, accesses = 0;
   for (const auto& row : m)
     for (double v : row) max = std::max(max, v);
-  std::vector<std::vector<double>> value = colour_values(m, thread_accesses, max);
-  std::unique_ptr<json_t, void (*)(json_t*)> rows(json_array(), json_decref);
-  for (const auto& row : value) {
-    json_t* r = json_array();
-    for (double v : row) json_array_append_new(r, json_real(v));
+  bool share = thread_accesses.size() == n;
+  if (share)
+    for (double a : thread_accesses) accesses += a;
+  share = share && accesses > 0;
+  std::unique_ptr<json_t, void (*)(json_t*)> rows(json_array(), json_decref), texts(json_array(), json_decref),
+      labels(json_array(), json_decref);
+  for (size_t i = 0; i < n; ++i) {
+    json_t *r = json_array(), *t = json_array();
+    for (size_t j = 0; j < n && j < m[i].size(); ++j) {
+      json_array_append_new(r, json_real(max > 0 ? m[i][j] / max : 0));
+      json_array_append_new(t, json_string(cell_text(share ? 100 * m[i][j] / accesses : m[i][j], share).c_str()));
+    }
     json_array_append_new(rows.get(), r);
+    json_array_append_new(texts.get(), t);
+    std::string label = std::to_string(i);
+    if (i < names.size() && !names[i].empty() && names[i] != "-") label += " " + names[i].substr(0, 16);
+    json_array_append_new(labels.get(), json_string(label.c_str()));
   }
-  std::string caption = absolute ? "colour: " + unit + ", as a share of all accesses of the less active thread"
-                       : axis == "thread" ? "colour scale: " + unit + " (relative: no per-thread accesses recorded)"
-                                          : "colour scale: " + unit + " (relative to the largest entry)";
+  std::string top = share ? cell_text(100 * max / accesses, true) + " of the run's accesses" : number(max);
+  std::string caption = "cells: " + unit + (share ? ", as a share of all " + number(accesses) + " accesses of the run" : "") +
+                        "; colour relative to the pair that shares most (" + top + ")";
   std::unique_ptr<json_t, void (*)(json_t*)> spec(
-      json_pack("{s:s%, s:s%, s:O, s:s, s:s%}", "title", title.data(), title.size(), "caption", caption.data(),
-                caption.size(), "values", rows.get(), "top", absolute ? "100%" : number(max).c_str(), "axis",
-                axis.data(), axis.size()),
+      json_pack("{s:s%, s:s%, s:O, s:O, s:O, s:s, s:s%}", "title", title.data(), title.size(), "caption",
+                caption.data(), caption.size(), "values", rows.get(), "texts", texts.get(), "labels", labels.get(),
+                "top", top.c_str(), "axis", axis.data(), axis.size()),
       json_decref);
   char* text = spec ? json_dumps(spec.get(), JSON_COMPACT) : nullptr;
   if (!text) throw Error("heatmap: out of memory");

@@ -163,6 +163,36 @@ std::string heatmap_unit(const std::string& model) {
   return "accesses to cache lines both threads touch (eq. 5.1)";
 }
 
+// A matrix as a table a person reads: a line saying what a cell counts,
+// the columns' numbers, each row's number and name (a thread's start
+// routine, printable), then, when given, each row's own total (a thread's
+// accesses) in a last column.
+void print_matrix(const Rows& rows, const std::string& axis, const std::string& cells,
+                  const std::vector<std::string>& names, const std::vector<double>& totals, const std::string& total) {
+  size_t n = rows.size();
+  int width = 6;
+  for (const auto& row : rows)
+    for (double v : row) width = std::max(width, static_cast<int>(std::snprintf(nullptr, 0, "%.0f", v)));
+  int label = static_cast<int>(axis.size());
+  std::vector<std::string> labels(n);
+  for (size_t i = 0; i < n; ++i) {
+    labels[i] = std::to_string(i);
+    if (i < names.size() && !names[i].empty() && names[i] != "-") labels[i] += " " + printable(names[i]).substr(0, 24);
+    label = std::max(label, static_cast<int>(labels[i].size()));
+  }
+  bool with_totals = totals.size() == n;
+  std::printf("cells: %s\n%-*s", cells.c_str(), label, axis.c_str());
+  for (size_t j = 0; j < n; ++j) std::printf(" %*zu", width, j);
+  if (with_totals) std::printf("  %s", total.c_str());
+  std::printf("\n");
+  for (size_t i = 0; i < n; ++i) {
+    std::printf("%-*s", label, labels[i].c_str());
+    for (size_t j = 0; j < rows[i].size(); ++j) std::printf(" %*.0f", width, rows[i][j]);
+    if (with_totals) std::printf("  %.0f", totals[i]);
+    std::printf("\n");
+  }
+}
+
 // An edge list expanded to print or draw is read by a person: beyond this it
 // is a wall of numbers (and threads^2 of memory).
 constexpr int kMaxShownThreads = 2048;
@@ -185,10 +215,7 @@ int show_ranks(const Options& o, const StoredProfile& e, const Profile& p) {
               e.version, p.ranks, p.threads, p.threads == 1 ? "" : "s");
   if (p.rank_collective_share >= 0) std::printf(", %.2g%% by collectives", 100 * p.rank_collective_share);
   std::printf("\n");
-  for (const auto& row : rows) {
-    for (size_t j = 0; j < row.size(); ++j) std::printf("%s%12.0f", j ? " " : "", row[j]);
-    std::printf("\n");
-  }
+  print_matrix(rows, "rank", "bytes each rank (row) sent each other one (column)", {}, {}, "");
   if (!o.png.empty()) {
     std::string title = (o.title.empty() ? e.app + "@" + std::to_string(e.version) : o.title) + "  " +
                         std::to_string(p.ranks) + " ranks";
@@ -224,15 +251,13 @@ int show(const Options& o) {
               region.empty() ? "" : ", region ", printable(region).c_str());
   print_regions(p);
   print_threads(p);
-  for (const auto& row : *rows) {
-    for (size_t j = 0; j < row.size(); ++j) std::printf("%s%12.0f", j ? " " : "", row[j]);
-    std::printf("\n");
-  }
+  print_matrix(*rows, "thread", heatmap_unit(o.model) + (region.empty() ? ", whole run" : ", this region"),
+               p.thread_starts, p.thread_accesses, "accesses (the thread's own, whole run)");
   if (!o.png.empty()) {
     std::string title = (o.title.empty() ? e.app + "@" + std::to_string(e.version) : o.title) + "  " +
                         std::to_string(p.threads) + " threads  " + o.model + " model" +
                         (region.empty() ? "" : "  region " + region);
-    write_heatmap_png(*rows, p.thread_accesses, title, heatmap_unit(o.model), o.png);
+    write_heatmap_png(*rows, p.thread_accesses, title, heatmap_unit(o.model), o.png, "thread", p.thread_starts);
     std::printf("heatmap written to %s\n", o.png.c_str());
   }
   return 0;

@@ -148,7 +148,8 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   "$SLURM_PIN" profiles import --store "$STORE" --app ring "$WORK/ring4.profile" >/dev/null
   run "$SLURM_PIN" profiles show --store "$STORE" ring --png "$WORK/ring.png"
   [ "$status" -eq 0 ] || { echo "$output"; false; }
-  [ "$(grep -cE '^ +[0-9]+( +[0-9]+){3}$' <<<"$output")" -eq 4 ]
+  [ "$(grep -cE '^[0-9]+( +[0-9]+){4}$' <<<"$output")" -eq 4 ]  # each rank's number, then its row
+  grep -q '^cells: bytes each rank (row) sent each other one (column)$' <<<"$output"
   [ "$(head -c 4 "$WORK/ring.png" | od -An -c | tr -d ' ')" = "211PNG" ]
   # Two tasks of a profile of four ranks: one note, the tasks in block
   # order, their one thread each where verbose says.
