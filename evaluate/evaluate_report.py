@@ -218,7 +218,8 @@ def recommend(config, results, values):
     runs would let it."""
     key = "metric" if config.get("metric") else "time"
     base, alpha = config["baseline"], float(config["alpha"])
-    out = {"figure": key, "strategy": base, "decided": False, "runs_needed": None, "comparisons": 0, "failed": False}
+    out = {"figure": key, "strategy": base, "baseline": base, "decided": False, "runs_needed": None, "comparisons": 0,
+           "failed": False}
     r, v = results[key], values[key]
     if "error" in r:
         out.update(failed=True, why="nothing can be decided: %s" % r["error"])
@@ -362,11 +363,65 @@ def tables(config, results):
     return text
 
 
+def evaluation_command(config):
+    """The slurm-pin evaluate command line that runs this evaluation again:
+    the step's shape, srun's own arguments, the profile, the figure, the
+    seed (the same run order), then the program."""
+    q = shlex.quote
+    words = ["slurm-pin", "evaluate", "--runs", str(config["runs"]),
+             "--strategies", ",".join(config["strategies"] + sorted((config.get("same_placement") or {}).keys())),
+             "--baseline", config["baseline"]]
+    for flag, key in (("--nodes", "nodes"), ("--ntasks", "ntasks"), ("--cpus-per-task", "cpus_per_task"),
+                      ("--profile", "profile"), ("--metric", "metric")):
+        if config.get(key):
+            words += [flag, str(config[key])]
+    if config.get("metric") and config.get("metric_better") == "higher":
+        words += ["--metric-better", "higher"]
+    if config.get("noise"):
+        words += ["--noise", str(config["noise"]), "--noise-kind", config["noise_kind"]]
+    for a in config.get("srun_args") or []:
+        words += ["--srun-arg=" + a]
+    words += ["--seed", str(config["seed"]), "--"] + list(config["command"])
+    return " ".join(q(w) for w in words)
+
+
+NOISY_RV = 0.10  # a run-to-run spread (RV) above this: the machine's noise hides small differences
+
+
+def summary_sentence(config, results, rec):
+    """What was found, in one plain sentence, then a warning when the
+    machine's noise is high."""
+    key = rec["figure"]
+    r = results.get(key, {})
+    if "error" in r:
+        return "Nothing could be decided: %s." % r["error"]
+    base = config["baseline"]
+    if rec["decided"] and rec["strategy"] != base:
+        s = rec["strategy"]
+        c = "median" if r[s]["median"]["verdict"] == "speedup" else "mean"
+        gain = 100 * (1 - 1 / r[s][c]["speedup"])
+        steadier = r[s]["summary"]["rv"] < r[base]["summary"]["rv"]
+        text = "%s made the %s %s %.0f%% %s than %s%s." % (
+            s, c, "run" if key == "time" else "figure", abs(gain), "better" if gain > 0 else "worse", base,
+            ", and runs steadier" if steadier else "")
+    elif rec["runs_needed"] is not None:
+        text = "No strategy could be told from %s with %d runs: %s." % (base, config["runs"], rec["why"])
+    else:
+        text = "No measurable difference between the strategies and the baseline %s." % base
+    rv = max(r[x]["summary"]["rv"] for x in config["strategies"])
+    if rv > NOISY_RV:
+        text += (" Warning: runs vary by up to %.0f%% (RV) on this machine: differences smaller than that need "
+                 "many runs to show, and a quieter node (no other jobs) shows them sooner." % (100 * rv))
+    return text
+
+
 def recommendation_line(rec):
     """"recommended: S (why)", or, when the protocol could not decide,
     "no recommendation: why" (the rule then keeps the baseline)."""
     if rec["runs_needed"] is not None or rec["failed"]:
         return "no recommendation: " + rec["why"]
+    if rec["strategy"] == rec.get("baseline"):
+        return "no strategy beats the baseline %s: keep %s (%s)" % (rec["strategy"], rec["strategy"], rec["why"])
     return "recommended: %s (%s)" % (rec["strategy"], rec["why"])
 
 
@@ -521,7 +576,8 @@ def report(config, values, results, text, rec, rule_text, directory):
     violin(config, values, results, os.path.join(directory, "violin.png"))
     noise = noise_text(config)
     md = ["# slurm-pin evaluate: %s" % config["app"], "",
-          "Command: `%s`" % " ".join(shlex.quote(c) for c in config["command"]), "",
+          summary_sentence(config, results, rec), "",
+          "Command (runs this evaluation again, in the same order): `%s`" % evaluation_command(config), "",
           "%d runs per strategy, interleaved in a random order (seed %s); baseline %s; alpha %s%s." % (
               config["runs"], config["seed"], config["baseline"], config["alpha"],
               "; %s beside each task" % noise if noise else ""), "",
@@ -661,6 +717,7 @@ def main():
         print(text)
         print()
         print(recommendation_line(rec))
+        print(summary_sentence(config, results, rec))
     if a.json:
         with open(a.json, "w") as f:
             json.dump({"config": config, "runs": runs, "results": results, "recommendation": rec}, f, indent=1)

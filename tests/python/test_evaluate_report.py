@@ -138,6 +138,35 @@ class Recommendation(unittest.TestCase):
         self.assertEqual(rec["strategy"], "scatter")
         self.assertNotIn("not measurably different", rec["why"])
 
+    def test_one_plain_sentence_says_what_was_found_and_warns_of_noise(self):
+        figures = {"none": gaussian(2.0, 0.02, 10, 1), "compact": gaussian(1.84, 0.01, 10, 2),
+                   "scatter": gaussian(2.0, 0.02, 10, 3)}
+        cfg = config(metric="time: ([0-9.]+)")
+        results, rec = self.decide(cfg, runs_of(figures))
+        text = er.summary_sentence(cfg, results, rec)
+        self.assertRegex(text, r"^compact made the (mean|median) figure 8% better than none, and runs steadier\.$")
+        # Strategies alike: said plainly, and the baseline is "kept", not "recommended".
+        alike = {s: gaussian(2.0, 0.02, 10, i) for i, s in enumerate(("none", "compact", "scatter"))}
+        cfg = config(metric="time: ([0-9.]+)", runs=40)
+        results, rec = self.decide(cfg, runs_of({s: gaussian(2.0, 0.02, 40, i) for i, s in enumerate(alike)}))
+        self.assertIsNone(rec["runs_needed"])
+        self.assertTrue(er.recommendation_line(rec).startswith("no strategy beats the baseline none: keep none"))
+        self.assertEqual(er.summary_sentence(cfg, results, rec),
+                         "No measurable difference between the strategies and the baseline none.")
+        # A noisy machine: the warning.
+        noisy = {s: [float(v) for v in 3 * np.random.default_rng(i).lognormal(0, 0.3, 10)]
+                 for i, s in enumerate(("none", "compact", "scatter"))}
+        results, rec = self.decide(config(), runs_of(noisy, noisy))
+        self.assertIn("Warning: runs vary by up to", er.summary_sentence(config(), results, rec))
+
+    def test_the_reports_command_line_runs_the_evaluation_again(self):
+        cfg = config(nodes="2", ntasks="8", srun_args=["--mpi=pmi2"], profile="app", metric="t: ([0-9.]+)",
+                     same_placement={"scatter": "compact"}, strategies=["none", "compact"])
+        cmd = er.evaluation_command(cfg)
+        self.assertEqual(cmd, "slurm-pin evaluate --runs 10 --strategies none,compact,scatter --baseline none "
+                              "--nodes 2 --ntasks 8 --cpus-per-task 2 --profile app --metric 't: ([0-9.]+)' "
+                              "--srun-arg=--mpi=pmi2 --seed 5 -- ./demo in")
+
     def test_a_rate_swaps_the_samples(self):
         figures = {"none": gaussian(100, 2, 10, 4), "compact": gaussian(130, 2, 10, 5),
                    "scatter": gaussian(100, 2, 10, 6)}
