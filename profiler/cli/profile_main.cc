@@ -436,10 +436,38 @@ T parse_work_file(const WorkDir& w, const std::string& name, T (*parse)(std::ist
   return parse(in, shown);
 }
 
+// The sums of the program itself when a wrapper (a script, env, time) ran
+// it: of every process that ran under the backend (each wrote
+// sharing.PID), the one that started the most threads, then made the most
+// accesses; a note says so when several started threads.
+Sums program_sums(const WorkDir& w) {
+  std::vector<std::string> files = work_names(w, "sharing.");
+  if (files.empty()) return parse_work_file(w, "sharing", parse_sums);  // names the missing file
+  Sums best;
+  double best_accesses = -1;
+  int threaded = 0;
+  for (const std::string& f : files) {
+    Sums s = parse_work_file(w, f, parse_sums);
+    double accesses = 0;
+    for (double a : s.thread_accesses) accesses += a;
+    threaded += s.thread_accesses.size() > 1;
+    if (best_accesses < 0 || s.thread_accesses.size() > best.thread_accesses.size() ||
+        (s.thread_accesses.size() == best.thread_accesses.size() && accesses > best_accesses))
+      best = std::move(s), best_accesses = accesses;
+  }
+  if (threaded > 1)
+    std::fprintf(stderr, "slurm-pin: note: %d processes started threads; the profile is of the one that started the "
+                 "most (%zu)\n", threaded, best.thread_accesses.size());
+  return best;
+}
+
 // Runs the program under the backend; returns its sums.
 Sums run_backend(const Options& o, double& took) {
   const WorkDir& w = start_work(o);
-  std::string work = w.path, sums = work + "/sharing";
+  // valgrind follows the program through wrappers: a file per process.
+  bool per_process = o.backend == "valgrind";
+  g_rank_rows = per_process;  // removed with the work directory
+  std::string work = w.path, sums = work + (per_process ? "/sharing.%p" : "/sharing");
   bool want_trace = o.keep_trace || o.backend == "pin";
   std::string trace = want_trace ? work + "/trace" : "";
   g_keep = o.keep_trace;
@@ -452,7 +480,7 @@ Sums run_backend(const Options& o, double& took) {
     // srun ends with a failure status when the step's node is lost (Slurm
     // 25.05 and later; 0 before): no results then means the run ended
     // early, whichever ended it.
-    bool wrote = work_file_exists(w, b.writes_sums ? "sharing" : "trace");
+    bool wrote = per_process ? !work_names(w, "sharing.").empty() : work_file_exists(w, b.writes_sums ? "sharing" : "trace");
     remove_work();
     std::string status = std::to_string(rc);
     throw Error(wrote ? "the profiled program exited with status " + status +
@@ -460,7 +488,9 @@ Sums run_backend(const Options& o, double& took) {
                       : "the profiling run ended without writing its results (status " + status + ": the program "
                         "failed, or it or its node was killed, before it ended; see the lines above); run it again");
   }
-  Sums s = b.writes_sums ? parse_work_file(w, "sharing", parse_sums) : sum_trace(parse_work_file(w, "trace", parse_trace));
+  Sums s = per_process ? program_sums(w)
+           : b.writes_sums ? parse_work_file(w, "sharing", parse_sums)
+                           : sum_trace(parse_work_file(w, "trace", parse_trace));
   if (o.keep_trace) std::fprintf(stderr, "trace kept in %s\n", trace.c_str());
   return s;
 }

@@ -262,6 +262,19 @@ print(int(((a[:, :, 0] > 0.4) & (a[:, :, 1] < 0.3) & (a[:, :, 2] < 0.3)).sum()))
   rm -rf "$STORE/broken"
 }
 
+@test "a wrapper script is followed to the program it runs, whether it execs it or not" {
+  printf '#!/bin/sh\nexec "$@"\n' >"$WORK/bin/exec-wrapper"
+  printf '#!/bin/sh\necho starting >&2\n"$@"\necho done >&2\n' >"$WORK/bin/fork-wrapper"
+  chmod a+rx "$WORK/bin/exec-wrapper" "$WORK/bin/fork-wrapper"
+  for w in exec-wrapper fork-wrapper; do
+    run --separate-stderr profile_file --app pc --threads 4 --output "$WORK/$w.profile" -- "$WORK/bin/$w" "$WORK/bin/pc" 2 8
+    [ "$status" -eq 0 ] || { echo "$w: $stderr"; false; }
+    grep -qx 'threads 4' "$WORK/$w.profile"
+    # The program's pairs, as profiled directly.
+    [ "$(pairs_of --profile "$WORK/$w.profile")" = "$(pairs_of --profile "$STORE/pc/t4.v1.profile")" ] || { echo "$w"; false; }
+  done
+}
+
 @test "a thread-count mismatch is a warning: every thread created is kept" {
   # pc creates 4 threads whatever it is asked: asked for 6, its profile has 4.
   run --separate-stderr profile --app pc --threads 6 -- "$WORK/bin/pc" 2 8
