@@ -30,9 +30,7 @@ BackendRun backend_command(const std::string& backend, const std::string& libdir
     if (!exists(tool + "/slurmpin-amd64-linux"))
       throw Error("the valgrind backend is not installed (" + tool + "/slurmpin-amd64-linux is missing)");
     r.env.push_back("VALGRIND_LIB=" + tool);
-    // Into the programs a wrapper script execs or starts too: each process
-    // writes its own sums when `sums` names them by pid (%p).
-    r.argv = {"valgrind", "-q", "--tool=slurmpin", "--trace-children=yes", "--out=" + sums};
+    r.argv = {"valgrind", "-q", "--tool=slurmpin", "--out=" + sums};
     if (!trace.empty()) r.argv.push_back("--trace=" + trace);
   } else if (backend == "compiler") {
     // The program was built with -fsanitize=thread and linked with

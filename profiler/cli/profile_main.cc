@@ -472,6 +472,9 @@ Sums run_backend(const Options& o, double& took) {
   std::string trace = want_trace ? work + "/trace" : "";
   g_keep = o.keep_trace;
   BackendRun b = backend_command(o.backend, lib_dir(), sums, trace, o.threads, o.program);
+  // Into the programs a wrapper execs or starts too (not for MPI ranks,
+  // whose every process is a rank): each writes sharing.PID.
+  if (per_process) b.argv.insert(b.argv.begin() + 2, "--trace-children=yes");
   std::vector<std::string> argv = step(o, cpus_requested(o), b.env, b.argv);
   auto t = std::chrono::steady_clock::now();
   int rc = run(argv, b.env);
