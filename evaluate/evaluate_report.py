@@ -462,7 +462,19 @@ def rule(config, rec):
             notes.append(lua_comment("-- import the profile first: slurm-pin profiles import %s --app %s" % (profile, app)))
         else:
             action += ", profile = %s" % lua_string(profile)
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", "evaluated-" + app)
+    # The step's shape it was measured on: its thread count (the job's
+    # OMP_NUM_THREADS, else -c), so that evaluations at two counts give two rules.
+    threads = str(config.get("omp_num_threads") or config.get("cpus_per_task") or "")
+    if re.fullmatch(r"[0-9]+", threads):
+        match += ", threads = { min = %s, max = %s }" % (threads, threads)
+    pin_args = [a for a in config.get("srun_args") or [] if a.startswith("--pin-")]
+    if pin_args:
+        notes.append(lua_comment("-- measured with %s, which a rule cannot set: jobs must give it themselves"
+                                 % " ".join(pin_args)))
+    if config.get("omp_num_threads"):
+        notes.append(lua_comment("-- measured with OMP_NUM_THREADS=%s: the rule matches jobs of that thread count"
+                                 % config["omp_num_threads"]))
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", "evaluated-" + app + ("-t" + threads if re.fullmatch(r"[0-9]+", threads) else ""))
     noise = noise_text(config)
     head = [lua_comment("-- slurm-pin evaluate: %s, %d runs per strategy%s, decided on %s" % (
         app, config["runs"], ", " + noise if noise else "",

@@ -22,7 +22,9 @@ local STRATEGY_NAMES = table.concat(strategies.names, ", ")
 local MEM = { none = true, ["local"] = true, interleave = true }
 local GRANULARITY = { pu = true, core = true, l2 = true, l3 = true, numa = true }
 local MATCH_KEYS = { app = true, partition = true, account = true, user = true, qos = true, nodes = true,
-                     has_profile = true }
+                     threads = true, has_profile = true }
+-- Match keys that are ranges of whole numbers: { min = N, max = M }.
+local RANGE_KEYS = { nodes = true, threads = true }
 local ACTION_KEYS = { strategy = true, profile = true, mem = true, granularity = true, mode = true }
 local TOP_KEYS = { store = true, partitions = true, rules = true }
 local SETTINGS = { "strategy", "profile", "mem", "granularity" }
@@ -138,20 +140,20 @@ local function check_match(m, where)
   for k, v in pairs(m) do
     if not MATCH_KEYS[k] then
       fail(where .. "unknown match '" .. tostring(k) ..
-           "' (use app, partition, account, user, qos, nodes, has_profile)")
+           "' (use app, partition, account, user, qos, nodes, threads, has_profile)")
     end
     if k == "has_profile" and type(v) ~= "boolean" then fail(where .. "has_profile must be true or false") end
-    if k == "nodes" then
-      if type(v) ~= "table" or (v.min == nil and v.max == nil) then fail(where .. "nodes must be { min = N, max = M }") end
+    if RANGE_KEYS[k] then
+      if type(v) ~= "table" or (v.min == nil and v.max == nil) then fail(where .. k .. " must be { min = N, max = M }") end
       for bound, n in pairs(v) do
         if (bound ~= "min" and bound ~= "max") or type(n) ~= "number" or n < 0 or n ~= math.floor(n) then
-          fail(where .. "nodes must be { min = N, max = M } with whole numbers, not " .. tostring(bound) .. " = " ..
+          fail(where .. k .. " must be { min = N, max = M } with whole numbers, not " .. tostring(bound) .. " = " ..
                tostring(n))
         end
       end
-      if v.min and v.max and v.min > v.max then fail(where .. "nodes: min is above max (nothing would match)") end
+      if v.min and v.max and v.min > v.max then fail(where .. k .. ": min is above max (nothing would match)") end
     end
-    if k ~= "has_profile" and k ~= "nodes" then
+    if k ~= "has_profile" and not RANGE_KEYS[k] then
       for _, s in ipairs(as_list(v)) do
         if type(s) ~= "string" then fail(where .. k .. " must be a name or a list of names") end
         if k == "app" and #s > M.MAX_APP_NAME then
@@ -430,6 +432,12 @@ local function rule_matches(m, job, index, names_profile)
   if m.nodes then
     local n = job.nodes or 1
     if (m.nodes.min and n < m.nodes.min) or (m.nodes.max and n > m.nodes.max) then return nil end
+  end
+  if m.threads then
+    -- The job's thread count (its OMP_NUM_THREADS, else --cpus-per-task):
+    -- a job that says neither matches no thread range.
+    local t = job.threads
+    if not t or (m.threads.min and t < m.threads.min) or (m.threads.max and t > m.threads.max) then return nil end
   end
   return matching_app(m, job, index, names_profile)
 end

@@ -103,7 +103,8 @@ expect_fixed_decisions() {
   [ "$status" -eq 0 ]
   echo "$output" >"$WORK/rule.lua"
   if [ "$(jq -r .recommendation.decided "$WORK/rule.json")" = true ]; then
-    grep -q 'name = "evaluated-jacobi3d", match = { app = "jacobi3d" }' "$WORK/rule.lua"
+    # The shape it was measured on: 2 threads (-c 2).
+    grep -q 'name = "evaluated-jacobi3d-t2", match = { app = "jacobi3d", threads = { min = 2, max = 2 } }' "$WORK/rule.lua"
   else
     grep -q '^-- no rule: ' "$WORK/rule.lua"
     ! grep -q 'action' "$WORK/rule.lua"

@@ -68,6 +68,20 @@ T.test("the first matching rule decides, in order", function()
   T.eq(d.profile, "lulesh@2")
 end)
 
+T.test("threads matches the job's thread count; a job that gives none matches no range", function()
+  local p = assert(engine.load("t.lua", [[return { rules = {
+    { name = "t4", match = { app = "x", threads = { min = 4, max = 4 } }, action = { strategy = "compact" } },
+    { name = "t8up", match = { app = "x", threads = { min = 8 } }, action = { strategy = "scatter" } },
+  } }]]))
+  T.eq(engine.decide(p, job({ apps = { "x" }, threads = 4 }), index).rule, "t4")
+  T.eq(engine.decide(p, job({ apps = { "x" }, threads = 16 }), index).rule, "t8up")
+  T.eq(engine.decide(p, job({ apps = { "x" }, threads = 6 }), index), nil)
+  T.eq(engine.decide(p, job({ apps = { "x" }, threads = false }), index), nil)
+  local _, err = engine.load("b.lua", [[return { rules = { { name = "bad", match = { threads = { min = 8, max = 2 } },
+    action = { strategy = "compact" } } } }]])
+  T.contains(err, "threads: min is above max")
+end)
+
 T.test("partition, account, nodes matches", function()
   T.eq(engine.decide(policy, job({ apps = { "lulesh" }, partition = "debug" }), index).rule, "partition:*")
   T.eq(engine.decide(policy, job({ apps = { "x" }, nodes = 8 }), index).rule, "big")

@@ -159,6 +159,19 @@ class Recommendation(unittest.TestCase):
         results, rec = self.decide(config(), runs_of(noisy, noisy))
         self.assertIn("Warning: runs vary by up to", er.summary_sentence(config(), results, rec))
 
+    def test_rules_match_the_thread_count_they_were_measured_at(self):
+        figures = {"none": gaussian(2.0, 0.05, 10, 1), "compact": gaussian(1.5, 0.05, 10, 2)}
+        rules = []
+        for threads in ("2", "4"):
+            cfg = config(strategies=["none", "compact"], metric="t", omp_num_threads=threads,
+                         srun_args=["--pin-thread-binding=preload"])
+            results, rec = self.decide(cfg, runs_of(figures))
+            rules.append(er.rule(cfg, rec))
+        self.assertIn('name = "evaluated-demo-t2", match = { app = "demo", threads = { min = 2, max = 2 } }', rules[0])
+        self.assertIn('name = "evaluated-demo-t4", match = { app = "demo", threads = { min = 4, max = 4 } }', rules[1])
+        self.assertIn("-- measured with --pin-thread-binding=preload, which a rule cannot set", rules[0])
+        self.assertIn("-- measured with OMP_NUM_THREADS=4", rules[1])
+
     def test_the_reports_command_line_runs_the_evaluation_again(self):
         cfg = config(nodes="2", ntasks="8", srun_args=["--mpi=pmi2"], profile="app", metric="t: ([0-9.]+)",
                      same_placement={"scatter": "compact"}, strategies=["none", "compact"])
