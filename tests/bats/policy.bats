@@ -218,7 +218,7 @@ FIXED
   printf 'return { rules = { { name = "r", match = { colour = "red" }, action = { strategy = "compact" } } } }\n' >"$WORK/bad.lua"
   run "$SLURM_PIN" policy check "$WORK/bad.lua"
   [ "$status" -eq 1 ]
-  [ "$output" = "slurm-pin: error: $WORK/bad.lua:1: rule 1 (r): unknown match 'colour' (use app, partition, account, user, qos, nodes, has_profile)" ]
+  [ "$output" = "slurm-pin: error: $WORK/bad.lua:1: rule 1 (r): unknown match 'colour' (use app, partition, account, user, qos, nodes, threads, has_profile)" ]
 }
 
 # The decision files on the node (docs/spank.md "Files root keeps on the node").
