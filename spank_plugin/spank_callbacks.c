@@ -108,8 +108,9 @@ struct pin_step {
   long helper_peak_kib;       /* its peak resident memory */
   char failure[ERR_LEN];      /* found by user_init, reported by task_init */
   char note_text[ERR_LEN];    /* the plugin's own note for verbose users (a rule's profile that did not fit) */
-  /* How threads are bound on this node: the request's mode, or env where
-   * auto cannot preload the thread library (a static program, no library). */
+  /* How threads are bound on this node (set in the placing helper): the
+   * request's mode, or env where auto cannot preload the thread library (a
+   * static program, no library). */
   char threads_mode[16];
   /* This step is an MPI launcher's daemon, or a batch script
    * (launcher_step.h): left as Slurm placed it, its ranks place themselves. */
@@ -663,7 +664,6 @@ static int set_binding(struct pin_step *s, const char *strategy) {
   char origin[200] = "";
   if (s->policy.present && s->policy.applies && strcmp(strategy, s->policy.strategy) == 0)
     snprintf(origin, sizeof origin, "policy rule %s", s->policy.rule);
-  if (!s->threads_mode[0]) snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request));
   if (sp_set_thread_mode(s->placement, s->threads_mode) ||
       sp_set_thread_library(s->placement, s->config.threads_lib) ||
       sp_set_mem_policy(s->placement, pin_effective_mem(&s->config, &s->request, &s->policy)) ||
@@ -895,27 +895,23 @@ static int locate_threads_lib(struct pin_step *s, char *m, size_t len) {
   return 0;
 }
 
-/* auto cannot bind the threads of programs without OpenMP here: OMP_PLACES
- * alone binds this step's threads, and verbose users are told why. */
-static void threads_by_env_only(struct pin_step *s, const char *why) {
+/* auto cannot bind the threads of programs without OpenMP here (`note`,
+ * sp_auto_binding_note's): OMP_PLACES alone binds this step's threads, and
+ * verbose users are told why. */
+static void threads_by_env_only(struct pin_step *s, const char *note) {
   snprintf(s->threads_mode, sizeof s->threads_mode, "env");
   size_t used = strlen(s->note_text);
-  const char *advice = strstr(why, " (bind threads"); /* the engine's fix for preload: auto needs none */
-  int n = advice ? (int)(advice - why) : (int)strlen(why);
-  snprintf(s->note_text + used, sizeof s->note_text - used,
-           "%sthreads bound by OMP_PLACES only (%.*s): an OpenMP program's threads are placed, other threads run "
-           "on the task's CPUs",
-           used ? "; " : "", n > 600 ? 600 : n, why);
+  snprintf(s->note_text + used, sizeof s->note_text - used, "%s%s", used ? "; " : "", note);
 }
 
 /* preload, ompt and auto load the thread library into the program: without
  * it, preload and ompt fail the step, auto binds by OMP_PLACES alone. */
 static int find_threads_lib(struct pin_step *s) {
-  char m[ERR_LEN + 128];
-  snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request));
+  char m[ERR_LEN + 128], note[ERR_LEN];
   if (strcmp(s->threads_mode, "env") == 0 || locate_threads_lib(s, m, sizeof m) == 0) return 0;
   if (strcmp(s->threads_mode, "auto") != 0) return fail(s, m);
-  threads_by_env_only(s, "slurm-pin's thread library is not installed on this node");
+  sp_auto_binding_note(NULL, NULL, "slurm-pin's thread library is not installed on this node", note, sizeof note);
+  threads_by_env_only(s, note);
   return 0;
 }
 
@@ -996,7 +992,7 @@ static int prepare_launcher(struct pin_step *s, spank_t sp, const char *strategy
   snprintf(ranks.profile, sizeof ranks.profile, "%s", pin_effective_profile(&s->request, &s->policy));
   snprintf(ranks.mem, sizeof ranks.mem, "%s", pin_effective_mem(&s->config, &s->request, &s->policy));
   snprintf(ranks.granularity, sizeof ranks.granularity, "%s", pin_effective_granularity(&s->config, &s->request, &s->policy));
-  snprintf(ranks.threads, sizeof ranks.threads, "%s", s->threads_mode[0] ? s->threads_mode : pin_effective_threads(&s->request));
+  snprintf(ranks.threads, sizeof ranks.threads, "%s", s->threads_mode);
   snprintf(ranks.gpu, sizeof ranks.gpu, "%s", gpu_mode(s, sp));
   ranks.verbose = s->request.verbose || s->config.verbose;
   ranks.oversubscribe = pin_effective_oversubscribe(&s->config, &s->request);
@@ -1118,6 +1114,7 @@ static int place_in_helper(void *arg, struct plan_writer *w) {
   skip_hwloc_plugins(s, j->sp);
   char err[ERR_LEN];
   int rc;
+  snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request));
   /* The options' values, as srun checked them: a user may send others. */
   if (pin_check_request(&s->request, err, sizeof err) != 0) rc = bad_request(s, err);
   else if (site_allows(s, j->strategy) != 0) rc = -1;
@@ -1430,9 +1427,10 @@ static int check_program(struct pin_step *s, spank_t sp) {
   char path[LIST_LEN];
   if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0]) return 0;
   if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
-  if (sp_check_preloadable(argv[0], path, err, sizeof err) == 0) return 0;
-  if (strcmp(s->threads_mode, "auto") != 0) return fail(s, err);
-  /* auto: the program cannot load the library; it is placed as env places it. */
+  if (strcmp(s->threads_mode, "auto") != 0)
+    return sp_check_preloadable(argv[0], path, err, sizeof err) == 0 ? 0 : fail(s, err);
+  /* auto: a program that cannot load the library is placed as env places it. */
+  if (sp_auto_binding_note(argv[0], path, NULL, err, sizeof err) == 0) return 0;
   threads_by_env_only(s, err);
   return sp_set_thread_mode(s->placement, "env") == 0 ? 0 : fail(s, sp_error(s->placement));
 }

@@ -203,12 +203,15 @@ std::string self_path() {
 
 std::string binding_mode(const Options& o) { return !o.binding.empty() ? o.binding : o.phases ? "ompt" : "auto"; }
 
-// auto where the thread library cannot be loaded: OMP_PLACES alone binds
-// (the plugin says the same, threads_by_env_only), and the note says why.
-std::string env_only(sp_placement_t* p, const std::string& why) {
+// auto where the thread library cannot reach the program (`missing`: the
+// library itself, else `program` as the loader sees it): OMP_PLACES alone
+// binds, and the note says why, as the plugin's (sp_auto_binding_note). ""
+// when auto binds as it is.
+std::string env_only(sp_placement_t* p, const char* program, const char* path_env, const char* missing) {
+  char note[2048];
+  if (sp_auto_binding_note(program, path_env, missing, note, sizeof note) == 0) return "";
   check(p, sp_set_thread_mode(p, "env"));
-  return "threads bound by OMP_PLACES only (" + why.substr(0, why.find(" (bind threads")) +
-         "): an OpenMP program's threads are placed, other threads run on the task's CPUs";
+  return note;
 }
 
 // The binding's settings; a note when auto falls back to OMP_PLACES alone.
@@ -221,7 +224,7 @@ std::string set_binding(sp_placement_t* p, const Options& o, const std::string& 
   char lib[PATH_MAX], err[1024];
   if (sp_find_thread_library(self_path().c_str(), lib, sizeof lib, err, sizeof err) != 0) {
     if (mode != "auto") throw Error(err);
-    return env_only(p, std::string("slurm-pin's thread library is not installed: ") + err);
+    return env_only(p, nullptr, nullptr, (std::string("slurm-pin's thread library is not installed: ") + err).c_str());
   }
   check(p, sp_set_thread_library(p, lib));
   return "";
@@ -399,11 +402,11 @@ void place(const Options& o, const MpiRank& rank) {
     } else {
       char err[1024];
       const char* path_env = std::getenv("PATH");
-      if (binding_mode(o) != "env" && note.empty() &&
-          sp_check_preloadable(o.exec_file.c_str(), o.exec_search && path_env ? path_env : "", err, sizeof err) != 0) {
-        if (binding_mode(o) != "auto") throw Error(err);
-        note = env_only(p, err);
-      }
+      const char* search = o.exec_search && path_env ? path_env : "";
+      if (binding_mode(o) == "auto" && note.empty()) note = env_only(p, o.exec_file.c_str(), search, nullptr);
+      else if (binding_mode(o) != "env" && binding_mode(o) != "auto" &&
+               sp_check_preloadable(o.exec_file.c_str(), search, err, sizeof err) != 0)
+        throw Error(err);
       if (!note.empty()) shown.note = shown.note.empty() ? note : shown.note + "; " + note;
       check(p, sp_bind_task(p, task));
       export_env(p, task, o);

@@ -216,6 +216,12 @@ int sp_check_thread_library(const char *path, char *err, size_t len);
  * whose interpreter is), so a task never claims places the library cannot
  * give; 0 otherwise (a program exec cannot find passes: exec says so). */
 int sp_check_preloadable(const char *program, const char *path_env, char *err, size_t len);
+/* Thread binding auto: whether OMP_PLACES alone must bind `program`'s
+ * threads, because the library is `missing` (why, when not NULL or ""), or
+ * the loader will not preload it into the program (as
+ * sp_check_preloadable reads it). 1 with the note to print in buf (cut to
+ * fit), 0 when auto can bind as it is (buf untouched). */
+int sp_auto_binding_note(const char *program, const char *path_env, const char *missing, char *buf, size_t len);
 
 /* ---- the node's topology saved once (slurmd's start, a package's install)
  * for every later placement to read instead of discovering the machine */

@@ -503,6 +503,18 @@ int sp_check_preloadable(const char* program, const char* path_env, char* err, s
   return checked(err, len, [&] { check_preloadable(program ? program : "", path_env ? path_env : ""); });
 }
 
+int sp_auto_binding_note(const char* program, const char* path_env, const char* missing, char* buf, size_t len) {
+  try {
+    std::string why = missing && *missing ? missing : preload_problem(program ? program : "", path_env ? path_env : "");
+    if (why.empty()) return 0;
+    copy_out(env_only_note(why), buf, len);
+    return 1;
+  } catch (const std::exception& e) {
+    copy_out(env_only_note(printable(e.what())), buf, len);
+    return 1;
+  }
+}
+
 int sp_set_mem_policy(sp_placement_t* p, const char* policy) {
   return bind_option(p, [&] { p->bind.mem = parse_mem_policy(policy ? policy : ""); });
 }

@@ -291,6 +291,19 @@ TEST(TaskBinding, PreloadIsRefusedForStaticAndSetIdPrograms) {
   std::system((std::string("rm -rf ") + dir).c_str());
 }
 
+TEST(TaskBinding, AutoSaysWhyOmpPlacesAloneBindsAProgramTheLibraryCannotReach) {
+  char note[1024] = "untouched";
+  EXPECT_EQ(sp_auto_binding_note("true", "/usr/bin:/bin", nullptr, note, sizeof note), 0);
+  EXPECT_STREQ(note, "untouched");
+  EXPECT_EQ(sp_auto_binding_note("/usr/sbin/ldconfig", "", nullptr, note, sizeof note), 1);
+  EXPECT_EQ(std::string(note),
+            "threads bound by OMP_PLACES only (slurm-pin's thread library cannot be loaded into /usr/sbin/ldconfig: it "
+            "is statically linked, so no loader runs to preload it): an OpenMP program's threads are placed, other "
+            "threads run on the task's CPUs");  // the fix for preload (thread binding env) is not auto's
+  EXPECT_EQ(sp_auto_binding_note("true", "/usr/bin", "the library is missing", note, sizeof note), 1);
+  EXPECT_NE(std::string(note).find("(the library is missing)"), std::string::npos) << note;
+}
+
 // slurm_cpu_bind_list's view of fixed CPU lists, as sp_get_task_cpus gives them.
 int list_cpus(const void* ctx, int task, char* buf, size_t len) {
   const char* text = static_cast<const char* const*>(ctx)[task];

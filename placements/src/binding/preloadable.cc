@@ -78,26 +78,39 @@ std::string resolve(const std::string& program, const std::string& path_env) {
   return "";
 }
 
-[[noreturn]] void refuse(const std::string& program, const std::string& why) {
-  throw Error("slurm-pin's thread library cannot be loaded into " + program + ": " + why +
-              " (bind threads with OpenMP's variables instead: thread binding env; or run a dynamically linked "
-              "program without set-user-ID)");
+std::string cannot_load(const std::string& program, const std::string& why) {
+  return "slurm-pin's thread library cannot be loaded into " + program + ": " + why;
 }
 
 }  // namespace
 
-void check_preloadable(const std::string& program, const std::string& path_env) {
+std::string preload_problem(const std::string& program, const std::string& path_env) {
   std::string path = resolve(program, path_env);
-  if (path.empty()) return;
+  if (path.empty()) return "";
   Head h = inspect(path);
   if (h.kind == Kind::kScript && !h.interpreter.empty()) {
     Head i = inspect(h.interpreter);
-    if (i.kind == Kind::kStatic) refuse(path, "its interpreter " + h.interpreter + " is statically linked");
-    if (i.kind == Kind::kSetId) refuse(path, "its interpreter " + h.interpreter + " is set-user-ID or set-group-ID");
-    return;
+    if (i.kind == Kind::kStatic) return cannot_load(path, "its interpreter " + h.interpreter + " is statically linked");
+    if (i.kind == Kind::kSetId)
+      return cannot_load(path, "its interpreter " + h.interpreter + " is set-user-ID or set-group-ID");
+    return "";
   }
-  if (h.kind == Kind::kStatic) refuse(path, "it is statically linked, so no loader runs to preload it");
-  if (h.kind == Kind::kSetId) refuse(path, "it is set-user-ID or set-group-ID, so the loader ignores LD_PRELOAD");
+  if (h.kind == Kind::kStatic) return cannot_load(path, "it is statically linked, so no loader runs to preload it");
+  if (h.kind == Kind::kSetId)
+    return cannot_load(path, "it is set-user-ID or set-group-ID, so the loader ignores LD_PRELOAD");
+  return "";
+}
+
+void check_preloadable(const std::string& program, const std::string& path_env) {
+  std::string problem = preload_problem(program, path_env);
+  if (!problem.empty())
+    throw Error(problem + " (bind threads with OpenMP's variables instead: thread binding env; or run a dynamically "
+                          "linked program without set-user-ID)");
+}
+
+std::string env_only_note(const std::string& why) {
+  return "threads bound by OMP_PLACES only (" + why +
+         "): an OpenMP program's threads are placed, other threads run on the task's CPUs";
 }
 
 }  // namespace slurmpin
