@@ -77,10 +77,10 @@ static void keep_whole(void) {
 
 __attribute__((constructor)) static void setup(void) {
   char err[1024];
-  const char *v = getenv(SP_ENV_THREADS);
+  const char *mode = getenv(SP_ENV_THREADS), *v;
   /* Inherited into a task whose threads OpenMP binds (a launcher's daemon
    * or a batch script had it loaded): nothing to do here. */
-  if (v && strcmp(v, "env") == 0) return;
+  if (mode && strcmp(mode, "env") == 0) return;
   if (task_places_load(&rt_task, err, sizeof err) != 0) {
     /* The binder said where threads go and it cannot be read: never run
      * with less binding than the task was told it has. */
@@ -93,7 +93,6 @@ __attribute__((constructor)) static void setup(void) {
   if ((v = getenv(SP_ENV_SKIP_MASK))) skip_mask = strtoull(v, NULL, 16);
   if ((v = getenv(SP_ENV_SKIP_OBJECTS))) skip_objects = v;
   keep_whole();
-  const char *mode = getenv(SP_ENV_THREADS);
   if (mode && strcmp(mode, "auto") == 0) {
     auto_mode = 1;
     /* An OpenMP runtime the program links may have bound the main thread

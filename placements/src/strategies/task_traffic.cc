@@ -12,7 +12,7 @@ namespace slurmpin {
 
 std::vector<int> place_by_traffic(const Tree& t, const SharingMatrix& traffic, uint64_t seed) {
   // gplp cuts the levels first; lpgp pairs first, which wins where pairs
-  // of ranks exchange most and loses up to a sixth of a level's traffic
+  // of ranks exchange most and loses up to a seventh of a level's traffic
   // where they do not (bench/placement/ranks). Where cores pair under a
   // cache, both run and the one keeping more over all levels (the
   // strategies' own objective) is taken; elsewhere lpgp cuts as gplp does.
