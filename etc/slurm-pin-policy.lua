@@ -18,10 +18,12 @@ return {
   },
 
   -- Ordered: the first rule that matches decides. match: app, partition,
-  -- account, user, qos (a name or a list), nodes = { min, max }, has_profile.
+  -- account, user, qos (a name or a list), nodes, tasks, threads
+  -- (= { min, max }), has_profile.
   -- action: strategy, profile ("NAME", "NAME@V" or "%app"), mem, granularity,
-  -- mode = "default" (only if the user chose no --pin-strategy/--pin-profile)
-  -- or "enforce" (always).
+  -- thread_binding (as --pin-thread-binding), env (variables for the step,
+  -- e.g. { OMP_NUM_THREADS = 8 }), mode = "default" (only if the user chose
+  -- no --pin-strategy/--pin-profile) or "enforce" (always).
   rules = {
     { name = "benchmarking-fixed",
       match = { account = "benchmark" },
@@ -29,6 +31,10 @@ return {
     { name = "lulesh-gplp",
       match = { app = "lulesh", partition = { "numa", "batch" } },
       action = { strategy = "gplp", profile = "lulesh" } },
+    -- What `slurm-pin evaluate --emit-rule` measured for one shape of stream.
+    { name = "evaluated-stream-n1-t8",
+      match = { app = "stream", tasks = { min = 1, max = 1 }, threads = { min = 8, max = 8 } },
+      action = { strategy = "scatter", thread_binding = "preload", env = { OMP_NUM_THREADS = "8" } } },
     { name = "any-profiled-app",
       match = { has_profile = true },
       action = { strategy = "lpgp", profile = "%app" } },

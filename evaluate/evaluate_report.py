@@ -382,7 +382,8 @@ def evaluation_command(config):
     for a in config.get("srun_args") or []:
         words += ["--srun-arg=" + a]
     words += ["--seed", str(config["seed"]), "--"] + list(config["command"])
-    return " ".join(q(w) for w in words)
+    env = ["%s=%s" % (k, v) for k, v in sorted(measured_environment(config).items())]
+    return " ".join(q(w) for w in env + words)
 
 
 NOISY_RV = 0.10  # a run-to-run spread (RV) above this: the machine's noise hides small differences
@@ -447,34 +448,105 @@ def lua_comment(s):
     return "".join(c if 32 <= ord(c) != 127 else "\\%03d" % ord(c) for c in s)
 
 
+def measured_environment(config):
+    """The thread variables the runs inherited (OMP_NUM_THREADS, ...); a
+    journal written before evaluate kept them holds OMP_NUM_THREADS only."""
+    env = config.get("environment")
+    if env is None:
+        env = {"OMP_NUM_THREADS": config["omp_num_threads"]} if config.get("omp_num_threads") else {}
+    return dict(env)
+
+
+# What a rule's action can carry, by the srun option that set it
+# (lua/slurm_pin_policy.lua): anything else a rule cannot set.
+RULE_OPTIONS = {"--pin-mem": "mem", "--pin-granularity": "granularity", "--pin-thread-binding": "thread_binding"}
+# The policy's bounds on an action's env (slurm_pin_policy.lua MAX_ENV,
+# MAX_ENV_VALUE counted encoded: a byte outside these counts 3).
+RULE_MAX_ENV, RULE_MAX_ENV_VALUE = 8, 256
+RULE_PLAIN = re.compile(r"[A-Za-z0-9._+/:,-]")
+
+
+def pin_options(srun_args):
+    """srun's --pin-* arguments as (option, value) pairs, --opt=v and --opt v
+    alike; value None for a flag."""
+    out, i = [], 0
+    while i < len(srun_args):
+        a = srun_args[i]
+        if a.startswith("--pin-"):
+            if "=" in a:
+                out.append(tuple(a.split("=", 1)))
+            elif a in RULE_OPTIONS and i + 1 < len(srun_args):
+                out.append((a, srun_args[i + 1]))
+                i += 1
+            else:
+                out.append((a, None))
+        i += 1
+    return out
+
+
+def rule_env(env, notes):
+    """The env the rule carries, in Lua; what it cannot carry goes in notes."""
+    items, left = [], []
+    for k, v in sorted(env.items()):
+        encoded = sum(1 if RULE_PLAIN.fullmatch(c) else 3 for c in v)
+        if len(items) < RULE_MAX_ENV and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]{0,63}", k) and \
+                all(32 <= ord(c) <= 126 for c in v) and encoded <= RULE_MAX_ENV_VALUE:
+            items.append("%s = %s" % (k, lua_string(v)))
+        else:
+            left.append("%s=%s" % (k, v))
+    if left:
+        notes.append(lua_comment("-- measured with %s, which a rule cannot carry: jobs must set it themselves"
+                                 % " ".join(left)))
+    return items
+
+
+def whole(v):
+    v = str(v or "")
+    return v if re.fullmatch(r"[0-9]+", v) else ""
+
+
 def rule(config, rec):
+    """The policy rule that gives this application what was measured: the
+    recommended strategy, with the srun options and the environment the
+    runs had, matching the step shape they were measured on."""
     app = config["app"]
     best = rec["strategy"]
     profile = config.get("profile") or ""
-    action = "strategy = %s, mode = \"default\"" % lua_string(best)
-    match = "app = %s" % lua_string(app)
+    action = ["strategy = %s" % lua_string(best)]
+    match = ["app = %s" % lua_string(app)]
     notes = []
     if profile and best not in ("none", "compact", "scatter", "random"):
         if "/" in profile:
             # A rule names store profiles only: the file must be imported.
-            action += ", profile = \"%app\""
-            match += ", has_profile = true"
+            action.append("profile = \"%app\"")
+            match.append("has_profile = true")
             notes.append(lua_comment("-- import the profile first: slurm-pin profiles import %s --app %s" % (profile, app)))
         else:
-            action += ", profile = %s" % lua_string(profile)
-    # The step's shape it was measured on: its thread count (the job's
-    # OMP_NUM_THREADS, else -c), so that evaluations at two counts give two rules.
-    threads = str(config.get("omp_num_threads") or config.get("cpus_per_task") or "")
-    if re.fullmatch(r"[0-9]+", threads):
-        match += ", threads = { min = %s, max = %s }" % (threads, threads)
-    pin_args = [a for a in config.get("srun_args") or [] if a.startswith("--pin-")]
-    if pin_args:
+            action.append("profile = %s" % lua_string(profile))
+    # The step's shape it was measured on: nodes and tasks when given, and
+    # its thread count (OMP_NUM_THREADS, else -c), so evaluations of one
+    # program at two shapes give two rules.
+    env = measured_environment(config)
+    nodes, tasks = whole(config.get("nodes")), whole(config.get("ntasks"))
+    threads = whole(env.get("OMP_NUM_THREADS") or config.get("cpus_per_task"))
+    for key, n in (("nodes", nodes), ("tasks", tasks), ("threads", threads)):
+        if n:
+            match.append("%s = { min = %s, max = %s }" % (key, n, n))
+    cannot = []
+    for option, value in pin_options(config.get("srun_args") or []):
+        if option in RULE_OPTIONS and value:
+            action.append("%s = %s" % (RULE_OPTIONS[option], lua_string(value)))
+        else:
+            cannot.append(option + ("=" + value if value else ""))
+    if cannot:
         notes.append(lua_comment("-- measured with %s, which a rule cannot set: jobs must give it themselves"
-                                 % " ".join(pin_args)))
-    if config.get("omp_num_threads"):
-        notes.append(lua_comment("-- measured with OMP_NUM_THREADS=%s: the rule matches jobs of that thread count"
-                                 % config["omp_num_threads"]))
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", "evaluated-" + app + ("-t" + threads if re.fullmatch(r"[0-9]+", threads) else ""))
+                                 % " ".join(cannot)))
+    env_items = rule_env(env, notes)
+    if env_items:
+        action.append("env = { %s }" % ", ".join(env_items))
+    action.append("mode = \"default\"")
+    shape = "".join("-%s%s" % (c, n) for c, n in (("N", nodes), ("n", tasks), ("t", threads)) if n)
+    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", "evaluated-" + app + shape)[:100]
     noise = noise_text(config)
     head = [lua_comment("-- slurm-pin evaluate: %s, %d runs per strategy%s, decided on %s" % (
         app, config["runs"], ", " + noise if noise else "",
@@ -486,7 +558,8 @@ def rule(config, rec):
         head.append(lua_comment("-- no rule: this application keeps what the policy gives it today"))
         return "\n".join(head + ["return {", "  rules = {", "  },", "}"]) + "\n"
     body = ["return {", "  rules = {",
-            "    { name = %s, match = { %s }, action = { %s } }," % (lua_string(name), match, action),
+            "    { name = %s, match = { %s }," % (lua_string(name), ", ".join(match)),
+            "      action = { %s } }," % ", ".join(action),
             "  },", "}"]
     return "\n".join(head + body) + "\n"
 

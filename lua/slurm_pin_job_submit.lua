@@ -16,7 +16,8 @@ local M = {}
 
 local PLUGIN = "_SLURM_SPANK_OPTION_slurm_pin_"            -- SPANK options in spank_job_env
 local ENV = "SLURM_SPANK__SLURM_SPANK_OPTION_slurm_pin_"   -- the same as environment variables
-local OPTIONS = { strategy = "pin_strategy", profile = "pin_profile", mem = "pin_mem", granularity = "pin_granularity" }
+local OPTIONS = { strategy = "pin_strategy", profile = "pin_profile", mem = "pin_mem", granularity = "pin_granularity",
+                  thread_binding = "pin_thread_binding" }
 local NO_VAL = 4294967294
 local NO_VAL16 = 65534
 
@@ -275,7 +276,8 @@ local function view_of(job, part_list)
   local threads = tonumber(type(job.environment) == "table" and job.environment["OMP_NUM_THREADS"] or nil)
   local cpt = job.cpus_per_task
   if not threads and cpt and cpt ~= NO_VAL16 and cpt > 0 then threads = cpt end
-  local nodes = job.min_nodes
+  threads = threads or job.recorded_threads
+  local nodes, tasks = job.min_nodes, job.num_tasks
   local partitions = {}
   for p in string.gmatch(job.partition or default_partition(part_list) or "", "[^,]+") do
     partitions[#partitions + 1] = p
@@ -290,10 +292,11 @@ local function view_of(job, part_list)
     user = job.user_name,
     qos = job.qos,
     nodes = (nodes and nodes ~= NO_VAL and nodes ~= 0) and nodes or 1,
+    tasks = (tasks and tasks ~= NO_VAL and tasks ~= 0) and tasks or nil,
     threads = threads,
     batch = job.script ~= nil,
     user_choice = { strategy = options.pin_strategy, profile = options.pin_profile, mem = options.pin_mem,
-                    granularity = options.pin_granularity },
+                    granularity = options.pin_granularity, thread_binding = options.pin_thread_binding },
   }
 end
 
@@ -304,18 +307,25 @@ local function job_view(job_desc, part_list)
   return view_of({
     spank_job_env = job_desc.spank_job_env, environment = script ~= nil and job_desc.environment or nil,
     name = job_desc.name, script = script, cpus_per_task = job_desc.cpus_per_task,
-    min_nodes = job_desc.min_nodes, partition = job_desc.partition, account = job_desc.account,
+    min_nodes = job_desc.min_nodes, num_tasks = job_desc.num_tasks, partition = job_desc.partition, account = job_desc.account,
     user_name = job_desc.user_name, qos = job_desc.qos,
   }, part_list)
 end
 
 -- The fields a change can set that can change which rule matches a job.
-local MATCHED = { "name", "partition", "account", "qos", "min_nodes", "cpus_per_task" }
+local MATCHED = { "name", "partition", "account", "qos", "min_nodes", "num_tasks", "cpus_per_task" }
 
 -- Whether a change request sets field k.
 local function sets(job_desc, k)
   local v = job_desc[k]
   return v ~= nil and v ~= NO_VAL and v ~= NO_VAL16
+end
+
+-- The decision recorded in an admin_comment: its last part, when it is one.
+local function recorded(comment)
+  local last = string.match(comment or "", "([^|]*)$") or ""
+  last = string.match(last, "^%s*(.-)%s*$")
+  return string.sub(last, 1, 10) == "slurm-pin:" and last or nil
 end
 
 -- A job being changed: what the request sets, over what the job has.
@@ -326,6 +336,11 @@ local function modified_view(job_desc, job_rec, part_list)
     name = job_rec.name, partition = job_rec.partition, account = job_rec.account, qos = job_rec.qos,
     min_nodes = job_rec.min_nodes, cpus_per_task = job_rec.cpus_per_task,
   }
+  -- Tasks and threads are not in Slurm's job record as job_submit/lua
+  -- shows it: the shape the recorded decision matched stands for them.
+  local was = recorded(job_rec.admin_comment) or ""
+  job.num_tasks = tonumber(string.match(was, " tasks=(%d+)"))
+  job.recorded_threads = tonumber(string.match(was, " threads=(%d+)"))
   for _, k in ipairs(MATCHED) do
     if sets(job_desc, k) then job[k] = job_desc[k] end
   end
@@ -348,13 +363,6 @@ end
 
 local function decision_text(decision)
   return decision and (policy_engine.format(decision) .. (decision.applied and "" or " applied=no")) or nil
-end
-
--- The decision recorded in an admin_comment: its last part, when it is one.
-local function recorded(comment)
-  local last = string.match(comment or "", "([^|]*)$") or ""
-  last = string.match(last, "^%s*(.-)%s*$")
-  return string.sub(last, 1, 10) == "slurm-pin:" and last or nil
 end
 
 local function log_decision(job, decision, text, verb)
@@ -408,10 +416,10 @@ end
 local function tell_overridden(job, decision)
   if not (decision and decision.mode == "enforce" and job.user_choice and slurm and slurm.log_user) then return end
   local replaced = {}
-  for _, k in ipairs({ "strategy", "profile", "mem", "granularity" }) do
+  for _, k in ipairs({ "strategy", "profile", "mem", "granularity", "thread_binding" }) do
     local mine, rule = job.user_choice[k], decision[k]
     if mine and rule and mine ~= rule then
-      replaced[#replaced + 1] = "--pin-" .. k .. "=" .. shown(mine) .. " becomes " .. shown(rule)
+      replaced[#replaced + 1] = "--pin-" .. string.gsub(k, "_", "-") .. "=" .. shown(mine) .. " becomes " .. shown(rule)
     end
   end
   if #replaced > 0 then

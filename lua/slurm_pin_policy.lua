@@ -21,13 +21,26 @@ M.NEEDS_PROFILE = strategies.needs_profile
 local STRATEGY_NAMES = table.concat(strategies.names, ", ")
 local MEM = { none = true, ["local"] = true, interleave = true }
 local GRANULARITY = { pu = true, core = true, l2 = true, l3 = true, numa = true }
+local THREAD_BINDING = { auto = true, env = true, preload = true, ompt = true }
 local MATCH_KEYS = { app = true, partition = true, account = true, user = true, qos = true, nodes = true,
-                     threads = true, has_profile = true }
+                     tasks = true, threads = true, has_profile = true }
 -- Match keys that are ranges of whole numbers: { min = N, max = M }.
-local RANGE_KEYS = { nodes = true, threads = true }
-local ACTION_KEYS = { strategy = true, profile = true, mem = true, granularity = true, mode = true }
+local RANGE_KEYS = { nodes = true, tasks = true, threads = true }
+local ACTION_KEYS = { strategy = true, profile = true, mem = true, granularity = true, thread_binding = true,
+                      env = true, mode = true }
+local ACTION_NAMES = "strategy, profile, mem, granularity, thread_binding, env, mode"
 local TOP_KEYS = { store = true, partitions = true, rules = true }
-local SETTINGS = { "strategy", "profile", "mem", "granularity" }
+-- The settings a decision carries besides env, in the order it records them.
+local SETTINGS = { "strategy", "profile", "mem", "granularity", "thread_binding" }
+
+-- An action's env: at most MAX_ENV variables the nodes set in the step's
+-- environment. Names and values are bounded so that a decision always fits
+-- the record the nodes read (pin_policy_parse); variables slurm-pin or
+-- Slurm set themselves from the placement cannot be given.
+M.MAX_ENV = 8
+M.MAX_ENV_NAME = 64
+M.MAX_ENV_VALUE = 256
+local PLACEMENT_ENV = { OMP_PLACES = true, OMP_PROC_BIND = true, GOMP_CPU_AFFINITY = true, KMP_AFFINITY = true }
 
 -- ---- errors that name the file, the line and the fix ------------------------
 
@@ -111,14 +124,53 @@ local function check_string(v, what, where)
   if v ~= nil and type(v) ~= "string" then fail(where .. what .. " must be a string, not a " .. type(v)) end
 end
 
-local function check_action(a, where)
-  if type(a) ~= "table" then fail(where .. "'action' must be a table") end
-  for _, k in ipairs({ "strategy", "profile", "mem", "granularity", "mode" }) do check_string(a[k], k, where) end
-  for k in pairs(a) do
-    if not ACTION_KEYS[k] then
-      fail(where .. "unknown action '" .. tostring(k) .. "' (use strategy, profile, mem, granularity, mode)")
+-- An env value in the record: every byte outside letters, digits and
+-- . _ - + / : , written %XX, so a value never holds a blank or an '='
+-- that could end its field or start another.
+local function encode_value(v)
+  return (string.gsub(v, "[^%w%._%-%+/:,]", function(c) return string.format("%%%02X", string.byte(c)) end))
+end
+
+-- Why an env variable's name cannot be set by a rule, or nil.
+local function env_name_problem(name)
+  if type(name) ~= "string" or not string.match(name, "^[%a_][%w_]*$") or #name > M.MAX_ENV_NAME then
+    return "is not a variable name (letters, digits and _, at most " .. M.MAX_ENV_NAME .. ")"
+  end
+  if PLACEMENT_ENV[name] or string.sub(name, 1, 3) == "LD_" or string.sub(name, 1, 6) == "SLURM_" then
+    return "is set by slurm-pin or Slurm from the placement (a rule sets the strategy instead)"
+  end
+  return nil
+end
+
+-- A rule's env: { NAME = "value" or number, ... }.
+local function check_env(env, where)
+  if type(env) ~= "table" then fail(where .. "env must be a table { NAME = \"value\", ... }") end
+  local count = 0
+  for name, value in pairs(env) do
+    count = count + 1
+    if count > M.MAX_ENV then fail(where .. "env sets at most " .. M.MAX_ENV .. " variables") end
+    local problem = env_name_problem(name)
+    if problem then fail(where .. "env: '" .. tostring(name) .. "' " .. problem) end
+    if type(value) == "number" and value == math.floor(value) and value >= 0 then value = string.format("%d", value) end
+    if type(value) ~= "string" or not string.match(value, "^[\32-\126]*$") or #encode_value(value) > M.MAX_ENV_VALUE then
+      fail(where .. "env: " .. name .. " must be a whole number or printable text of at most " .. M.MAX_ENV_VALUE ..
+           " characters (a blank or a symbol other than . _ - + / : , counts as 3)")
     end
   end
+end
+
+local function check_action(a, where)
+  if type(a) ~= "table" then fail(where .. "'action' must be a table") end
+  for _, k in ipairs({ "strategy", "profile", "mem", "granularity", "thread_binding", "mode" }) do
+    check_string(a[k], k, where)
+  end
+  for k in pairs(a) do
+    if not ACTION_KEYS[k] then fail(where .. "unknown action '" .. tostring(k) .. "' (use " .. ACTION_NAMES .. ")") end
+  end
+  if a.thread_binding ~= nil and not THREAD_BINDING[a.thread_binding] then
+    fail(where .. "thread_binding must be auto, env, preload or ompt (as --pin-thread-binding)")
+  end
+  if a.env ~= nil then check_env(a.env, where) end
   if a.strategy ~= nil and not M.STRATEGIES[a.strategy] then
     fail(where .. "unknown strategy '" .. tostring(a.strategy) .. "' (" .. STRATEGY_NAMES .. ")")
   end
@@ -140,7 +192,7 @@ local function check_match(m, where)
   for k, v in pairs(m) do
     if not MATCH_KEYS[k] then
       fail(where .. "unknown match '" .. tostring(k) ..
-           "' (use app, partition, account, user, qos, nodes, threads, has_profile)")
+           "' (use app, partition, account, user, qos, nodes, tasks, threads, has_profile)")
     end
     if k == "has_profile" and type(v) ~= "boolean" then fail(where .. "has_profile must be true or false") end
     if RANGE_KEYS[k] then
@@ -327,7 +379,7 @@ function M.probe(policy, path)
   local apps = {}
   for i = 1, M.MAX_APPS do apps[i] = "slurm-pin-probe-" .. i end
   local job = { apps = apps, partition = "slurm-pin-probe", account = "probe", user = "probe", qos = "probe",
-                nodes = 1, threads = 1, user_choice = {} }
+                nodes = 1, tasks = 1, threads = 1, user_choice = {} }
   local none = { has = function() return false end }
   local _, _, err = M.decide_budgeted(policy, job, none, path)
   if err then
@@ -433,6 +485,11 @@ local function rule_matches(m, job, index, names_profile)
     local n = job.nodes or 1
     if (m.nodes.min and n < m.nodes.min) or (m.nodes.max and n > m.nodes.max) then return nil end
   end
+  if m.tasks then
+    -- The job's task count (-n): a job that gives none matches no task range.
+    local n = job.tasks
+    if not n or (m.tasks.min and n < m.tasks.min) or (m.tasks.max and n > m.tasks.max) then return nil end
+  end
   if m.threads then
     -- The job's thread count (its OMP_NUM_THREADS, else --cpus-per-task):
     -- a job that says neither matches no thread range.
@@ -446,12 +503,14 @@ local function settings_of(action, app)
   local d = {}
   for _, k in ipairs(SETTINGS) do d[k] = action[k] end
   if d.profile == "%app" then d.profile = app end
+  d.env = action.env
   return d
 end
 
--- job: { apps = {...}, partition, account, user, qos, nodes, threads,
---        user_choice = { strategy, profile, mem, granularity } }
--- Returns { rule, mode, strategy, profile, mem, granularity, applied } or nil
+-- job: { apps = {...}, partition, account, user, qos, nodes, tasks, threads,
+--        user_choice = { strategy, profile, mem, granularity, thread_binding } }
+-- Returns { rule, mode, strategy, profile, mem, granularity, thread_binding,
+-- env, applied } or nil
 -- when nothing applies. `applied` is false when a default rule yields to the
 -- user's own choice.
 function M.decide(policy, job, index)
@@ -468,6 +527,10 @@ function M.decide(policy, job, index)
     if app then
       decision = settings_of(r.action, app)
       decision.rule, decision.mode = r.name, r.action.mode or "default"
+      -- The shape a range matched is recorded: Slurm's job record does not
+      -- show tasks or threads again when the job is changed.
+      if m.tasks then decision.tasks = job.tasks end
+      if m.threads then decision.threads = job.threads end
       break
     end
   end
@@ -483,12 +546,26 @@ function M.decide(policy, job, index)
   return decision
 end
 
--- "slurm-pin: rule=R mode=M strategy=S profile=P ..." for admin_comment and
--- SLURM_PIN_POLICY_DECISION (the task's copy): what the SPANK plugin reads back (pin_policy_parse).
+-- "slurm-pin: rule=R mode=M strategy=S profile=P ... tasks=N threads=T
+-- env.NAME=VALUE ..." for
+-- admin_comment and SLURM_PIN_POLICY_DECISION (the task's copy): what the
+-- SPANK plugin reads back (pin_policy_parse). Env in name order, so one
+-- decision is always one text.
 function M.format(decision)
   local parts = { "slurm-pin: rule=" .. decision.rule, "mode=" .. decision.mode }
   for _, k in ipairs(SETTINGS) do
     if decision[k] then parts[#parts + 1] = k .. "=" .. decision[k] end
+  end
+  for _, k in ipairs({ "tasks", "threads" }) do
+    if decision[k] then parts[#parts + 1] = k .. "=" .. string.format("%d", decision[k]) end
+  end
+  local names = {}
+  for name in pairs(decision.env or {}) do names[#names + 1] = name end
+  table.sort(names)
+  for _, name in ipairs(names) do
+    local v = decision.env[name]
+    if type(v) == "number" then v = string.format("%d", v) end
+    parts[#parts + 1] = "env." .. name .. "=" .. encode_value(v)
   end
   return table.concat(parts, " ")
 end

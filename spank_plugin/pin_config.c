@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 #include "pin_config.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -52,10 +53,6 @@ int pin_check_request(const struct pin_request *r, char *err, size_t len) {
   return 0;
 }
 
-const char *pin_effective_threads(const struct pin_request *r) {
-  if (r->threads[0]) return r->threads;
-  return r->phases ? "ompt" : "auto";
-}
 
 int pin_check_granularity(const char *value, char *err, size_t len) {
   return sp_check_granularity(value, err, len);
@@ -426,6 +423,15 @@ const char *pin_effective_profile(const struct pin_request *r, const struct pin_
   return pick(p ? policy_value(p, p->profile, 1) : NULL, r->profile, p ? policy_value(p, p->profile, 0) : NULL, "");
 }
 
+const char *pin_effective_threads(const struct pin_request *r, const struct pin_policy *p) {
+  const char *enforced = p ? policy_value(p, p->thread_binding, 1) : NULL;
+  if (enforced) return enforced;
+  if (r->threads[0]) return r->threads;
+  if (r->phases) return "ompt";
+  const char *by_default = p ? policy_value(p, p->thread_binding, 0) : NULL;
+  return by_default ? by_default : "auto";
+}
+
 const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r, const struct pin_policy *p) {
   if (c->enforce & PIN_ENFORCE_MEM) return c->mem;
   return pick(p ? policy_value(p, p->mem, 1) : NULL, r->mem, p ? policy_value(p, p->mem, 0) : NULL, c->mem);
@@ -448,15 +454,85 @@ static int is_rule_name(const char *v) {
          strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789._:*+-") == strlen(v);
 }
 
+/* An env name the policy accepts (env_name_problem in lua/slurm_pin_policy.lua):
+ * a variable name, not one slurm-pin or Slurm sets from the placement. */
+static int is_policy_env_name(const char *v) {
+  static const char *const placement[] = {"OMP_PLACES", "OMP_PROC_BIND", "GOMP_CPU_AFFINITY", "KMP_AFFINITY", NULL};
+  size_t n = strlen(v);
+  if (!n || n >= sizeof ((struct pin_policy_env *)0)->name || isdigit((unsigned char)v[0]) ||
+      strspn(v, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_") != n)
+    return 0;
+  if (strncmp(v, "LD_", 3) == 0 || strncmp(v, "SLURM_", 6) == 0) return 0;
+  for (const char *const *name = placement; *name; ++name)
+    if (strcmp(v, *name) == 0) return 0;
+  return 1;
+}
+
+/* A task or thread count as the policy records it: 1 to 9 digits. */
+static int is_count(const char *v) {
+  size_t n = strspn(v, "0123456789");
+  return n > 0 && n < 10 && v[n] == '\0';
+}
+
+static int hex_digit(char c) {
+  if (c >= '0' && c <= '9') return c - '0';
+  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
+  return -1;
+}
+
+/* A recorded env value decoded (%XX): printable ASCII only, as the policy
+ * allows; -1 otherwise. */
+static int decode_env_value(const char *v, char *out, size_t len) {
+  size_t at = 0;
+  for (; *v; ++v) {
+    int c = (unsigned char)*v;
+    if (c == '%') {
+      int hi = hex_digit(v[1]), lo = hi < 0 ? -1 : hex_digit(v[2]);
+      if (lo < 0) return -1;
+      c = hi * 16 + lo;
+      v += 2;
+    }
+    if (c < 32 || c > 126 || at + 1 >= len) return -1;
+    out[at++] = (char)c;
+  }
+  out[at] = '\0';
+  return 0;
+}
+
+/* "env.NAME=VALUE" into the next slot; -1 when malformed, repeated or one
+ * too many. */
+static int add_policy_env(struct pin_policy *p, const char *name, const char *v) {
+  if (!is_policy_env_name(name) || p->nenv >= PIN_POLICY_ENV_MAX) return -1;
+  for (int i = 0; i < p->nenv; ++i)
+    if (strcmp(p->env[i].name, name) == 0) return -1;
+  struct pin_policy_env *e = &p->env[p->nenv];
+  if (decode_env_value(v, e->value, sizeof e->value) != 0) return -1;
+  snprintf(e->name, sizeof e->name, "%s", name);
+  p->nenv++;
+  return 0;
+}
+
+const struct pin_policy_env *pin_policy_env(const struct pin_policy *p, const struct pin_request *r, int *n,
+                                            int *overwrite) {
+  *n = 0, *overwrite = 0;
+  if (!p || !p->present || !p->applies || !p->nenv) return NULL;
+  if (!p->enforce && r && r->strategy_set) return NULL;
+  *n = p->nenv, *overwrite = p->enforce;
+  return p->env;
+}
+
 int pin_policy_parse(const char *text, struct pin_policy *p) {
   memset(p, 0, sizeof *p);
   if (!text || !*text) return 0;
   if (strncmp(text, "slurm-pin:", 10) != 0) return -1;
-  char buf[PATH_MAX + 512];
+  char buf[PIN_POLICY_TEXT_MAX];
   if (strlen(text) >= sizeof buf) return -1;
   strcpy(buf, text + 10);
   int applied = 1, seen = 0;
-  enum { RULE = 1, MODE = 2, STRATEGY = 4, PROFILE = 8, MEM = 16, GRANULARITY = 32, APPLIED = 64 };
+  enum {
+    RULE = 1, MODE = 2, STRATEGY = 4, PROFILE = 8, MEM = 16, GRANULARITY = 32, APPLIED = 64, THREADS = 128,
+    TASKS = 256, THREADS_SEEN = 512
+  };
   for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     if (strcmp(tok, "none") == 0 && !seen) return strtok_r(NULL, " ", &save) ? -1 : 0;
     char *eq = strchr(tok, '=');
@@ -465,6 +541,10 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
     const char *key = tok, *v = eq + 1;
     char err[256];
     int bit;
+    if (strncmp(key, "env.", 4) == 0) {
+      if (add_policy_env(p, key + 4, v) != 0) return -1;
+      continue;
+    }
     if (strcmp(key, "rule") == 0 && is_rule_name(v)) bit = RULE, snprintf(p->rule, sizeof p->rule, "%s", v);
     else if (strcmp(key, "mode") == 0 && (strcmp(v, "enforce") == 0 || strcmp(v, "default") == 0))
       bit = MODE, p->enforce = strcmp(v, "enforce") == 0;
@@ -476,6 +556,10 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
       bit = MEM, snprintf(p->mem, sizeof p->mem, "%s", v);
     else if (strcmp(key, "granularity") == 0 && pin_check_granularity(v, err, sizeof err) == 0)
       bit = GRANULARITY, snprintf(p->granularity, sizeof p->granularity, "%s", v);
+    else if (strcmp(key, "thread_binding") == 0 && pin_check_threads(v, err, sizeof err) == 0)
+      bit = THREADS, snprintf(p->thread_binding, sizeof p->thread_binding, "%s", v);
+    else if (strcmp(key, "tasks") == 0 && is_count(v)) bit = TASKS;     /* the shape the rule matched: */
+    else if (strcmp(key, "threads") == 0 && is_count(v)) bit = THREADS_SEEN; /* for slurmctld, not the node */
     else if (strcmp(key, "applied") == 0 && strcmp(v, "no") == 0) bit = APPLIED, applied = 0;
     else return -1;
     if (seen & bit) return -1; /* a key given twice: someone appended fields */

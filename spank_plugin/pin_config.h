@@ -94,9 +94,22 @@ struct pin_request {
   int oversubscribe; /* --pin-oversubscribe: more threads than cores */
 };
 
+/* The longest decision text, with its NUL: the policy never writes a longer
+ * one (lua/slurm_pin_policy.lua bounds every field). */
+#define PIN_POLICY_TEXT_MAX 4096
+/* An action's environment: as many variables as the policy allows, each
+ * name and decoded value within the policy's bounds. */
+#define PIN_POLICY_ENV_MAX 8
+struct pin_policy_env {
+  char name[65];
+  char value[257];
+};
+
 /* A site policy's decision for the job (lua/, docs/policy.md), as
  * job_submit.lua recorded it: "slurm-pin: rule=R mode=default|enforce
- * strategy=S profile=P mem=M granularity=G [applied=no]". */
+ * strategy=S profile=P mem=M granularity=G thread_binding=T [tasks=N threads=N]
+ * env.NAME=VALUE... [applied=no]" (VALUE with %XX for other bytes than
+ * letters, digits and . _ - + / : ,). */
 struct pin_policy {
   int present; /* a rule decided for this job */
   int applies; /* and it is in force: enforced, or the user chose nothing */
@@ -106,12 +119,25 @@ struct pin_policy {
   char profile[PATH_MAX];
   char mem[16];
   char granularity[16];
+  char thread_binding[16];
+  int nenv;
+  struct pin_policy_env env[PIN_POLICY_ENV_MAX];
 };
 
 /* Parses a decision; "slurm-pin: none" or "" is no decision. -1 if malformed:
- * an unknown or repeated key, or a value outside its own syntax (a profile
- * is a store name, never a path), so no field can be smuggled in. */
+ * an unknown or repeated key (an env variable named twice too), or a value
+ * outside its own syntax (a profile is a store name, never a path; an env
+ * name one the policy accepts), so no field can be smuggled in. */
 int pin_policy_parse(const char *text, struct pin_policy *p);
+
+/* The environment a decision sets in the step, in the order recorded: the
+ * policy's env when its rule is in force and the step uses its strategy
+ * (a user's --pin-strategy for the step makes a default rule yield, env
+ * too). `*overwrite`: 1 when the rule is enforced (its values replace the
+ * user's), 0 for a default rule (a variable the step has is kept). NULL
+ * with *n = 0 when there is nothing to set. */
+const struct pin_policy_env *pin_policy_env(const struct pin_policy *p, const struct pin_request *r, int *n,
+                                            int *overwrite);
 
 /* What `enforce` can hold fixed, by the option that would change it. */
 enum {
@@ -165,9 +191,10 @@ int pin_check_granularity(const char *value, char *err, size_t len);
 int pin_check_threads(const char *value, char *err, size_t len);
 /* Every value set in r (the strategy aside: pin_check_strategy) is valid. */
 int pin_check_request(const struct pin_request *r, char *err, size_t len);
-/* How threads are bound: the user's --pin-thread-binding, else ompt for
- * --pin-phases (regions need the tool), else env (OpenMP variables). */
-const char *pin_effective_threads(const struct pin_request *r);
+/* How threads are bound: an enforced rule's thread_binding, the user's
+ * --pin-thread-binding, ompt for --pin-phases (regions need the tool), a
+ * default rule's, else auto. `p` may be NULL. */
+const char *pin_effective_threads(const struct pin_request *r, const struct pin_policy *p);
 /* A strategy the site allows (name only; files are checked separately). */
 int pin_check_strategy(const struct pin_config *c, const char *value, char *err, size_t len);
 /* Only the site's rules (allowed=, enforce), for a value known to be a

@@ -96,7 +96,7 @@ struct pin_step {
   struct pin_config config;   /* plugstack.conf */
   struct pin_request request; /* the --pin-* options */
   struct pin_policy policy;   /* the site policy's decision for this job, if any */
-  char policy_text[PATH_MAX + 512]; /* that decision as recorded (read_policy) */
+  char policy_text[PIN_POLICY_TEXT_MAX]; /* that decision as recorded (read_policy) */
   sp_placement_t *placement;  /* computed by the placing helper (never in slurmstepd) */
   struct step_plan plan;      /* what the helper found for the tasks (step_plan.h) */
   /* The placing helper (placing_helper.h): started once the step is known
@@ -108,6 +108,7 @@ struct pin_step {
   long helper_peak_kib;       /* its peak resident memory */
   char failure[ERR_LEN];      /* found by user_init, reported by task_init */
   char note_text[ERR_LEN];    /* the plugin's own note for verbose users (a rule's profile that did not fit) */
+  char env_note[ERR_LEN];     /* what the policy's env set in the step (apply_policy_env) */
   /* How threads are bound on this node (set in the placing helper): the
    * request's mode, or env where auto cannot preload the thread library (a
    * static program, no library). */
@@ -144,6 +145,7 @@ static struct pin_step this_step;
 static int is_application_step(spank_t sp);
 static int is_batch_step(spank_t sp);
 static int read_policy(struct pin_step *s, spank_t sp);
+static void apply_policy_env(struct pin_step *s, spank_t sp);
 static int check_program(struct pin_step *s, spank_t sp);
 static void start_early(struct pin_step *s, spank_t sp);
 
@@ -540,7 +542,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
   if (s->state == STEP_UNCONFIGURED) return 0;
   if (spank_remote(sp)) {
     if (!is_application_step(sp) && !is_batch_step(sp)) return 0;
-    read_policy(s, sp); /* a failure is the step's, found by start_placing */
+    if (read_policy(s, sp) == 0) apply_policy_env(s, sp); /* a failure is the step's, found by start_placing */
     start_early(s, sp);
     return 0;
   }
@@ -554,7 +556,7 @@ int slurm_spank_init_post_opt(spank_t sp, int ac, char **av) {
  * tell (the node then decides, as always). */
 static int enforced_rule(spank_t sp, struct pin_policy *rule) {
   uint32_t job = 0;
-  char text[PATH_MAX + 512];
+  char text[PIN_POLICY_TEXT_MAX];
   if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || !job) return 0;
   if (job_decision_ask(job, text, sizeof text) != 0 || pin_policy_parse(text, rule) != 0) return 0;
   return rule->present && rule->enforce && strcmp(rule->strategy, "none") != 0;
@@ -852,6 +854,31 @@ static int read_policy(struct pin_step *s, spank_t sp) {
   return 0;
 }
 
+/* The policy's env in the step's environment, in slurmstepd before
+ * anything reads it (the helper reads OMP_NUM_THREADS, the tasks inherit
+ * it): a default rule's values fill what the step does not set, an
+ * enforced rule's replace them. env_note says what was set and kept. */
+static void apply_policy_env(struct pin_step *s, spank_t sp) {
+  int n, overwrite;
+  const struct pin_policy_env *env = pin_policy_env(&s->policy, &s->request, &n, &overwrite);
+  char set[ERR_LEN / 2] = "", kept[ERR_LEN / 4] = "";
+  for (int i = 0; i < n; ++i) {
+    spank_err_t rc = spank_setenv(sp, env[i].name, env[i].value, overwrite);
+    char *list = rc == ESPANK_SUCCESS ? set : kept;
+    size_t size = rc == ESPANK_SUCCESS ? sizeof set : sizeof kept, used = strlen(list);
+    if (rc == ESPANK_SUCCESS)
+      snprintf(list + used, size - used, "%s%s=%s", used ? " " : "", env[i].name, env[i].value);
+    else if (rc == ESPANK_ENV_EXISTS)
+      snprintf(list + used, size - used, "%s%s", used ? ", " : "", env[i].name);
+    else
+      slurm_error("slurm-pin: %s: cannot set %s from the site policy's rule %s", job_decision_node() ?: "this node",
+                  env[i].name, s->policy.rule);
+  }
+  if (set[0] || kept[0])
+    snprintf(s->env_note, sizeof s->env_note, "policy rule %s set %s%s%s%s", s->policy.rule, set[0] ? set : "nothing",
+             kept[0] ? " (the step's own " : "", kept, kept[0] ? " kept)" : "");
+}
+
 /* The site's rules, checked again where the user cannot reach: whatever
  * the source of a value (srun's options, their environment twins, the
  * policy's decision), slurmstepd refuses what plugstack.conf forbids. */
@@ -1114,7 +1141,7 @@ static int place_in_helper(void *arg, struct plan_writer *w) {
   skip_hwloc_plugins(s, j->sp);
   char err[ERR_LEN];
   int rc;
-  snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request));
+  snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request, &s->policy));
   /* The options' values, as srun checked them: a user may send others. */
   if (pin_check_request(&s->request, err, sizeof err) != 0) rc = bad_request(s, err);
   else if (site_allows(s, j->strategy) != 0) rc = -1;
@@ -1293,6 +1320,7 @@ static void describe(struct pin_step *s, const struct task_plan *t, const struct
   if (v->task != 0) return;
   for (int i = 0; i < s->plan.nnotes; ++i) say_note(run, v->node, s->plan.notes[i]);
   say_note(run, v->node, s->note_text);
+  say_note(run, v->node, s->env_note);
 }
 
 static int spank_set(void *sp, const char *name, const char *value) {

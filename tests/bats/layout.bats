@@ -112,3 +112,15 @@ engine_includes_of() {
   # The rule can fail: the engine's own C API does include them.
   [ -n "$(engine_includes_of "$ROOT/placements/src/c_api.cc")" ]
 }
+
+@test "every negated check in a bats test can fail it: a bare '! command' is ignored by bats unless it ends the test" {
+  # bats runs a test under set -e, which does not stop at a failing `! cmd`:
+  # such a line must end with `|| false` (or `|| { ...; false; }`).
+  run awk 'FNR == 1 { pending = "" }
+    /^[ \t]*! / && !/\|\|/ { pending = FILENAME ":" FNR ": " $0; next }
+    pending != "" && /^[ \t]*$/ { next }
+    pending != "" && !/^}/ { print pending }
+    { pending = "" }' "$BATS_TEST_DIRNAME"/*.bats "$BATS_TEST_DIRNAME"/*.bash
+  [ "$status" -eq 0 ]
+  [ -z "$output" ] || { echo "$output"; false; }
+}

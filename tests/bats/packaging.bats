@@ -44,7 +44,7 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
   # The plugin's engine ships with it, a private library out of the library
   # path (the public libslurmpin1 does not export what the plugin uses).
   contents slurm-pin-spank | grep -qx './usr/lib/x86_64-linux-gnu/slurm-pin/libslurmpin_frontend.so'
-  ! dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libslurmpin1'
+  ! dpkg -I "$DEBS/slurm-pin-spank_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libslurmpin1' || false
   dpkg -I "$DEBS/libslurmpin1_0.1.0-1_amd64.deb" | grep -q 'Depends:.*libhwloc15'
   # Tied to the Slurm major.minor it was built against (Slurm refuses others).
   mm=$(dpkg-query -W -f='${Version}' libslurm-dev | sed -E 's/^([0-9]+:)?([0-9]+\.[0-9]+).*/\2/')
@@ -71,7 +71,7 @@ contents() { dpkg -c "$DEBS/$1"_0.1.0-1_amd64.deb | awk '{ print $6 }'; }
     contents "slurm-pin-profiler-${mpi%%:*}" | grep -qx "./usr/lib/x86_64-linux-gnu/slurm-pin/libslurm_pin_mpi_${mpi%%:*}.so"
     dpkg -I "$DEBS/slurm-pin-profiler-${mpi%%:*}_0.1.0-1_amd64.deb" | grep -q "Depends:.*${mpi#*:}"
   done
-  ! dpkg -I "$DEBS/slurm-pin-profiler_0.1.0-1_amd64.deb" | grep -q "Depends:.*libmpich"
+  ! dpkg -I "$DEBS/slurm-pin-profiler_0.1.0-1_amd64.deb" | grep -q "Depends:.*libmpich" || false
 }
 
 @test "libslurmpin1 holds the shared library; libslurmpin-dev the header, link, pkg-config and CMake files" {

@@ -6,6 +6,7 @@
 # enforced one, and a broken policy never blocks submission.
 
 load mpi_helpers
+load evaluate_helpers
 
 write_policy() {
   cat >"$CLUSTER/slurm-pin-policy.lua" <<POLICY
@@ -83,7 +84,7 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
   [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
   [ "$(rank_env 0 SLURM_PIN_STRATEGY)" = compact ]
   grep -q "rank 0 (local 0 of 2, started by batch script): note: policy rule fixed-profile: profile pairs2 does not fit this step (.*): placed compact without it" <<<"$output"
-  ! grep -q "cannot be placed" <<<"$output"
+  ! grep -q "cannot be placed" <<<"$output" || false
   stderr=$output claims_are_real
   # Under an enforced rule whose profile cannot apply, no rank runs: each
   # says so in one line naming the rule, and mpirun fails the job.
@@ -97,7 +98,7 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
   # first (Open MPI 5 does).
   refused=$(grep -c "error: .* rank [01] (local [01] of 2, started by batch script): the site policy's enforced rule strict-profiled cannot apply to this rank: " <<<"$output" || true)
   [ "$refused" -ge 1 ] && [ "$refused" -le 2 ] || { echo "$output"; false; }
-  ! grep -q "^rank [01] node" <<<"$output"
+  ! grep -q "^rank [01] node" <<<"$output" || false
   node_is_idle
 }
 
@@ -183,6 +184,51 @@ mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
     "$CLUSTER/log/slurmctld.log"
 }
 
+@test "the rule evaluate emits, installed as the policy, gives the job what was measured: strategy, binding, environment" {
+  # Known figures: compact is decided a speedup over none (evaluate.bats).
+  prog=$(figures_program)
+  run --separate-stderr as_user env OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive "$SLURM_PIN" evaluate --runs 10 \
+    --strategies none,compact -n 1 -c 2 --srun-arg=--pin-thread-binding=preload --metric 'time: ([0-9.]+)' \
+    --seed 4 --emit-rule --app figapp --journal "$WORK/figapp.journal" -- "$prog"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  echo "$output" >"$WORK/evaluated.lua"
+  grep -q '^-- recommended: compact' "$WORK/evaluated.lua"
+  grep -q 'name = "evaluated-figapp-n1-t2", match = { app = "figapp", tasks = { min = 1, max = 1 }, threads = { min = 2, max = 2 } },' "$WORK/evaluated.lua"
+  grep -q 'action = { strategy = "compact", thread_binding = "preload", env = { OMP_NUM_THREADS = "2", OMP_WAIT_POLICY = "passive" }, mode = "default" }' "$WORK/evaluated.lua"
+  run "$SLURM_PIN" policy check "$WORK/evaluated.lua"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  cp "$WORK/evaluated.lua" "$CLUSTER/slurm-pin-policy.lua"
+  # A job of that application and shape, that sets none of it itself.
+  run --separate-stderr as_user srun -J figapp -n1 -c2 --pin-verbose "$WORK/bin/omp_gomp"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  job=$(squeue -h -t all -n figapp -o %i | sort -n | tail -1)
+  [ "$(admin_comment "$job")" = "slurm-pin: rule=evaluated-figapp-n1-t2 mode=default strategy=compact thread_binding=preload tasks=1 threads=2 env.OMP_NUM_THREADS=2 env.OMP_WAIT_POLICY=passive" ]
+  [ "$(env_of 0 SLURM_PIN_STRATEGY)" = compact ]
+  [ "$(env_of 0 SLURM_PIN_THREAD_BINDING)" = preload ]
+  [ "$(env_of 0 OMP_NUM_THREADS)" = 2 ]
+  [ "$(env_of 0 OMP_WAIT_POLICY)" = passive ]
+  [ "$(thread_cpus 0)" = "0 1" ]
+  [[ "$stderr" == *"note: policy rule evaluated-figapp-n1-t2 set OMP_NUM_THREADS=2 OMP_WAIT_POLICY=passive"* ]]
+  claims_are_real
+  # A default rule fills what the step does not set: the user's own value stays, and verbose says so.
+  run --separate-stderr as_user env OMP_NUM_THREADS=1 srun -J figapp -n1 -c2 --pin-verbose "$WORK/bin/omp_gomp"
+  [ "$status" -eq 0 ] || { echo "$stderr"; false; }
+  [ "$(env_of 0 OMP_NUM_THREADS)" = 1 ]
+  [ "$(env_of 0 OMP_WAIT_POLICY)" = passive ]
+  [[ "$stderr" == *"note: policy rule evaluated-figapp-n1-t2 set OMP_WAIT_POLICY=passive (the step's own OMP_NUM_THREADS kept)"* ]]
+  # Another shape is another rule's (here none's): nothing set.
+  run --separate-stderr as_user srun -J figapp -n2 -c1 "$WORK/bin/omp_gomp"
+  [ "$status" -eq 0 ]
+  [ "$(env_of 0 OMP_WAIT_POLICY)" = "" ]
+  [ "$(env_of 0 SLURM_PIN_THREAD_BINDING)" != preload ]
+  # A change of the job decides it again on its recorded shape: a user's rename to the same application passes.
+  job=$(as_user sbatch --parsable -J figapp -n1 -c2 -H -o /dev/null --wrap true)
+  [[ "$(admin_comment "$job")" == "slurm-pin: rule=evaluated-figapp-n1-t2 "* ]]
+  run as_user scontrol update job "$job" Name=figapp
+  scancel "$job"
+  [ "$status" -eq 0 ] || { echo "$output"; tail -5 "$CLUSTER/log/slurmctld.log"; false; }
+}
+
 @test "slurm-pin policy check and explain" {
   run "$SLURM_PIN" policy check "$BATS_TEST_DIRNAME/../../etc/slurm-pin-policy.lua"
   [ "$status" -eq 0 ]
@@ -218,7 +264,7 @@ FIXED
   printf 'return { rules = { { name = "r", match = { colour = "red" }, action = { strategy = "compact" } } } }\n' >"$WORK/bad.lua"
   run "$SLURM_PIN" policy check "$WORK/bad.lua"
   [ "$status" -eq 1 ]
-  [ "$output" = "slurm-pin: error: $WORK/bad.lua:1: rule 1 (r): unknown match 'colour' (use app, partition, account, user, qos, nodes, threads, has_profile)" ]
+  [ "$output" = "slurm-pin: error: $WORK/bad.lua:1: rule 1 (r): unknown match 'colour' (use app, partition, account, user, qos, nodes, tasks, threads, has_profile)" ]
 }
 
 # The decision files on the node (docs/spank.md "Files root keeps on the node").

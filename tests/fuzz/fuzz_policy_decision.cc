@@ -15,6 +15,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (pin_policy_parse(text.c_str(), &p) == 0 && p.present) {
     if (!p.rule[0] || std::strchr(p.profile, '/') || std::strchr(p.rule, ' ')) __builtin_trap();
     if (std::strncmp(p.strategy, "file:", 5) == 0) __builtin_trap();  // never a user file from a decision
+    if (p.nenv < 0 || p.nenv > PIN_POLICY_ENV_MAX) __builtin_trap();
+    for (int i = 0; i < p.nenv; ++i) {
+      // Names the policy accepts; values printable, never ending a line.
+      if (!p.env[i].name[0] || std::strncmp(p.env[i].name, "LD_", 3) == 0 || std::strcmp(p.env[i].name, "OMP_PLACES") == 0)
+        __builtin_trap();
+      for (const char* c = p.env[i].value; *c; ++c)
+        if (*c < 32 || *c > 126) __builtin_trap();
+    }
   }
   return 0;
 }

@@ -82,6 +82,58 @@ T.test("threads matches the job's thread count; a job that gives none matches no
   T.contains(err, "threads: min is above max")
 end)
 
+T.test("tasks matches the job's task count; a job that gives none matches no range", function()
+  local p = assert(engine.load("n.lua", [[return { rules = {
+    { name = "n4", match = { app = "x", tasks = { min = 4, max = 4 } }, action = { strategy = "compact" } },
+  } }]]))
+  T.eq(engine.decide(p, job({ apps = { "x" }, tasks = 4 }), index).rule, "n4")
+  T.eq(engine.decide(p, job({ apps = { "x" }, tasks = 8 }), index), nil)
+  T.eq(engine.decide(p, job({ apps = { "x" } }), index), nil)
+end)
+
+T.test("an action carries the thread binding and the environment, recorded in one fixed order", function()
+  local p = assert(engine.load("e.lua", [[return { rules = {
+    { name = "measured", match = { app = "x" },
+      action = { strategy = "compact", thread_binding = "preload",
+                 env = { OMP_WAIT_POLICY = "passive", OMP_NUM_THREADS = 4, ODD = "a b=c%d" } } },
+  } }]]))
+  local d = engine.decide(p, job({ apps = { "x" } }), index)
+  T.eq(d.thread_binding, "preload")
+  -- A blank, '=' and '%' in a value never end its field nor start another.
+  T.eq(engine.format(d), "slurm-pin: rule=measured mode=default strategy=compact thread_binding=preload " ..
+       "env.ODD=a%20b%3Dc%25d env.OMP_NUM_THREADS=4 env.OMP_WAIT_POLICY=passive")
+end)
+
+T.test("env and thread_binding refuse what the nodes cannot set, naming the fix", function()
+  local function err_of(action)
+    local _, err = engine.load("bad.lua", "return { rules = { { name = 'r', match = { app = 'x' }, action = " .. action .. " } } }")
+    return err or ""
+  end
+  T.contains(err_of("{ strategy = 'compact', thread_binding = 'always' }"), "thread_binding must be auto, env, preload or ompt")
+  T.contains(err_of("{ strategy = 'compact', env = 'OMP_NUM_THREADS=4' }"), "env must be a table")
+  T.contains(err_of("{ strategy = 'compact', env = { OMP_PLACES = '{0}' } }"), "'OMP_PLACES' is set by slurm-pin or Slurm")
+  T.contains(err_of("{ strategy = 'compact', env = { LD_PRELOAD = 'x.so' } }"), "'LD_PRELOAD' is set by slurm-pin")
+  T.contains(err_of("{ strategy = 'compact', env = { SLURM_CPU_BIND = 'none' } }"), "is set by slurm-pin or Slurm")
+  T.contains(err_of("{ strategy = 'compact', env = { ['A B'] = '1' } }"), "'A B' is not a variable name")
+  T.contains(err_of("{ strategy = 'compact', env = { X = 1.5 } }"), "X must be a whole number or printable text")
+  T.contains(err_of("{ strategy = 'compact', env = { X = 'a\\nb' } }"), "X must be a whole number or printable text")
+  T.contains(err_of("{ strategy = 'compact', env = { X = '" .. string.rep("a", 257) .. "' } }"), "at most 256 characters")
+  T.contains(err_of("{ strategy = 'compact', env = { X = '" .. string.rep(" ", 86) .. "' } }"), "counts as 3")
+  T.contains(err_of("{ strategy = 'compact', env = { A=1, B=1, C=1, D=1, E=1, F=1, G=1, H=1, I=1 } }"),
+             "env sets at most 8 variables")
+  -- The longest decision a rule can make fits the record the nodes read.
+  local env = {}
+  for i = 1, engine.MAX_ENV do
+    env[#env + 1] = string.format("V%s%02d = '%s'", string.rep("N", engine.MAX_ENV_NAME - 3), i,
+                                  string.rep(" ", math.floor(engine.MAX_ENV_VALUE / 3)))
+  end
+  local p = assert(engine.load("long.lua", "return { rules = { { name = '" .. string.rep("r", 100) ..
+    "', match = {}, action = { strategy = 'lpgp', profile = '" .. string.rep("p", 64) .. "@999999', mem = 'interleave', " ..
+    "granularity = 'core', thread_binding = 'preload', mode = 'enforce', env = { " .. table.concat(env, ", ") .. " } } } } }"))
+  local text = engine.format(engine.decide(p, job({ apps = { "x" } }), index)) .. " applied=no"
+  T.eq(#text < 4096, true, "the longest decision (" .. #text .. " bytes) fits the nodes' record")
+end)
+
 T.test("partition, account, nodes matches", function()
   T.eq(engine.decide(policy, job({ apps = { "lulesh" }, partition = "debug" }), index).rule, "partition:*")
   T.eq(engine.decide(policy, job({ apps = { "x" }, nodes = 8 }), index).rule, "big")
@@ -218,6 +270,11 @@ T.test("the adapter reads user options, script launches and threads from job_des
   T.eq(v.batch, true)
   v = adapter._job_view(job_desc({ environment = { OMP_NUM_THREADS = "6" }, script = "x" }), {})
   T.eq(v.threads, 6)
+  T.eq(v.tasks, nil)  -- -n not given
+  v = adapter._job_view(job_desc({ num_tasks = 4,
+    spank_job_env = { [0] = "_SLURM_SPANK_OPTION_slurm_pin_pin_thread_binding=env" } }), {})
+  T.eq(v.tasks, 4)
+  T.eq(v.user_choice.thread_binding, "env")
 end)
 
 T.test("admin_comment keeps what others wrote and replaces slurm-pin's part", function()
@@ -480,6 +537,24 @@ T.test("changing a job decides it again: a move to another partition or account 
   change = { admin_comment = "user note: slurm-pin: rule=evil mode=enforce strategy=none | more" }
   T.eq(adapter.modify(change, rec, {}, 0), 0)
   T.eq(change.admin_comment, "more | slurm-pin: rule=partition:* mode=default strategy=compact applied=no")
+end)
+
+T.test("a rule matched on tasks and threads records them: a later change decides on them again", function()
+  local path = write("shape.lua", [[return { rules = {
+    { name = "shaped", match = { app = "x", tasks = { min = 2, max = 2 }, threads = { min = 4, max = 4 } },
+      action = { strategy = "compact", env = { OMP_NUM_THREADS = 4 } } } } }]])
+  adapter.setup({ file = path, recheck = 0, log = { info = function() end, error = function() end } })
+  local d = job_desc({ name = "x", num_tasks = 2, cpus_per_task = 4 })
+  T.eq(adapter.submit(d, {}, 0), 0)
+  T.eq(d.admin_comment, "slurm-pin: rule=shaped mode=default strategy=compact tasks=2 threads=4 env.OMP_NUM_THREADS=4")
+  -- Slurm's job record shows neither: the recorded shape stands for them,
+  -- so a user's change that keeps the decision passes.
+  local rec = { job_id = 8, name = "x", partition = "debug", user_name = "alice", admin_comment = d.admin_comment }
+  T.eq(adapter.modify({ name = "x" }, rec, {}, 1000), 0)
+  T.eq(adapter.modify({ name = "y" }, rec, {}, 1000), -1)
+  local change = { num_tasks = 3 }
+  T.eq(adapter.modify(change, rec, {}, 0), 0)  -- an administrator's: the rule no longer matches
+  T.eq(change.admin_comment, "")  -- no decision any more
 end)
 
 T.test("a hung file system costs slurm_pin_io one timeout, then nothing until the read finishes", function()

@@ -33,7 +33,8 @@ int main(void) {
   const char *rank = getenv("SLURM_PROCID") ? getenv("SLURM_PROCID") : "0";
   static const char *vars[] = {"OMP_PLACES", "OMP_PROC_BIND", "OMP_NUM_THREADS", "GOMP_CPU_AFFINITY",
                                "KMP_AFFINITY", "SLURM_PIN_STRATEGY", "SLURM_PIN_CPUS", "SLURM_CPU_BIND",
-                               "SLURM_CPU_BIND_TYPE", "SLURM_CPU_BIND_LIST", "SLURMD_NODENAME", "SLURM_LOCALID", NULL};
+                               "SLURM_CPU_BIND_TYPE", "SLURM_CPU_BIND_LIST", "SLURMD_NODENAME", "SLURM_LOCALID",
+                               "SLURM_PIN_THREAD_BINDING", "OMP_WAIT_POLICY", NULL};
   for (const char **v = vars; *v; ++v)
     printf("rank %s env %s=%s\n", rank, *v, getenv(*v) ? getenv(*v) : "");
   int mode = -1;

@@ -159,18 +159,36 @@ class Recommendation(unittest.TestCase):
         results, rec = self.decide(config(), runs_of(noisy, noisy))
         self.assertIn("Warning: runs vary by up to", er.summary_sentence(config(), results, rec))
 
-    def test_rules_match_the_thread_count_they_were_measured_at(self):
+    def test_rules_match_the_shape_they_were_measured_at(self):
         figures = {"none": gaussian(2.0, 0.05, 10, 1), "compact": gaussian(1.5, 0.05, 10, 2)}
         rules = []
         for threads in ("2", "4"):
-            cfg = config(strategies=["none", "compact"], metric="t", omp_num_threads=threads,
-                         srun_args=["--pin-thread-binding=preload"])
+            cfg = config(strategies=["none", "compact"], metric="t", ntasks="2",
+                         environment={"OMP_NUM_THREADS": threads})
             results, rec = self.decide(cfg, runs_of(figures))
             rules.append(er.rule(cfg, rec))
-        self.assertIn('name = "evaluated-demo-t2", match = { app = "demo", threads = { min = 2, max = 2 } }', rules[0])
-        self.assertIn('name = "evaluated-demo-t4", match = { app = "demo", threads = { min = 4, max = 4 } }', rules[1])
-        self.assertIn("-- measured with --pin-thread-binding=preload, which a rule cannot set", rules[0])
-        self.assertIn("-- measured with OMP_NUM_THREADS=4", rules[1])
+        self.assertIn('name = "evaluated-demo-n2-t2", match = { app = "demo", tasks = { min = 2, max = 2 }, '
+                      'threads = { min = 2, max = 2 } }', rules[0])
+        self.assertIn('name = "evaluated-demo-n2-t4", match = { app = "demo", tasks = { min = 2, max = 2 }, '
+                      'threads = { min = 4, max = 4 } }', rules[1])
+
+    def test_the_rule_carries_the_options_and_environment_it_was_measured_with(self):
+        figures = {"none": gaussian(2.0, 0.05, 10, 1), "compact": gaussian(1.5, 0.05, 10, 2)}
+        cfg = config(strategies=["none", "compact"], metric="t",
+                     srun_args=["--pin-thread-binding=preload", "--pin-mem", "local", "--pin-smt=1", "--mpi=pmi2"],
+                     environment={"OMP_NUM_THREADS": "4", "OMP_WAIT_POLICY": "passive", "KMP_BLOCKTIME": "a\nb"})
+        results, rec = self.decide(cfg, runs_of(figures))
+        rule = er.rule(cfg, rec)
+        self.assertIn('action = { strategy = "compact", thread_binding = "preload", mem = "local", '
+                      'env = { OMP_NUM_THREADS = "4", OMP_WAIT_POLICY = "passive" }, mode = "default" }', rule)
+        # What a rule cannot hold is named, never dropped silently.
+        self.assertIn("-- measured with --pin-smt=1, which a rule cannot set", rule)
+        self.assertIn("-- measured with KMP_BLOCKTIME=a\\010b, which a rule cannot carry", rule)
+        self.assertNotIn("pmi2", rule)  # srun's own options are the job's, not the placement's
+        # An old journal (OMP_NUM_THREADS only) gives the same env.
+        cfg = config(strategies=["none", "compact"], metric="t", omp_num_threads="4")
+        self.assertIn('env = { OMP_NUM_THREADS = "4" }', er.rule(cfg, self.decide(cfg, runs_of(figures))[1]))
+        self.assertTrue(er.evaluation_command(cfg).startswith("OMP_NUM_THREADS=4 slurm-pin evaluate "))
 
     def test_the_reports_command_line_runs_the_evaluation_again(self):
         cfg = config(nodes="2", ntasks="8", srun_args=["--mpi=pmi2"], profile="app", metric="t: ([0-9.]+)",

@@ -130,6 +130,73 @@ TEST(PluginPolicy, ParsesDecisions) {
   EXPECT_EQ(pin_policy_parse("hello", &p), -1);
 }
 
+// The text is what tests/lua/test_policy.lua has the policy write for one rule.
+TEST(PluginPolicy, ParsesThreadBindingAndEnvironment) {
+  pin_policy p;
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=measured mode=default strategy=compact thread_binding=preload "
+                             "env.ODD=a%20b%3Dc%25d env.OMP_NUM_THREADS=4 env.OMP_WAIT_POLICY=passive",
+                             &p),
+            0);
+  EXPECT_STREQ(p.thread_binding, "preload");
+  ASSERT_EQ(p.nenv, 3);
+  EXPECT_STREQ(p.env[0].name, "ODD");
+  EXPECT_STREQ(p.env[0].value, "a b=c%d");
+  EXPECT_STREQ(p.env[1].name, "OMP_NUM_THREADS");
+  EXPECT_STREQ(p.env[1].value, "4");
+  // Nothing a user could write into a field adds a variable the policy refuses.
+  for (const char *bad : {"env.OMP_PLACES={0}", "env.LD_PRELOAD=/tmp/x.so", "env.SLURM_CPU_BIND=none", "env.1X=1",
+                          "env.X=%0A", "env.X=%4", "env.X=%zz", "env.X=1 env.X=2", "env.=1", "thread_binding=always",
+                          "thread_binding=env thread_binding=preload"}) {
+    std::string text = std::string("slurm-pin: rule=r mode=default strategy=compact ") + bad;
+    EXPECT_EQ(pin_policy_parse(text.c_str(), &p), -1) << bad;
+  }
+  // The shape a rule matched, recorded for slurmctld (test_policy.lua).
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=shaped mode=default strategy=compact tasks=2 threads=4 "
+                             "env.OMP_NUM_THREADS=4",
+                             &p),
+            0);
+  for (const char *bad : {"tasks=-1", "tasks=", "threads=1234567890", "threads=4 threads=4", "tasks=2x"}) {
+    std::string text = std::string("slurm-pin: rule=r mode=default strategy=compact ") + bad;
+    EXPECT_EQ(pin_policy_parse(text.c_str(), &p), -1) << bad;
+  }
+  std::string nine = "slurm-pin: rule=r mode=default strategy=compact";
+  for (int i = 0; i < 9; ++i) nine += " env.V" + std::to_string(i) + "=1";
+  EXPECT_EQ(pin_policy_parse(nine.c_str(), &p), -1);
+}
+
+TEST(PluginPolicy, EnvironmentAppliesAsTheRuleDoes) {
+  pin_policy p;
+  pin_request r{};
+  int n, overwrite;
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=compact env.OMP_NUM_THREADS=4", &p), 0);
+  ASSERT_NE(pin_policy_env(&p, &r, &n, &overwrite), nullptr);
+  EXPECT_EQ(n, 1);
+  EXPECT_EQ(overwrite, 0);  // the step's own value is kept
+  r.strategy_set = 1;       // the user chose a strategy for this step: a default rule yields, env too
+  EXPECT_EQ(pin_policy_env(&p, &r, &n, &overwrite), nullptr);
+  EXPECT_EQ(n, 0);
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=r mode=enforce strategy=compact env.OMP_NUM_THREADS=4", &p), 0);
+  ASSERT_NE(pin_policy_env(&p, &r, &n, &overwrite), nullptr);
+  EXPECT_EQ(overwrite, 1);
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=compact env.A=1 applied=no", &p), 0);
+  r.strategy_set = 0;
+  EXPECT_EQ(pin_policy_env(&p, &r, &n, &overwrite), nullptr);
+}
+
+TEST(PluginPolicy, ThreadBindingPrecedence) {
+  pin_policy p;
+  pin_request r{};
+  EXPECT_STREQ(pin_effective_threads(&r, nullptr), "auto");
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=compact thread_binding=preload", &p), 0);
+  EXPECT_STREQ(pin_effective_threads(&r, &p), "preload");
+  r.phases = 1;  // regions need the tool: phases beat a default rule
+  EXPECT_STREQ(pin_effective_threads(&r, &p), "ompt");
+  strcpy(r.threads, "env");
+  EXPECT_STREQ(pin_effective_threads(&r, &p), "env");
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=r mode=enforce strategy=compact thread_binding=preload", &p), 0);
+  EXPECT_STREQ(pin_effective_threads(&r, &p), "preload");
+}
+
 TEST(PluginPolicy, PrecedenceSiteEnforcePolicyEnforceUserPolicyDefaultSiteDefault) {
   pin_config c;
   pin_config_defaults(&c);
