@@ -11,16 +11,27 @@
  * increment per access; a hash map of single lines cost a probe into a
  * table far bigger than the CPU caches on every one of them.
  *
- * Memory: 4 bytes per line of every page touched (a page covers 64 KiB of
- * the program's memory with 64-byte lines): 16-bit counters, since a page
- * is kept per thread and region and a program's arrays are paged once per
- * region that walks them. A counter holds up to LC_COUNT_MAX (32767); one
- * that would pass it moves what it holds into the page's spill (64-bit
- * counts per line, made for the few pages with a line that hot): every
- * count stays exact. The top bit is a guard: the Valgrind tool's inline
- * count adds first and checks the guard after (no carry reaches the other
- * counter), and its helper then moves that count to the spill at once
- * (lc_settle), so outside that moment no counter holds LC_GUARD.
+ * Memory: a page keeps its reads and its writes apart, each kind made at
+ * the first access of that kind, so a page a region only reads (a
+ * stencil's input grid) or only writes (its output) costs half what both
+ * would. A kind starts sparse: up to LC_SPARSE_LINES lines with their
+ * counts, in line order (4 bytes a line), counted by the helper; its
+ * LC_SPARSE_LINES + 1st line makes it dense, 2 bytes per line of the page
+ * (a page covers 64 KiB of the program's memory with 64-byte lines), as
+ * do LC_SPARSE_RUN consecutive lines (a walk through the page); only
+ * dense pages enter the cache that the fast paths count in. So a region
+ * that touches a few lines of every page (a halo exchange reading the
+ * first and last line of every row) costs what it touches, not a page of
+ * counters per page, and a walk through a page pays the helper for its
+ * first few lines only. 16-bit counters, since a page is kept per thread
+ * and region and a program's arrays are paged once per region that walks
+ * them. A counter holds up to LC_COUNT_MAX (32767); one that would pass it
+ * moves what it holds into the page's spill (64-bit counts per line, made
+ * for the few pages with a line that hot): every count stays exact. The
+ * top bit is a guard: the Valgrind tool's inline count adds first and
+ * checks the guard after, and its helper then moves that count to the
+ * spill at once (lc_settle), so outside that moment no counter holds
+ * LC_GUARD.
  *
  * The includer defines LC_CALLOC(count, size), zeroed memory that is never
  * NULL (it aborts instead), and LC_FREE(p): libc's in the compiler runtime,
@@ -38,16 +49,24 @@
 #define LC_CACHE (1u << LC_CACHE_BITS) /* pages, 16 MiB: a column walk through a 1400 x 1400 matrix of doubles */
 #define LC_SLOT_MUL 0x9E3779B97F4A7C15ULL /* 2^64 / the golden ratio */
 
+#define LC_SPARSE_LINES 64 /* lines a kind of a page holds before it is made dense */
+#define LC_SPARSE_RUN 4     /* consecutive lines that make it dense at once: a walk through the page */
+
 #define LC_COUNT_MAX 0x7FFFu
 #define LC_GUARD 0x8000u /* LC_COUNT_MAX + 1 */
 
 typedef struct {
-  uint16_t reads, writes;
-} LcCounts;
-
-typedef struct {
   uint64_t reads, writes;
 } LcSpill;
+
+enum { LC_READS = 0, LC_WRITES = 1 };
+
+/* A kind's lines while few: line[i] (ascending) holds count[i]. */
+typedef struct {
+  uint16_t n;
+  uint16_t line[LC_SPARSE_LINES];
+  uint16_t count[LC_SPARSE_LINES];
+} LcSparse;
 
 /* key = page number + 1, so that a zeroed entry matches no page; tag = key
  * and region in one word, so that the cache check is one compare (pages
@@ -56,7 +75,11 @@ typedef struct {
 typedef struct {
   uint64_t key;
   uint32_t region;
-  LcCounts *counts; /* LC_PAGE_LINES of them */
+  uint8_t sparse; /* bit LC_READS, LC_WRITES: that kind's counts is an LcSparse */
+  /* Per kind, [LC_READS] and [LC_WRITES]: LC_PAGE_LINES counters, or an
+   * LcSparse while its bit in `sparse` is set; NULL until the page is
+   * accessed that way in its region. */
+  void *counts[2];
   uint64_t tag;
   /* LC_PAGE_LINES of them once a counter of the page overflowed, else NULL
    * (the map's entry only: the cache holds no spill). */
@@ -69,13 +92,16 @@ static inline uint64_t lc_tag(uint64_t key, uint32_t region) { return key | ((ui
  * Valgrind tool finds a slot with a shift and the cache fits in L1. */
 typedef struct {
   uint64_t tag;      /* lc_tag of the page held, 0: none */
-  LcCounts *counts;  /* its counters (NULL or any page's while tag is 0) */
+  uint16_t *counts;  /* its dense counters of the cache's kind (NULL or any page's while tag is 0) */
 } LcCached;
 
 typedef struct {
   LcPage *map; /* open addressing, at most half full */
   size_t cap, used;
-  LcCached cache[LC_CACHE];
+  size_t bytes; /* of counters made, dense and sparse: the table's size */
+  /* A cache per kind, the reads' first: the Valgrind tool finds the
+   * writes' at a fixed distance from the reads'. */
+  LcCached cache[2][LC_CACHE];
 } LineCounts;
 
 static inline size_t lc_hash(uint64_t key, uint32_t region) {
@@ -98,8 +124,9 @@ static inline void lc_grow(LineCounts *t) {
   t->cap = cap;
 }
 
-/* The page for (key, region), created zeroed on first touch. Out of line:
- * the callers' fast path (a page cache hit) stays a few instructions. */
+/* The page for (key, region), created on first touch with no counters. Out
+ * of line: the callers' fast path (a page cache hit) stays a few
+ * instructions. */
 __attribute__((noinline)) static LcPage *lc_page(LineCounts *t, uint64_t key, uint32_t region) {
   if (2 * (t->used + 1) > t->cap) lc_grow(t);
   LcPage *p = lc_slot(t->map, t->cap, key, region);
@@ -107,10 +134,64 @@ __attribute__((noinline)) static LcPage *lc_page(LineCounts *t, uint64_t key, ui
     p->key = key;
     p->region = region;
     p->tag = lc_tag(key, region);
-    p->counts = (LcCounts *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcCounts));
     t->used++;
   }
   return p;
+}
+
+/* Where line j is, or would go, among a kind's sparse lines. */
+static inline unsigned lc_sparse_find(const LcSparse *sp, uint32_t j) {
+  unsigned lo = 0, hi = sp->n;
+  while (lo < hi) {
+    unsigned mid = (lo + hi) / 2;
+    if (sp->line[mid] < j) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* How many consecutive lines j would end or join among the sparse lines
+ * (j not among them yet, `at` where it would go). */
+static inline unsigned lc_sparse_run(const LcSparse *sp, unsigned at, uint32_t j) {
+  unsigned run = 1;
+  for (unsigned i = at; i > 0 && sp->line[i - 1] == j - (at - i + 1); --i) ++run;
+  for (unsigned i = at; i < sp->n && sp->line[i] == j + (i - at + 1); ++i) ++run;
+  return run;
+}
+
+/* A kind made dense: its sparse lines' counts copied into a page of
+ * counters. */
+static inline uint16_t *lc_densify(LineCounts *t, LcPage *p, int write) {
+  uint16_t *dense = (uint16_t *)LC_CALLOC(LC_PAGE_LINES, sizeof(uint16_t));
+  const LcSparse *sp = (const LcSparse *)p->counts[write];
+  if (sp) {
+    for (unsigned i = 0; i < sp->n; ++i) dense[sp->line[i]] = sp->count[i];
+    LC_FREE(p->counts[write]);
+    t->bytes -= sizeof(LcSparse);
+  }
+  p->counts[write] = dense;
+  p->sparse &= (uint8_t)~(1u << write);
+  t->bytes += LC_PAGE_LINES * sizeof(uint16_t);
+  return dense;
+}
+
+/* Line j's counter of a kind, made (zero) if the line is new: among the
+ * sparse lines while they have room and hold no walk, else in the page,
+ * made dense. */
+static inline uint16_t *lc_counter(LineCounts *t, LcPage *p, int write, uint32_t j) {
+  if (!p->counts[write]) {
+    p->counts[write] = LC_CALLOC(1, sizeof(LcSparse));
+    p->sparse |= (uint8_t)(1u << write);
+    t->bytes += sizeof(LcSparse);
+  }
+  if (!(p->sparse & (1u << write))) return &((uint16_t *)p->counts[write])[j];
+  LcSparse *sp = (LcSparse *)p->counts[write];
+  unsigned lo = lc_sparse_find(sp, j);
+  if (lo < sp->n && sp->line[lo] == j) return &sp->count[lo];
+  if (sp->n == LC_SPARSE_LINES || lc_sparse_run(sp, lo, j) >= LC_SPARSE_RUN) return &lc_densify(t, p, write)[j];
+  for (unsigned i = sp->n; i > lo; --i) sp->line[i] = sp->line[i - 1], sp->count[i] = sp->count[i - 1];
+  sp->line[lo] = (uint16_t)j, sp->count[lo] = 0, sp->n++;
+  return &sp->count[lo];
 }
 
 /* A page's slot in the cache: the top bits of its tag times 2^64 / phi
@@ -123,24 +204,28 @@ static inline size_t lc_cache_slot(uint64_t key, uint32_t region) {
   return (size_t)((lc_tag(key, region) * LC_SLOT_MUL) >> (64 - LC_CACHE_BITS));
 }
 
-/* The line's counters when its page is in the cache, else NULL: the fast
- * path (the compiler runtime inlines it into every hook). */
-__attribute__((always_inline)) static inline LcCounts *lc_cached(const LineCounts *t, uint64_t line,
-                                                                uint32_t region) {
+/* The line's counter of a kind when its page is in that kind's cache, else
+ * NULL: the fast path (the compiler runtime inlines it into every hook). */
+__attribute__((always_inline)) static inline uint16_t *lc_cached(const LineCounts *t, uint64_t line, uint32_t region,
+                                                                 int write) {
   uint64_t key = (line >> LC_PAGE_BITS) + 1;
-  const LcCached *c = &t->cache[lc_cache_slot(key, region)];
+  const LcCached *c = &t->cache[write][lc_cache_slot(key, region)];
   return c->tag == lc_tag(key, region) ? &c->counts[line & (LC_PAGE_LINES - 1)] : NULL;
 }
 
-__attribute__((always_inline)) static inline LcCounts *lc_line(LineCounts *t, uint64_t line, uint32_t region) {
-  LcCounts *n = lc_cached(t, line, region);
+__attribute__((always_inline)) static inline uint16_t *lc_line(LineCounts *t, uint64_t line, uint32_t region,
+                                                               int write) {
+  uint16_t *n = lc_cached(t, line, region, write);
   if (n) return n;
   uint64_t key = (line >> LC_PAGE_BITS) + 1;
-  LcCached *c = &t->cache[lc_cache_slot(key, region)];
-  const LcPage *p = lc_page(t, key, region);
-  c->tag = p->tag;
-  c->counts = p->counts;
-  return &c->counts[line & (LC_PAGE_LINES - 1)];
+  LcPage *p = lc_page(t, key, region);
+  n = lc_counter(t, p, write, (uint32_t)(line & (LC_PAGE_LINES - 1)));
+  if (!(p->sparse & (1u << write))) { /* dense: into the cache */
+    LcCached *c = &t->cache[write][lc_cache_slot(key, region)];
+    c->counts = (uint16_t *)p->counts[write];
+    c->tag = p->tag;
+  }
+  return n;
 }
 
 /* Moves a line's counter plus `more` into its page's spill. */
@@ -148,7 +233,7 @@ static inline void lc_spill(LineCounts *t, uint64_t line, uint32_t region, int w
   LcPage *p = lc_page(t, (line >> LC_PAGE_BITS) + 1, region);
   uint32_t j = (uint32_t)(line & (LC_PAGE_LINES - 1));
   if (!p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
-  uint16_t *c = write ? &p->counts[j].writes : &p->counts[j].reads;
+  uint16_t *c = lc_counter(t, p, write, j);
   uint64_t *s = write ? &p->spill[j].writes : &p->spill[j].reads;
   *s += (uint64_t)*c + more;
   *c = 0;
@@ -160,21 +245,27 @@ __attribute__((noinline)) static void lc_overflow(LineCounts *t, uint64_t line, 
   lc_spill(t, line, region, write, 1);
 }
 
-/* The Valgrind tool's helper, before it counts an access of `addr`: when
- * the access's counter holds LC_GUARD, the inline count already counted it
- * and the count goes to the spill; 1 then (the access is counted), else 0. */
-static inline int lc_settle(LineCounts *t, uint64_t addr, unsigned line_shift, uint32_t region, int write) {
-  uint64_t line = addr >> line_shift;
-  LcCounts *n = lc_cached(t, line, region);
-  if (!n || (write ? n->writes : n->reads) != LC_GUARD) return 0;
-  lc_spill(t, line, region, write, 0);
-  return 1;
+/* The Valgrind tool's helper, before it counts an access of `size` bytes at
+ * `addr`: when a counter of a line it touches holds LC_GUARD, the inline
+ * count already counted the access (no counter holds LC_GUARD otherwise)
+ * and that count goes to the spill; 1 then (the access is counted), else 0. */
+static inline int lc_settle(LineCounts *t, uint64_t addr, uint64_t size, unsigned line_shift, uint32_t region,
+                            int write) {
+  int settled = 0;
+  uint64_t last = (addr + size - 1) >> line_shift;
+  for (uint64_t line = addr >> line_shift; size && line <= last; ++line) {
+    const uint16_t *n = lc_cached(t, line, region, write);
+    if (n && *n == LC_GUARD) {
+      lc_spill(t, line, region, write, 0);
+      settled = 1;
+    }
+  }
+  return settled;
 }
 
-/* One access to `line`, whose counters are n. */
-__attribute__((always_inline)) static inline void lc_bump(LineCounts *t, LcCounts *n, uint64_t line, uint32_t region,
+/* One access to `line`, whose counter of the access's kind is c. */
+__attribute__((always_inline)) static inline void lc_bump(LineCounts *t, uint16_t *c, uint64_t line, uint32_t region,
                                                          int write) {
-  uint16_t *c = write ? &n->writes : &n->reads;
   if (*c == LC_COUNT_MAX) lc_overflow(t, line, region, write);
   else ++*c;
 }
@@ -184,28 +275,47 @@ __attribute__((always_inline)) static inline void lc_count(LineCounts *t, uint64
                             int write) {
   uint64_t line = addr >> line_shift, last = (addr + size - 1) >> line_shift;
   if (size && line == last) { /* nearly every access: one line */
-    lc_bump(t, lc_line(t, line, region), line, region, write);
+    lc_bump(t, lc_line(t, line, region, write), line, region, write);
     return;
   }
   if (!size) return;
-  for (; line <= last; ++line) lc_bump(t, lc_line(t, line, region), line, region, write);
+  for (; line <= last; ++line) lc_bump(t, lc_line(t, line, region, write), line, region, write);
+}
+
+/* Adds any counts of one kind to a line. */
+static inline void lc_add_kind(LineCounts *t, LcPage *p, uint32_t j, int write, uint64_t more) {
+  if (!more) return;
+  uint16_t *c = lc_counter(t, p, write, j);
+  uint64_t n = *c + more;
+  if (n > LC_COUNT_MAX) {
+    if (!p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
+    *(write ? &p->spill[j].writes : &p->spill[j].reads) += n;
+    n = 0;
+  }
+  *c = (uint16_t)n;
 }
 
 /* Adds any counts to a line (the analyzer, summing a trace). */
 static inline void lc_add(LineCounts *t, uint64_t line, uint32_t region, uint64_t reads, uint64_t writes) {
   LcPage *p = lc_page(t, (line >> LC_PAGE_BITS) + 1, region);
   uint32_t j = (uint32_t)(line & (LC_PAGE_LINES - 1));
-  uint64_t r = p->counts[j].reads + reads, w = p->counts[j].writes + writes;
-  if ((r > LC_COUNT_MAX || w > LC_COUNT_MAX) && !p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
-  if (r > LC_COUNT_MAX) p->spill[j].reads += r, r = 0;
-  if (w > LC_COUNT_MAX) p->spill[j].writes += w, w = 0;
-  p->counts[j].reads = (uint16_t)r, p->counts[j].writes = (uint16_t)w;
+  lc_add_kind(t, p, j, LC_READS, reads);
+  lc_add_kind(t, p, j, LC_WRITES, writes);
+}
+
+/* Line j's counter of one kind as it stands (0: never counted). */
+static inline uint16_t lc_count_of(const LcPage *p, int write, uint32_t j) {
+  if (!p->counts[write]) return 0;
+  if (!(p->sparse & (1u << write))) return ((const uint16_t *)p->counts[write])[j];
+  const LcSparse *sp = (const LcSparse *)p->counts[write];
+  unsigned at = lc_sparse_find(sp, j);
+  return at < sp->n && sp->line[at] == j ? sp->count[at] : 0;
 }
 
 /* Line j of page p: its reads and writes, spill included. */
 static inline void lc_get(const LcPage *p, uint32_t j, uint64_t *reads, uint64_t *writes) {
-  *reads = p->counts[j].reads + (p->spill ? p->spill[j].reads : 0);
-  *writes = p->counts[j].writes + (p->spill ? p->spill[j].writes : 0);
+  *reads = lc_count_of(p, LC_READS, j) + (p->spill ? p->spill[j].reads : 0);
+  *writes = lc_count_of(p, LC_WRITES, j) + (p->spill ? p->spill[j].writes : 0);
 }
 
 /* Frees what the table holds (for the callers that outlive it), leaving it
@@ -213,12 +323,14 @@ static inline void lc_get(const LcPage *p, uint32_t j, uint64_t *reads, uint64_t
 static inline void lc_release(LineCounts *t) {
   for (size_t i = 0; i < t->cap; ++i)
     if (t->map[i].key) {
-      LC_FREE(t->map[i].counts);
+      for (int k = 0; k < 2; ++k)
+        if (t->map[i].counts[k]) LC_FREE(t->map[i].counts[k]);
       if (t->map[i].spill) LC_FREE(t->map[i].spill);
     }
   if (t->map) LC_FREE(t->map);
-  t->map = NULL, t->cap = t->used = 0;
-  for (size_t i = 0; i < LC_CACHE; ++i) t->cache[i].tag = 0, t->cache[i].counts = NULL;
+  t->map = NULL, t->cap = t->used = t->bytes = 0;
+  for (int k = 0; k < 2; ++k)
+    for (size_t i = 0; i < LC_CACHE; ++i) t->cache[k][i].tag = 0, t->cache[k][i].counts = NULL;
 }
 
 /* Calls visit(ctx, line, region, reads, writes) for every line touched. */

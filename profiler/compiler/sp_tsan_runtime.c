@@ -107,7 +107,7 @@ __attribute__((always_inline)) static inline void record(const void *addr, size_
   uintptr_t a = (uintptr_t)addr;
   uint64_t line = a >> line_shift;
   uint32_t region = current_region; /* once: the counter and its overflow are one page's */
-  LcCounts *n = t && size && ((a + size - 1) >> line_shift) == line ? lc_cached(t, line, region) : NULL;
+  uint16_t *n = t && size && ((a + size - 1) >> line_shift) == line ? lc_cached(t, line, region, write) : NULL;
   if (!n) {
     record_slow(addr, size, write);
     return;

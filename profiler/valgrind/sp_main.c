@@ -100,11 +100,12 @@ static Table *running = &nobody;
 
 /* Every cache slot's counters point somewhere valid, a slot that holds no
  * page here, so that count_inline loads and stores them unguarded. */
-static LcCounts no_page[LC_PAGE_LINES];
+static uint16_t no_page[LC_PAGE_LINES];
 
 static void point_cache_at_no_page(Table *t) {
-  for (UInt i = 0; i < LC_CACHE; ++i)
-    if (!t->cache[i].counts) t->cache[i].counts = no_page;
+  for (UInt k = 0; k < 2; ++k)
+    for (UInt i = 0; i < LC_CACHE; ++i)
+      if (!t->cache[k][i].counts) t->cache[k][i].counts = no_page;
 }
 
 static UInt n_tables, cap_tables;
@@ -162,7 +163,7 @@ static void record(Addr a, SizeT size, Bool write) {
     if (idx < 0) return;
     running = &tables[idx];
   }
-  if (lc_settle(running, a, line_shift, current_region, write)) return;
+  if (lc_settle(running, a, size, line_shift, current_region, write)) return;
   lc_count(running, a, size, line_shift, current_region, write);
 }
 
@@ -214,12 +215,12 @@ static void progress(void) {
   UInt now = VG_(read_millisecond_timer)();
   if (!clo_progress || now - last_progress_ms < (UInt)clo_progress * 1000) return;
   last_progress_ms = now;
-  ULong pages = 0;
-  for (UInt t = 0; t < n_tables; ++t) pages += tables[t].used;
+  ULong bytes = 0;
+  for (UInt t = 0; t < n_tables; ++t) bytes += tables[t].bytes;
   HChar line[200];
   Int n = VG_(snprintf)(line, sizeof line, "slurm-pin: profiling: %u s, %llu M accesses, %u threads, %llu MiB of line tables\n",
                         (now - started_ms) / 1000, accesses_seen / 1000000, n_tables,
-                        pages * LC_PAGE_LINES * sizeof(LcCounts) >> 20);
+                        bytes >> 20);
   VG_(write)(2, line, n);
 }
 
@@ -276,15 +277,16 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * correct. */
 static IRExpr *sb_cache, *sb_tag_base; /* lc_tag(1, region) */
 
-_Static_assert(offsetof(LcCounts, writes) == 2 && sizeof(LcCounts) == 4,
-               "count_inline adds to a line's reads and writes as the halves of one little-endian word");
+_Static_assert(offsetof(LineCounts, cache[LC_WRITES]) - offsetof(LineCounts, cache[LC_READS]) == LC_CACHE * sizeof(LcCached),
+               "count_inline finds the writes' cache at a fixed distance from the reads'");
 _Static_assert(sizeof(LcCached) == 16, "count_inline finds a cache slot by a shift of 4");
 
 /* The common case inline, the rest in the helper: the access lies in one
- * line whose page is in the running thread's page cache (lc_line in
- * line_counts.h, written in IR). Then one counter is incremented with no
- * call; on a miss the helper counts it (filling the cache). This halves the
- * tool's cost over Valgrind's own on strided loops.
+ * line whose page is in the running thread's page cache of the access's
+ * kind, dense (lc_line in line_counts.h, written in IR). Then its counter
+ * is incremented with no call; on a miss the helper counts it (filling
+ * the cache). This halves the tool's cost over Valgrind's own on strided
+ * loops.
  *
  * Written for Valgrind's code generator, which makes a set and a test of
  * every 1-bit value and a branch of a guarded load or store: the checks are
@@ -306,6 +308,7 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
                         op64(sb, Iop_Shr64, op64(sb, Iop_Mul64, tag, u64(LC_SLOT_MUL)),
                              IRExpr_Const(IRConst_U8(64 - LC_CACHE_BITS - 4))),
                         u64((LC_CACHE - 1) * sizeof(LcCached)));
+  if (write) offset = op64(sb, Iop_Add64, offset, u64(LC_CACHE * sizeof(LcCached))); /* the writes' cache */
   IRExpr *slot = op64(sb, Iop_Add64, sb_cache, offset);
   IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, tag)))), tag);
   if (size > 1) { /* the access ends in the next line */
@@ -313,17 +316,15 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
     missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, op64(sb, Iop_Xor64, addr, last), u64(~(line_size - 1))));
   }
   IRExpr *counts = load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, counts))));
-  /* A line's two 16-bit counters are one 32-bit word (the write's the high
-   * half). */
+  /* The line's 16-bit counter of the access's kind. */
   IRExpr *word = op64(sb, Iop_Add64, counts,
-                      op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 2))),
-                           u64((LC_PAGE_LINES - 1) * sizeof(LcCounts))));
-  IRExpr *old = tmp(sb, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32, word));
+                      op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 1))),
+                           u64((LC_PAGE_LINES - 1) * sizeof(uint16_t))));
+  IRExpr *old = tmp(sb, Ity_I32, IRExpr_Unop(Iop_16Uto32, tmp(sb, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, word))));
   IRExpr *one = tmp(sb, Ity_I32, IRExpr_Unop(Iop_1Uto32, test(sb, Iop_CmpEQ64, missed, u64(0))));
-  if (write) one = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Shl32, one, IRExpr_Const(IRConst_U8(16))));
   IRExpr *counted = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, old, one));
-  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, counted));
-  IRExpr *guard = tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, counted, IRExpr_Const(IRConst_U32(write ? LC_GUARD << 16 : LC_GUARD))));
+  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, tmp(sb, Ity_I16, IRExpr_Unop(Iop_32to16, counted))));
+  IRExpr *guard = tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, counted, IRExpr_Const(IRConst_U32(LC_GUARD))));
   IRExpr *not_inline = op64(sb, Iop_Or64, missed, tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, guard)));
   IRExpr *slow = test(sb, Iop_CmpNE64, not_inline, u64(0));
   if (!call_sized_helper(sb, addr, size, write, slow)) call_helper(sb, addr, size, write ? WRITE : READ, slow);

@@ -93,4 +93,31 @@ TEST(LineCounts, HotLinesPassTheSixteenBitCountersExactly) {
   release(t);
 }
 
+TEST(LineCounts, FewLinesOfAPageCostWhatTheyTouchAWalkMakesItDense) {
+  // A halo exchange: the first and last line of every 32-line row of 64
+  // pages, read. Each page keeps its 64 lines sparse, reads only.
+  LineCounts t{};
+  Reference ref;
+  const uint64_t base = 0x7f0000000000ULL;
+  for (int pass = 0; pass < 3; ++pass)
+    for (uint64_t row = 0; row < 64 * LC_PAGE_LINES / 32; ++row) {
+      count_both(&t, ref, base + row * 32 * 64, 8, 3, false);
+      count_both(&t, ref, base + (row * 32 + 31) * 64, 8, 3, false);
+    }
+  EXPECT_EQ(t.bytes, 64 * sizeof(LcSparse));
+  EXPECT_EQ(contents(t), ref);
+  // Its 65th line, or a walk of LC_SPARSE_RUN lines, makes a kind dense:
+  // the fast path then finds it in the cache.
+  count_both(&t, ref, base + 5 * 64, 8, 3, false);
+  EXPECT_EQ(t.bytes, 63 * sizeof(LcSparse) + LC_PAGE_LINES * sizeof(uint16_t));
+  EXPECT_NE(lc_cached(&t, base >> 6, 3, LC_READS), nullptr);
+  EXPECT_EQ(lc_cached(&t, base >> 6, 3, LC_WRITES), nullptr);  // never written
+  const uint64_t walk = base + 100 * LC_PAGE_LINES * 64;
+  for (uint64_t line = 0; line < LC_SPARSE_RUN; ++line) count_both(&t, ref, walk + line * 64, 8, 3, true);
+  EXPECT_NE(lc_cached(&t, walk >> 6, 3, LC_WRITES), nullptr);
+  EXPECT_EQ(contents(t), ref);
+  release(t);
+  EXPECT_EQ(t.bytes, 0u);
+}
+
 }  // namespace
