@@ -39,24 +39,16 @@ void pin_config_defaults(struct pin_config *c) {
   strcpy(c->store, SITE_STORE_DEFAULT); /* the default every command and the policy use too */
 }
 
-/* The values are the engine's (one list, one message). */
-int pin_check_mem(const char *value, char *err, size_t len) { return sp_check_mem_policy(value, err, len); }
-
-int pin_check_threads(const char *value, char *err, size_t len) { return sp_check_thread_mode(value, err, len); }
-
 int pin_check_request(const struct pin_request *r, char *err, size_t len) {
-  if (r->mem[0] && pin_check_mem(r->mem, err, len) != 0) return -1;
-  if (r->granularity[0] && pin_check_granularity(r->granularity, err, len) != 0) return -1;
-  if (r->threads[0] && pin_check_threads(r->threads, err, len) != 0) return -1;
+  /* The values are the engine's (one list, one message). */
+  if (r->mem[0] && sp_check_mem_policy(r->mem, err, len) != 0) return -1;
+  if (r->granularity[0] && sp_check_granularity(r->granularity, err, len) != 0) return -1;
+  if (r->threads[0] && sp_check_thread_mode(r->threads, err, len) != 0) return -1;
   if (r->smt[0] && sp_check_smt(r->smt, err, len) != 0) return -1;
   if (r->gpu[0] && sp_check_gpu_mode(r->gpu, err, len) != 0) return -1;
   return 0;
 }
 
-
-int pin_check_granularity(const char *value, char *err, size_t len) {
-  return sp_check_granularity(value, err, len);
-}
 
 /* "file:PATH" is allowed when "file" is in the list. */
 static int in_allowed(const char *allowed, const char *value) {
@@ -552,11 +544,11 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
       bit = STRATEGY, snprintf(p->strategy, sizeof p->strategy, "%s", v);
     else if (strcmp(key, "profile") == 0 && sp_is_profile_name(v))
       bit = PROFILE, snprintf(p->profile, sizeof p->profile, "%s", v);
-    else if (strcmp(key, "mem") == 0 && pin_check_mem(v, err, sizeof err) == 0)
+    else if (strcmp(key, "mem") == 0 && sp_check_mem_policy(v, err, sizeof err) == 0)
       bit = MEM, snprintf(p->mem, sizeof p->mem, "%s", v);
-    else if (strcmp(key, "granularity") == 0 && pin_check_granularity(v, err, sizeof err) == 0)
+    else if (strcmp(key, "granularity") == 0 && sp_check_granularity(v, err, sizeof err) == 0)
       bit = GRANULARITY, snprintf(p->granularity, sizeof p->granularity, "%s", v);
-    else if (strcmp(key, "thread_binding") == 0 && pin_check_threads(v, err, sizeof err) == 0)
+    else if (strcmp(key, "thread_binding") == 0 && sp_check_thread_mode(v, err, sizeof err) == 0)
       bit = THREADS, snprintf(p->thread_binding, sizeof p->thread_binding, "%s", v);
     else if (strcmp(key, "tasks") == 0 && is_count(v)) bit = TASKS;     /* the shape the rule matched: */
     else if (strcmp(key, "threads") == 0 && is_count(v)) bit = THREADS_SEEN; /* for slurmctld, not the node */

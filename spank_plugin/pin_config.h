@@ -185,10 +185,6 @@ const char *pin_config_suggest(const char *arg);
  * (common/trusted_dir.h); -1 with a message naming the argument. */
 int pin_config_check(const struct pin_config *c, char *err, size_t len);
 
-/* Option values; -1 with a message naming the value and the valid ones. */
-int pin_check_mem(const char *value, char *err, size_t len);
-int pin_check_granularity(const char *value, char *err, size_t len);
-int pin_check_threads(const char *value, char *err, size_t len);
 /* Every value set in r (the strategy aside: pin_check_strategy) is valid. */
 int pin_check_request(const struct pin_request *r, char *err, size_t len);
 /* How threads are bound: an enforced rule's thread_binding, the user's

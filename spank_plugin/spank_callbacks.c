@@ -285,13 +285,13 @@ static const struct {
   size_t offset, size; /* of its field in the step's request */
   int (*check)(const char *value, char *err, size_t len);
 } value_options[] = {
-    [VALUE_MEM] = {"--pin-mem", REQUEST_FIELD(mem), pin_check_mem},
-    [VALUE_GRANULARITY] = {"--pin-granularity", REQUEST_FIELD(granularity), pin_check_granularity},
+    [VALUE_MEM] = {"--pin-mem", REQUEST_FIELD(mem), sp_check_mem_policy},
+    [VALUE_GRANULARITY] = {"--pin-granularity", REQUEST_FIELD(granularity), sp_check_granularity},
     [VALUE_SMT] = {"--pin-smt", REQUEST_FIELD(smt), sp_check_smt},
     [VALUE_GPU] = {"--pin-gpu", REQUEST_FIELD(gpu), sp_check_gpu_mode},
-    [VALUE_THREADS] = {"--pin-thread-binding", REQUEST_FIELD(threads), pin_check_threads},
+    [VALUE_THREADS] = {"--pin-thread-binding", REQUEST_FIELD(threads), sp_check_thread_mode},
     /* 0.1's spelling, which read as a thread count. */
-    [VALUE_THREADS_OLD] = {"--pin-threads", REQUEST_FIELD(threads), pin_check_threads},
+    [VALUE_THREADS_OLD] = {"--pin-threads", REQUEST_FIELD(threads), sp_check_thread_mode},
 };
 
 static int opt_value(int val, const char *arg, int remote) {

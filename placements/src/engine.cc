@@ -69,28 +69,17 @@ class Deadline {
   std::chrono::steady_clock::time_point end_;
 };
 
-// Runs f(0) .. f(n - 1) on the threads a request's pieces of work (its
-// regions' rows and matrices) may use: parallel.hh's bound, with no more
-// than the CPUs the request places on (`allowed`; every one when empty).
-void for_each_piece(const CpuSet& allowed, size_t n, const std::function<void(size_t)>& f) {
-  for_each_index(n, placing_threads(n, allowed.empty() ? n : allowed.count()), f);
-}
-
 // What any read of the request's profile needs: region matrices are
 // parsed only when placed (most of a profile of many regions), only the
 // model placed (the other is as large), and the caller's size limit.
-// With every region's matrix wanted, their rows are read on the CPUs the
-// regions are then placed on (a step's first on its node reads them all).
+// With every region's matrix wanted, each region's rows are read on the
+// CPU placing it (a step's first on its node reads them all).
 ProfileNeeds file_needs(const Request& r) {
   ProfileNeeds n;
   n.regions = r.phases || !r.profile_region.empty();
   n.model = r.profile_model;
   n.rank_model = "bytes";
   if (r.max_file_bytes) n.max_bytes = r.max_file_bytes;
-  if (r.phases)
-    n.for_each = [allowed = r.topology.allowed](size_t pieces, const std::function<void(size_t)>& f) {
-      for_each_piece(allowed, pieces, f);
-    };
   // Each region's rows read where it is placed (add_regions), one region's
   // at a time per placing thread.
   n.defer_region_rows = r.phases;

@@ -6,6 +6,7 @@
 #include "fuzz_support.hh"
 extern "C" {
 #include "pin_config.h"
+#include "slurm_pin_options.h"
 }
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -31,8 +32,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   for (const auto& w : words) {
     pin_check_strategy(&c, w.c_str(), err, sizeof err);
-    pin_check_mem(w.c_str(), err, sizeof err);
-    pin_check_granularity(w.c_str(), err, sizeof err);
+    sp_check_mem_policy(w.c_str(), err, sizeof err);
+    sp_check_granularity(w.c_str(), err, sizeof err);
   }
   pin_request r{};
   if (pin_check_strategy(&c, pin_effective_strategy(&c, &r, nullptr), err, sizeof err) != 0) __builtin_trap();

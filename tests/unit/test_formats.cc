@@ -117,48 +117,6 @@ TEST(Profile, RegionNamesAreBoundedWhateverTheFileHolds) {
   EXPECT_NE(e.find(":7: more than 4096 regions and aliases"), std::string::npos) << e;
 }
 
-// Rows read through ProfileNeeds::for_each (the engine's threads), here
-// last matrix first, faults gathered and the first matrix's rethrown, as
-// the engine's for_each_index does.
-ProfileNeeds rows_read_last_first() {
-  ProfileNeeds n;
-  n.for_each = [](size_t count, const std::function<void(size_t)>& f) {
-    std::vector<std::string> faults(count);
-    for (size_t i = count; i-- > 0;) faults[i] = error_of([&] { f(i); });
-    for (const std::string& e : faults)
-      if (!e.empty()) throw Error(e);
-  };
-  return n;
-}
-
-TEST(Profile, RowsReadLaterAreTheSameAndFaultsKeepTheFilesOrder) {
-  std::string text =
-      "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 5\n5 0\nmatrix rw\n0 1\n2 0\n"
-      "region a\nmatrix simple\n0 3\n3 0\nregion b\nedges simple\n0 1 4\nregion c\nmatrix simple\n0 7\n\n7 0\n";
-  std::string path = write_temp(text);
-  Profile later = read_profile(path, rows_read_last_first()), now = read_profile(path);
-  EXPECT_EQ(format_profile(later), format_profile(now));
-  EXPECT_EQ(later.affinity("simple", "c", path)(0, 1), 14);
-  // A bad entry in a whole matrix is named before a fault on a later line,
-  // and the first bad matrix before the others, as when read in order.
-  std::string head = "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 5\n5 0\n";
-  struct Case {
-    std::string text, expect;
-  } cases[] = {
-      {head + "region a\nmatrix simple\n0 x\n1 0\nregion b\ncolour blue\n", ":8: 'x' is not a number"},
-      {head + "region a\nmatrix simple\n0 1\n1 y\nregion b\nmatrix simple\n0 x\n1 0\n", ":9: 'y' is not a number"},
-      {head + "region a\nmatrix simple\n0 1\nregion b\n", "matrix has 1 rows, expected 2"},
-      {head + "region a\nmatrix simple\n0 1\n1 0 2\n", ":9: row has 3 values, expected 2"},
-      {head + "region a\nmatrix simple\n0 1\n1 0\nthreads 3\n", ":10: 'threads' inside region a"},
-  };
-  for (const auto& c : cases) {
-    std::string p = write_temp(c.text);
-    std::string e = error_of([&] { read_profile(p, rows_read_last_first()); });
-    EXPECT_NE(e.find(c.expect), std::string::npos) << "got: " << e;
-    EXPECT_EQ(e, error_of([&] { read_profile(p); }));
-  }
-}
-
 // Regions' rows left as text (defer_region_rows) give the same matrices
 // when asked for, outlive the bytes the caller held, and name a bad value
 // with the words and line an eager read names; a region short of rows is
@@ -194,13 +152,21 @@ TEST(Profile, RegionRowsLeftAsTextReadTheSameWhenAskedFor) {
   EXPECT_EQ(q.affinity("simple", "a", file)(0, 1), 6);
 }
 
+// Regions' rows left as text to read where each region is placed (the
+// engine's per-region placements).
+ProfileNeeds region_rows_left() {
+  ProfileNeeds n;
+  n.defer_region_rows = true;
+  return n;
+}
+
 // A matrix short of rows is named at its first row, not at the file's last
 // line, whether its rows are read as they come or later.
 TEST(Profile, ShortMatrixIsNamedAtItsFirstRow) {
   std::string p = write_temp(
       "slurm-pin-profile 1\nthreads 2\nmatrix simple\n0 5\n5 0\nregion a\nmatrix simple\n\n0 1\nregion b\n"
       "matrix simple\n0 3\n3 0\n");
-  for (const ProfileNeeds& n : {ProfileNeeds(), rows_read_last_first()}) {
+  for (const ProfileNeeds& n : {ProfileNeeds(), region_rows_left()}) {
     std::string e = error_of([&] { read_profile(p, n); });
     EXPECT_NE(e.find(":9: matrix has 1 rows, expected 2"), std::string::npos) << "got: " << e;
   }
@@ -236,7 +202,7 @@ TEST(Profile, StrictErrors) {
     std::string e = error_of([&] { read_profile(p); });
     EXPECT_NE(e.find(c.expect), std::string::npos) << "got: " << e;
     EXPECT_EQ(e.find('\n'), std::string::npos);
-    EXPECT_EQ(error_of([&] { read_profile(p, rows_read_last_first()); }), e);
+    EXPECT_EQ(error_of([&] { read_profile(p, region_rows_left()); }), e);
   }
 }
 

@@ -51,13 +51,7 @@ class ProfileParser {
 
   Profile parse() {
     header();
-    try {
-      scan();
-    } catch (const Error&) {
-      read_deferred_rows();  // a fault in a matrix before it is the file's first
-      throw;
-    }
-    read_deferred_rows();
+    scan();
     leave_region_rows();
     return checked();
   }
@@ -145,8 +139,6 @@ class ProfileParser {
       edges[f[1]] = parse_edge_lines(lines_, pos_, p_.threads, path_);
     } else if (size_t first = pos_; kept_ && !region_.empty() && skip_matrix_rows(lines_, pos_, p_.threads)) {
       left_.push_back({p_.regions.size() - 1, f[1], first});
-    } else if (needs_.for_each && skip_matrix_rows(lines_, pos_, p_.threads)) {
-      deferred_.push_back({region_.empty() ? kWholeRun : p_.regions.size() - 1, f[1], first});
     } else {  // read now, and a matrix short of rows is named as it comes
       rows[f[1]] = parse_matrix_rows(lines_, pos_, p_.threads, path_);
     }
@@ -164,21 +156,6 @@ class ProfileParser {
       return skip_matrix(f[0] == "rank_edges", p_.ranks);
     if (f[0] == "rank_edges") p_.rank_edges[f[1]] = parse_edge_lines(lines_, pos_, p_.ranks, path_, "rank");
     else p_.rank_matrices[f[1]] = parse_matrix_rows(lines_, pos_, p_.ranks, path_, "rank");
-  }
-
-  // The dense matrices passed over in the scan (needs_.for_each), read now:
-  // each from its first row, stopping where the scan stopped. Their entries
-  // are made first, so the readers only fill them. An error is the first
-  // matrix's in the file (for_each's contract), after any the scan found.
-  void read_deferred_rows() {
-    if (deferred_.empty()) return;
-    std::vector<Rows*> into;
-    for (const Deferred& d : deferred_)
-      into.push_back(&(d.region == kWholeRun ? p_.matrices : p_.regions[d.region].matrices)[d.model]);
-    needs_.for_each(deferred_.size(), [&](size_t i) {
-      size_t pos = deferred_[i].pos;
-      *into[i] = parse_matrix_rows(lines_, pos, p_.threads, path_);
-    });
   }
 
   // The region matrices left as text: the lines (and the bytes they view)
@@ -284,17 +261,15 @@ class ProfileParser {
     }
   }
 
-  // A dense matrix the scan passed over: its section and first row.
-  static constexpr size_t kWholeRun = static_cast<size_t>(-1);
+  // A region's dense matrix the scan passed over: its region and first row.
   struct Deferred {
-    size_t region;  // index in p_.regions, or kWholeRun
+    size_t region;  // index in p_.regions
     std::string model;
     size_t pos;
   };
 
   std::string path_;
   ProfileNeeds needs_;
-  std::vector<Deferred> deferred_;
   // Regions' matrices left as text, and the text (defer_region_rows).
   std::vector<Deferred> left_;
   const FileBytes* kept_ = nullptr;

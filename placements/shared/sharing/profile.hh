@@ -4,7 +4,6 @@
 // its line, and matrices are written as published matrices are.
 #pragma once
 #include <cstddef>
-#include <functional>
 #include <map>
 #include <memory>
 #include <string>
@@ -120,13 +119,6 @@ struct ProfileNeeds {
   // (empty: every model's); passed over otherwise, `ranks` still set.
   int max_ranks = 1 << 16;
   std::string rank_model;
-  // How the dense matrices' rows are read when set: for_each(n, f) calls
-  // f(0) .. f(n - 1), each once, on threads of the caller's choosing (a
-  // profile of 100 regions of 128 threads is 1.6 million numbers; the
-  // engine reads them on the CPUs it places on). Every line is still read
-  // once, in order, for the profile's structure; the matrices' rows after
-  // that. Unset: rows read as they come.
-  std::function<void(size_t, const std::function<void(size_t)>&)> for_each;
   // Regions' dense rows left as text, read by affinity() where each
   // region's matrix is wanted (the engine: on the thread placing it, rows
   // freed once its matrix is built) instead of all at load: 100 regions of

@@ -41,7 +41,6 @@ class CpuSet {
   // The lowest and highest CPU; -1 when empty.
   int first() const { return hwloc_bitmap_first(get()); }
   int last() const { return hwloc_bitmap_last(get()); }
-  bool intersects(const CpuSet& o) const { return hwloc_bitmap_intersects(get(), o.get()); }
   bool includes(const CpuSet& o) const { return hwloc_bitmap_isincluded(o.get(), get()); }
   bool operator==(const CpuSet& o) const { return hwloc_bitmap_isequal(get(), o.get()); }
   bool operator!=(const CpuSet& o) const { return !(*this == o); }
