@@ -34,20 +34,7 @@ int sp_set_task_layout(sp_placement_t *p, const char *layout);
 int sp_set_matrix(sp_placement_t *p, const double *rows, int n);
 /* A matrix file (docs/formats.md), read now. */
 int sp_load_matrix(sp_placement_t *p, const char *path);
-/* The tasks' traffic (MPI ranks: bytes or messages between each pair of
- * the node's tasks, in local rank order; a matrix file of docs/formats.md,
- * or dense n x n rows, symmetric): which task gets which share of the
- * node, heavy pairs sharing caches and NUMA domains, each task's threads
- * inside its share as usual. Its size must be the task count. A profile
- * with a rank section (slurm-pin profile --mpi) is read as its bytes. */
-int sp_load_task_matrix(sp_placement_t *p, const char *path);
-int sp_set_task_matrix(sp_placement_t *p, const double *rows, int n);
-/* Which of the job's tasks run here: ranks[i] is local task i's global rank
- * (n of them, the node's task count), of job_tasks in the job. A profile
- * with a rank section (slurm-pin profile --mpi) then orders the tasks by
- * the traffic of these ranks; a profile of another job size is a note and
- * block order. Unset: the node's tasks are the whole job, in order. */
-int sp_set_task_ranks(sp_placement_t *p, const int *ranks, int n, int job_tasks);
+/* sp_load_task_matrix, sp_set_task_matrix, sp_set_task_ranks: public (slurm_pin.h). */
 /* MPI ranks across `nodes` nodes by their traffic (a matrix file of ranks
  * x ranks, docs/formats.md, or a profile's rank section), for srun --distribution=arbitrary: node_of
  * (the caller's array of `len` ints) gets each rank's node, as many ranks
@@ -192,7 +179,7 @@ int sp_topology_fingerprint(sp_placement_t *p, char *buf, size_t len);
 const char *sp_strategies_help(void);
 
 /* ---- binding */
-int sp_set_thread_library(sp_placement_t *p, const char *path);
+/* sp_set_thread_library: public (slurm_pin.h). */
 /* Also GOMP_CPU_AFFINITY and KMP_AFFINITY, for runtimes before OpenMP 4.0. */
 int sp_set_legacy_omp_env(sp_placement_t *p, int on);
 /* Why this strategy ("policy rule R"), shown after it in sp_describe_task. */

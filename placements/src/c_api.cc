@@ -82,8 +82,18 @@ int copy_out(const std::string& s, char* buf, size_t len) {
 }
 
 // A task of the computed placement, or nullptr: what the per-task getters take.
+// The task a getter asks for, or NULL with the reason in sp_error.
 const TaskPlace* task_at(const sp_placement_t* p, int task) {
-  if (!p || !p->computed || task < 0 || task >= static_cast<int>(p->result.tasks.size())) return nullptr;
+  if (!p) return nullptr;
+  if (!p->computed) {
+    p->error = "no placement yet: call sp_compute first";
+    return nullptr;
+  }
+  if (task < 0 || task >= static_cast<int>(p->result.tasks.size())) {
+    p->error = "no task " + std::to_string(task) + ": the placement has " + std::to_string(p->result.tasks.size()) +
+               " (0 to " + std::to_string(p->result.tasks.size() - 1) + ")";
+    return nullptr;
+  }
   return &p->result.tasks[task];
 }
 
@@ -485,7 +495,7 @@ int sp_set_thread_mode(sp_placement_t* p, const char* mode) {
 }
 
 int sp_set_thread_library(sp_placement_t* p, const char* path) {
-  return bind_option(p, [&] { p->bind.thread_library = path ? path : ""; });
+  return bind_option(p, [&] { p->bind.thread_library = path ? path : find_thread_library(this_library()); });
 }
 
 int sp_find_thread_library(const char* from, char* buf, size_t len, char* err, size_t errlen) {

@@ -332,3 +332,66 @@ TEST(CApi, AProfilesRegionsAreParsedOnlyWhenPlaced) {
   EXPECT_NE(std::string(sp_error(p)).find(":12: 'x' is not a number"), std::string::npos) << sp_error(p);
   sp_finalize(p);
 }
+
+// What a launcher beyond Slurm uses of the public API (slurm_pin.h): each
+// task's GPUs, tasks placed by their traffic, threads bound by the thread
+// library it finds beside the engine.
+TEST(CApi, EachTaskNamesItsNearestGpus) {
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, slurmpin::test::topo("gpu-dgx1.xml").c_str()), 0);
+  ASSERT_EQ(sp_set_tasks(p, 8), 0);
+  ASSERT_EQ(sp_set_gpu_locality(p, "closest"), 0);
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  EXPECT_STREQ(sp_error(p), "");  // a success clears the message
+  char buf[64];
+  for (int t = 0; t < 8; ++t) {
+    ASSERT_GT(sp_get_task_gpus(p, t, buf, sizeof buf), 0);
+    EXPECT_EQ(std::string(buf), std::to_string(t)) << "task " << t;
+    EXPECT_EQ(hwloc_bitmap_first(sp_get_task_cpuset(p, t)) % 40 < 20, t < 4) << "task " << t << " on its GPU's socket";
+  }
+  EXPECT_EQ(sp_get_task_gpus(p, 8, buf, sizeof buf), -1);
+  EXPECT_STREQ(sp_error(p), "no task 8: the placement has 8 (0 to 7)");
+  sp_finalize(p);
+}
+
+TEST(CApi, TasksArePlacedByTheirTraffic) {
+  // Two L2s of two cores: tasks 0 and 2 exchange most, and 1 and 3.
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, "pack:1 l2:2 core:2 pu:1"), 0);
+  ASSERT_EQ(sp_set_tasks(p, 4), 0);
+  ASSERT_EQ(sp_set_strategy(p, "compact"), 0);
+  double m[16] = {0, 1, 9, 1, 1, 0, 1, 9, 9, 1, 0, 1, 1, 9, 1, 0};
+  ASSERT_EQ(sp_set_task_matrix(p, m, 4), 0);
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  auto l2_of = [&](int t) { return hwloc_bitmap_first(sp_get_task_cpuset(p, t)) / 2; };
+  EXPECT_EQ(l2_of(0), l2_of(2));
+  EXPECT_EQ(l2_of(1), l2_of(3));
+  EXPECT_NE(l2_of(0), l2_of(1));
+  EXPECT_EQ(sp_set_task_matrix(p, m, 3), 0);  // checked where the task count is known
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("3"), std::string::npos) << sp_error(p);
+  int ranks[2] = {2, 3};
+  EXPECT_EQ(sp_set_task_ranks(p, ranks, 2, 4), 0);
+  sp_finalize(p);
+}
+
+TEST(CApi, ThreadsAreBoundByTheThreadLibraryFoundBesideTheEngine) {
+  sp_placement_t* p = sp_init();
+  ASSERT_EQ(sp_set_topology(p, "pack:1 core:2 pu:1"), 0);
+  ASSERT_EQ(sp_set_thread_mode(p, "preload"), 0);
+  ASSERT_EQ(sp_set_thread_library(p, nullptr), 0) << sp_error(p);  // this build's lib/
+  ASSERT_EQ(sp_compute(p), 0) << sp_error(p);
+  std::string preload;
+  char name[64], value[4096];
+  for (int i = 0; i < sp_get_env_count(p); ++i) {
+    sp_get_env_name(p, i, name, sizeof name);
+    if (std::string(name) == "LD_PRELOAD" && sp_get_env_value(p, 0, i, nullptr, value, sizeof value) >= 0)
+      preload = value;
+  }
+  EXPECT_NE(preload.find("libslurm_pin_threads.so"), std::string::npos) << preload;
+  // A mode but env with no library: one line saying so.
+  ASSERT_EQ(sp_set_thread_library(p, ""), 0);
+  EXPECT_EQ(sp_compute(p), -1);
+  EXPECT_NE(std::string(sp_error(p)).find("libslurm_pin_threads.so"), std::string::npos) << sp_error(p);
+  sp_finalize(p);
+}

@@ -25,7 +25,9 @@
  *    with a larger one"). The reason of a failure is sp_error(p), one line:
  *    the problem, then the fix.
  *  - Strings are written into the caller's buffer. The one exception is
- *    sp_error, whose message the handle keeps until its next failing call.
+ *    sp_error: the message of the handle's last failure, kept until a call
+ *    succeeds (a setter or sp_compute then clears it; a getter that fails,
+ *    a task out of range, sets it too).
  *  - CPU sets are hwloc bitmaps owned by the handle, valid until the next
  *    sp_compute or sp_finalize.
  *  - Getters take a const handle and need a successful sp_compute first.
@@ -113,11 +115,34 @@ int sp_set_job_gpu_variable(sp_placement_t *p, const char *name, const char *val
  * GPUs ("0,2"), as the resource manager says; NULL: not said. */
 int sp_set_job_gpus(sp_placement_t *p, const char *indices);
 
+/* ---- tasks placed by their traffic (MPI ranks) -------------------------- */
+
+/* The tasks' traffic (MPI ranks: bytes or messages between each pair of
+ * the node's tasks, in local rank order; a matrix file of docs/formats.md,
+ * or dense n x n rows, symmetric): which task gets which share of the
+ * node, heavy pairs sharing caches and NUMA domains, each task's threads
+ * inside its share as usual. Its size must be the task count. A profile
+ * with a rank section (slurm-pin profile --mpi) is read as its bytes. */
+int sp_load_task_matrix(sp_placement_t *p, const char *path);
+int sp_set_task_matrix(sp_placement_t *p, const double *rows, int n);
+/* Which of the job's tasks run here: ranks[i] is local task i's global rank
+ * (n of them, the node's task count), of job_tasks in the job. A profile
+ * with a rank section (slurm-pin profile --mpi) then orders the tasks by
+ * the traffic of these ranks; a profile of another job size is a note and
+ * block order. Unset: the node's tasks are the whole job, in order. */
+int sp_set_task_ranks(sp_placement_t *p, const int *ranks, int n, int job_tasks);
+
 /* ---- how threads are bound --------------------------------------------- */
 
-/* env (OpenMP places in each task's environment; the default), preload or
- * ompt (slurm-pin's thread library binds them, from the task data). */
+/* env (OpenMP places in each task's environment; the default), auto
+ * (OpenMP's places and slurm-pin's thread library, preloaded: it binds the
+ * threads of programs OpenMP does not bind, pthread programs), preload or
+ * ompt (the thread library binds every thread, from the task data). */
 int sp_set_thread_mode(sp_placement_t *p, const char *mode);
+/* Where slurm-pin's thread library is (libslurm_pin_threads.so), which the
+ * task preloads in the modes but env; NULL: the one installed with this
+ * libslurmpin (LIBDIR/slurm-pin/), -1 when it is not there. */
+int sp_set_thread_library(sp_placement_t *p, const char *path);
 int sp_set_mem_policy(sp_placement_t *p, const char *policy); /* none, local, interleave */
 
 /* ---- computing --------------------------------------------------------- */

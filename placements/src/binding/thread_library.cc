@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "binding/thread_library.hh"
 
+#include <dlfcn.h>
+
 #include <vector>
 
 #include "error.hh"
@@ -13,16 +15,24 @@ namespace {
 constexpr const char* kLibrary = "libslurm_pin_threads.so";
 
 // Relative to the directory of the file looking: beside it (a build tree's
-// lib/ for the plugin), the packages' plugin directory (slurm-wlm/ next to
+// lib/ for the plugin and libslurmpin), the packages' LIBDIR/slurm-pin/ for
+// libslurmpin, the packages' plugin directory (slurm-wlm/ next to
 // slurm-pin/), a build tree's bin/, the packages' bin/ (configured).
 std::vector<std::string> candidates(const std::string& dir) {
-  std::vector<std::string> out = {dir + "/" + kLibrary, dir + "/../slurm-pin/" + kLibrary,
+  std::vector<std::string> out = {dir + "/" + kLibrary, dir + "/slurm-pin/" + kLibrary, dir + "/../slurm-pin/" + kLibrary,
                                   dir + "/../lib/" + kLibrary,
                                   dir + "/" + SLURM_PIN_BIN_TO_THREADS_LIB + "/" + kLibrary};
   return out;
 }
 
 }  // namespace
+
+std::string this_library() {
+  Dl_info info;
+  if (!dladdr(reinterpret_cast<void*>(&find_thread_library), &info) || !info.dli_fname)
+    throw Error("cannot tell where slurm-pin's library is: give the thread library's path");
+  return info.dli_fname;
+}
 
 void check_thread_library(const std::string& path) {
   if (path.empty()) throw Error("no thread library given");
