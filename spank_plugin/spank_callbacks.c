@@ -30,6 +30,7 @@
 
 #include "cpu_set_text.h"
 #include "engine_link.h"
+#include "helper_report.h"
 #include "job_decision.h"
 #include "launcher_step.h"
 #include "preload_list.h"
@@ -1098,15 +1099,22 @@ static double ms_since(const struct timespec *t0) {
  * placed, -1 failing, -2 left alone), what it filled in the step record,
  * then the tasks' plan when the step was placed. */
 static int report(struct pin_step *s, int rc, struct plan_writer *w) {
-  if (plan_put_int(w, rc) || plan_put_text(w, s->failure) || plan_put_text(w, s->note_text) ||
-      plan_put_text(w, s->config.threads_lib) || plan_put_int(w, s->launcher.on) ||
-      plan_put_text(w, s->launcher.name) || plan_put_text(w, s->launcher.command) ||
-      plan_put_text(w, s->launcher.options) || plan_put_text(w, s->launcher.node_cpus) ||
-      plan_put_text(w, s->cpu_bind_list))
-    return -1;
   struct rusage self;
-  return plan_put_int(w, getrusage(RUSAGE_SELF, &self) == 0 ? self.ru_maxrss : 0) ||
-         plan_put_int(w, (long long)(ms_since(&s->job.started) * 1000));
+  struct helper_report h = {
+      .rc = rc,
+      .failure = s->failure,
+      .note = s->note_text,
+      .threads_lib = s->config.threads_lib,
+      .launcher = s->launcher.on,
+      .launcher_name = s->launcher.name,
+      .launcher_command = s->launcher.command,
+      .launcher_options = s->launcher.options,
+      .launcher_node_cpus = s->launcher.node_cpus,
+      .cpu_bind_list = s->cpu_bind_list,
+      .peak_kib = getrusage(RUSAGE_SELF, &self) == 0 ? self.ru_maxrss : 0,
+      .placing_us = (long long)(ms_since(&s->job.started) * 1000),
+  };
+  return helper_report_write(&h, w);
 }
 
 /* A value of the step's options the engine refuses: srun checks them, so
@@ -1161,24 +1169,21 @@ static int place_in_helper(void *arg, struct plan_writer *w) {
 /* The helper's report read back into the step record: user_init's outcome. */
 static int read_report(struct pin_step *s, char *data, size_t size) {
   struct plan_reader r = {data, size, 0, 0};
-  int rc = (int)plan_get_int(&r);
-  const char *failure = plan_get(&r, NULL), *note = plan_get(&r, NULL), *lib = plan_get(&r, NULL);
-  int launcher = (int)plan_get_int(&r);
-  const char *name = plan_get(&r, NULL), *command = plan_get(&r, NULL), *options = plan_get(&r, NULL),
-             *node_cpus = plan_get(&r, NULL), *bind_list = plan_get(&r, NULL);
-  s->helper_peak_kib = (long)plan_get_int(&r);
-  s->helper_ms = (double)plan_get_int(&r) / 1000;
-  if (r.bad) return free(data), fail(s, "the placing helper's report is malformed");
-  snprintf(s->note_text, sizeof s->note_text, "%s", note);
-  snprintf(s->config.threads_lib, sizeof s->config.threads_lib, "%s", lib);
-  s->launcher.on = launcher;
-  snprintf(s->launcher.name, sizeof s->launcher.name, "%s", name);
-  snprintf(s->launcher.command, sizeof s->launcher.command, "%s", command);
-  snprintf(s->launcher.options, sizeof s->launcher.options, "%s", options);
-  snprintf(s->launcher.node_cpus, sizeof s->launcher.node_cpus, "%s", node_cpus);
-  if (bind_list[0] && !(s->cpu_bind_list = strdup(bind_list))) rc = fail(s, "out of memory");
-  if (failure[0]) fail(s, failure);
-  if (rc != 0 || s->failure[0] || launcher) return free(data), rc;
+  struct helper_report h;
+  if (helper_report_read(&r, &h) != 0) return free(data), fail(s, "the placing helper's report is malformed");
+  int rc = (int)h.rc;
+  s->helper_peak_kib = (long)h.peak_kib;
+  s->helper_ms = (double)h.placing_us / 1000;
+  snprintf(s->note_text, sizeof s->note_text, "%s", h.note);
+  snprintf(s->config.threads_lib, sizeof s->config.threads_lib, "%s", h.threads_lib);
+  s->launcher.on = (int)h.launcher;
+  snprintf(s->launcher.name, sizeof s->launcher.name, "%s", h.launcher_name);
+  snprintf(s->launcher.command, sizeof s->launcher.command, "%s", h.launcher_command);
+  snprintf(s->launcher.options, sizeof s->launcher.options, "%s", h.launcher_options);
+  snprintf(s->launcher.node_cpus, sizeof s->launcher.node_cpus, "%s", h.launcher_node_cpus);
+  if (h.cpu_bind_list[0] && !(s->cpu_bind_list = strdup(h.cpu_bind_list))) rc = fail(s, "out of memory");
+  if (h.failure[0]) fail(s, h.failure);
+  if (rc != 0 || s->failure[0] || s->launcher.on) return free(data), rc;
   size_t n = 0;
   const char *plan = plan_get(&r, &n);
   struct plan_reader inside = {(char *)plan, n, 0, 0};

@@ -21,6 +21,7 @@
 #include "input/user_file.hh"
 
 extern "C" {
+#include "helper_report.h"
 #include "placing_helper.h"
 #include "process_binding.h"
 #include "step_plan.h"
@@ -293,3 +294,42 @@ TEST(PlacingHelper, BringsBackTheChildsBytesOrOneLine) {
 }
 
 }  // namespace
+
+TEST(HelperReport, EveryFieldComesBackAndAShortReportIsRefused) {
+  helper_report out{};
+  out.rc = -1;
+  out.failure = "n1: slurm-pin: no";
+  out.note = "a note";
+  out.threads_lib = "/lib/x.so";
+  out.launcher = 1;
+  out.launcher_name = "orted";
+  out.launcher_command = "/usr/bin/slurm-pin";
+  out.launcher_options = "strategy=compact";
+  out.launcher_node_cpus = "0-3";
+  out.cpu_bind_list = nullptr;  // written as ""
+  out.peak_kib = 5836;
+  out.placing_us = 2400;
+  plan_writer w{};
+  ASSERT_EQ(helper_report_write(&out, &w), 0);
+  plan_reader r{w.data, w.size, 0, 0};
+  helper_report in{};
+  ASSERT_EQ(helper_report_read(&r, &in), 0);
+  EXPECT_EQ(in.rc, -1);
+  EXPECT_STREQ(in.failure, "n1: slurm-pin: no");
+  EXPECT_STREQ(in.note, "a note");
+  EXPECT_STREQ(in.threads_lib, "/lib/x.so");
+  EXPECT_EQ(in.launcher, 1);
+  EXPECT_STREQ(in.launcher_name, "orted");
+  EXPECT_STREQ(in.launcher_command, "/usr/bin/slurm-pin");
+  EXPECT_STREQ(in.launcher_options, "strategy=compact");
+  EXPECT_STREQ(in.launcher_node_cpus, "0-3");
+  EXPECT_STREQ(in.cpu_bind_list, "");
+  EXPECT_EQ(in.peak_kib, 5836);
+  EXPECT_EQ(in.placing_us, 2400);
+  EXPECT_EQ(r.at, w.size);  // nothing left: the plan follows here
+  for (size_t cut = 0; cut < w.size; ++cut) {
+    plan_reader shorter{w.data, cut, 0, 0};
+    EXPECT_EQ(helper_report_read(&shorter, &in), -1) << "cut at " << cut;
+  }
+  free(w.data);
+}
