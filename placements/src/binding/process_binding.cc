@@ -14,6 +14,10 @@
 #include "topology/cpulist.hh"
 #include "error.hh"
 
+extern "C" {
+#include "process_binding.h"
+}
+
 namespace slurmpin {
 
 namespace {
@@ -66,18 +70,8 @@ void bind_process(const CpuSet& cpus) {
   int last = cpus.last();  // -1: an infinite set
   if (last < 0 || static_cast<unsigned>(last) > kMaxCpuId)
     throw Error("CPU " + (last < 0 ? "list " + cpus.list() : std::to_string(last)) + " is beyond any machine");
-  size_t bits = first_mask_cpus(static_cast<size_t>(last) + 1);
-  KernelMask mask = kernel_mask(bits);
-  cpus.for_each([&](unsigned c) { CPU_SET_S(c, CPU_ALLOC_SIZE(bits), mask.get()); });
-  std::string list = cpus.list();
-  if (sched_setaffinity(0, CPU_ALLOC_SIZE(bits), mask.get()) != 0)
-    throw Error("cannot bind to CPUs " + list + ": " + std::strerror(errno) +
-                " (they are outside the CPUs this process may use)");
-  // The kernel drops CPUs outside the cgroup without an error: read back.
-  CpuSet got = process_cpus();
-  if (got != cpus)
-    throw Error("asked for CPUs " + list + " but the kernel allows only " + got.list() +
-                ": they are outside the CPUs this process may use");
+  char err[1024];
+  if (process_bind_cpus(cpus.list().c_str(), err, sizeof err) != 0) throw Error(err);
 }
 
 namespace {
@@ -101,13 +95,8 @@ std::unique_ptr<bitmask, decltype(&numa_bitmask_free)> interleave_nodes(const Cp
 
 void set_memory_policy(MemPolicy mem, const CpuSet& cpus) {
   if (mem == MemPolicy::kNone) return;
-  if (mem == MemPolicy::kLocal) {
-    if (numa_available() < 0)
-      throw Error("memory policy local: this kernel has no NUMA support (use memory policy none)");
-    numa_set_localalloc();
-    return;
-  }
-  numa_set_interleave_mask(interleave_nodes(cpus).get());
+  char err[1024];
+  if (process_set_mem_policy(memory_policy_text(mem, cpus).c_str(), err, sizeof err) != 0) throw Error(err);
 }
 
 std::string memory_policy_text(MemPolicy mem, const CpuSet& cpus) {

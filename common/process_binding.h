@@ -1,10 +1,10 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * A task's binding applied to the calling process with libc alone, from
- * its plan (step_plan.h): slurmstepd's tasks bind themselves this way,
- * just before exec, with no engine loaded. The same checks as the engine's
- * own sp_bind_task: the CPUs are read back (the kernel drops CPUs outside
- * the cgroup without an error), the memory policy is the one libnuma sets.
+ * A task's binding applied to the calling process with libc alone: how
+ * slurmstepd's tasks bind themselves from their plan, just before exec,
+ * with no engine loaded, and how the engine's sp_bind_task binds. The
+ * CPUs are read back (the kernel drops CPUs outside the cgroup without an
+ * error); the memory policy is set as libnuma sets it.
  */
 #ifndef SLURM_PIN_PROCESS_BINDING_H
 #define SLURM_PIN_PROCESS_BINDING_H
