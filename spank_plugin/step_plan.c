@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "preload_list.h"
+#include "env_action.h"
 
 /* A field is at most this long: a task's data and the cache entry are the
  * largest (an entry is at most 4 MiB). */
@@ -210,15 +210,10 @@ void step_plan_free(struct step_plan *plan) {
 }
 
 int plan_env_value(const struct plan_env *e, const char *current, char *out, size_t len) {
-  int n;
-  switch (e->action) {
-    case SP_ENV_UNSET: return SP_ENV_UNSET;
-    case SP_ENV_KEEP: n = snprintf(out, len, "%s", current ? current : e->value); break;
-    case SP_ENV_APPEND_WORD:
-      if (!current || !*current || preload_has_word(current, e->value) == 1) n = snprintf(out, len, "%s", current && *current ? current : e->value);
-      else n = snprintf(out, len, "%s %s", current, e->value);
-      break;
-    default: n = snprintf(out, len, "%s", e->value); break;
-  }
-  return n >= 0 && (size_t)n < len ? n : -1;
+  enum env_action a = e->action == SP_ENV_KEEP          ? ENV_KEEP
+                      : e->action == SP_ENV_APPEND_WORD ? ENV_APPEND_WORD
+                      : e->action == SP_ENV_UNSET       ? ENV_UNSET
+                                                        : ENV_SET;
+  int n = env_action_value(a, e->value, current, out, len);
+  return n == -2 ? SP_ENV_UNSET : n;
 }

@@ -2,9 +2,10 @@
 #include "binding/task_binding.hh"
 
 #include <cstdlib>
+#include <cstring>
 
+#include "env_action.h"
 #include "error.hh"
-#include "preload_list.h"
 #include "slurm_pin_options.h"
 #include "task_env.h"
 
@@ -162,17 +163,16 @@ std::string task_data(const Result& r, size_t task, const BindOptions& o) {
 
 bool env_final_value(const EnvVar& v, const char* current, std::string* out) {
   using A = EnvVar::Action;
-  switch (v.action) {
-    case A::kUnset: return false;
-    case A::kKeep: *out = current ? current : v.value; return true;
-    case A::kAppendWord:
-      if (!current || !*current) *out = v.value;
-      else if (preload_has_word(current, v.value.c_str()) == 1) *out = current;
-      else *out = std::string(current) + " " + v.value;
-      return true;
-    case A::kSet: break;
-  }
-  *out = v.value;
+  enum env_action a = v.action == A::kKeep         ? ENV_KEEP
+                      : v.action == A::kAppendWord ? ENV_APPEND_WORD
+                      : v.action == A::kUnset      ? ENV_UNSET
+                                                   : ENV_SET;
+  std::string buf(v.value.size() + (current ? std::strlen(current) : 0) + 2, '\0');
+  int n = env_action_value(a, v.value.c_str(), current, &buf[0], buf.size());
+  if (n == -2) return false;
+  if (n < 0) throw Error("the value of " + v.name + " does not fit");  // cannot happen: sized above
+  buf.resize(static_cast<size_t>(n));
+  *out = std::move(buf);
   return true;
 }
 
