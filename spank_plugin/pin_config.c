@@ -49,7 +49,6 @@ int pin_check_request(const struct pin_request *r, char *err, size_t len) {
   return 0;
 }
 
-
 /* "file:PATH" is allowed when "file" is in the list. */
 static int in_allowed(const char *allowed, const char *value) {
   char name[64];
@@ -416,12 +415,10 @@ const char *pin_effective_profile(const struct pin_request *r, const struct pin_
 }
 
 const char *pin_effective_threads(const struct pin_request *r, const struct pin_policy *p) {
-  const char *enforced = p ? policy_value(p, p->thread_binding, 1) : NULL;
-  if (enforced) return enforced;
-  if (r->threads[0]) return r->threads;
-  if (r->phases) return "ompt";
-  const char *by_default = p ? policy_value(p, p->thread_binding, 0) : NULL;
-  return by_default ? by_default : "auto";
+  /* --pin-phases asks for ompt (regions need the tool): the user's choice too. */
+  const char *user = r->threads[0] ? r->threads : r->phases ? "ompt" : NULL;
+  return pick(p ? policy_value(p, p->thread_binding, 1) : NULL, user, p ? policy_value(p, p->thread_binding, 0) : NULL,
+              "auto");
 }
 
 const char *pin_effective_mem(const struct pin_config *c, const struct pin_request *r, const struct pin_policy *p) {
@@ -522,8 +519,8 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
   strcpy(buf, text + 10);
   int applied = 1, seen = 0;
   enum {
-    RULE = 1, MODE = 2, STRATEGY = 4, PROFILE = 8, MEM = 16, GRANULARITY = 32, APPLIED = 64, THREADS = 128,
-    TASKS = 256, THREADS_SEEN = 512
+    RULE = 1, MODE = 2, STRATEGY = 4, PROFILE = 8, MEM = 16, GRANULARITY = 32, APPLIED = 64, THREAD_BINDING = 128,
+    TASKS = 256, THREADS = 512
   };
   for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     if (strcmp(tok, "none") == 0 && !seen) return strtok_r(NULL, " ", &save) ? -1 : 0;
@@ -549,9 +546,9 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
     else if (strcmp(key, "granularity") == 0 && sp_check_granularity(v, err, sizeof err) == 0)
       bit = GRANULARITY, snprintf(p->granularity, sizeof p->granularity, "%s", v);
     else if (strcmp(key, "thread_binding") == 0 && sp_check_thread_mode(v, err, sizeof err) == 0)
-      bit = THREADS, snprintf(p->thread_binding, sizeof p->thread_binding, "%s", v);
+      bit = THREAD_BINDING, snprintf(p->thread_binding, sizeof p->thread_binding, "%s", v);
     else if (strcmp(key, "tasks") == 0 && is_count(v)) bit = TASKS;     /* the shape the rule matched: */
-    else if (strcmp(key, "threads") == 0 && is_count(v)) bit = THREADS_SEEN; /* for slurmctld, not the node */
+    else if (strcmp(key, "threads") == 0 && is_count(v)) bit = THREADS; /* for slurmctld, not the node */
     else if (strcmp(key, "applied") == 0 && strcmp(v, "no") == 0) bit = APPLIED, applied = 0;
     else return -1;
     if (seen & bit) return -1; /* a key given twice: someone appended fields */

@@ -312,6 +312,12 @@ int read_policy(struct pin_step *s, spank_t sp) {
   return 0;
 }
 
+/* `name`, or `name=value`, added to a list (cut at its size). */
+static void append_item(char *list, size_t size, const char *sep, const char *name, const char *value) {
+  size_t used = strlen(list);
+  snprintf(list + used, size - used, "%s%s%s%s", used ? sep : "", name, value ? "=" : "", value ? value : "");
+}
+
 /* The policy's env in the step's environment, in slurmstepd before
  * anything reads it (the helper reads OMP_NUM_THREADS, the tasks inherit
  * it): a default rule's values fill what the step does not set, an
@@ -322,12 +328,10 @@ void apply_policy_env(struct pin_step *s, spank_t sp) {
   char set[ERR_LEN / 2] = "", kept[ERR_LEN / 4] = "";
   for (int i = 0; i < n; ++i) {
     spank_err_t rc = spank_setenv(sp, env[i].name, env[i].value, overwrite);
-    char *list = rc == ESPANK_SUCCESS ? set : kept;
-    size_t size = rc == ESPANK_SUCCESS ? sizeof set : sizeof kept, used = strlen(list);
     if (rc == ESPANK_SUCCESS)
-      snprintf(list + used, size - used, "%s%s=%s", used ? " " : "", env[i].name, env[i].value);
+      append_item(set, sizeof set, " ", env[i].name, env[i].value);
     else if (rc == ESPANK_ENV_EXISTS)
-      snprintf(list + used, size - used, "%s%s", used ? ", " : "", env[i].name);
+      append_item(kept, sizeof kept, ", ", env[i].name, NULL);
     else
       slurm_error("slurm-pin: %s: cannot set %s from the site policy's rule %s", job_decision_node() ?: "this node",
                   env[i].name, s->policy.rule);

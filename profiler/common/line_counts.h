@@ -229,14 +229,17 @@ __attribute__((always_inline)) static inline uint16_t *lc_line(LineCounts *t, ui
 }
 
 /* Moves a line's counter plus `more` into its page's spill. */
-static inline void lc_spill(LineCounts *t, uint64_t line, uint32_t region, int write, uint64_t more) {
-  LcPage *p = lc_page(t, (line >> LC_PAGE_BITS) + 1, region);
-  uint32_t j = (uint32_t)(line & (LC_PAGE_LINES - 1));
+static inline void lc_page_spill(LineCounts *t, LcPage *p, uint32_t j, int write, uint64_t more) {
   if (!p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
   uint16_t *c = lc_counter(t, p, write, j);
   uint64_t *s = write ? &p->spill[j].writes : &p->spill[j].reads;
   *s += (uint64_t)*c + more;
   *c = 0;
+}
+
+static inline void lc_spill(LineCounts *t, uint64_t line, uint32_t region, int write, uint64_t more) {
+  lc_page_spill(t, lc_page(t, (line >> LC_PAGE_BITS) + 1, region), (uint32_t)(line & (LC_PAGE_LINES - 1)), write,
+                more);
 }
 
 /* A counter at LC_COUNT_MAX about to count one more: it and that access go
@@ -286,13 +289,8 @@ __attribute__((always_inline)) static inline void lc_count(LineCounts *t, uint64
 static inline void lc_add_kind(LineCounts *t, LcPage *p, uint32_t j, int write, uint64_t more) {
   if (!more) return;
   uint16_t *c = lc_counter(t, p, write, j);
-  uint64_t n = *c + more;
-  if (n > LC_COUNT_MAX) {
-    if (!p->spill) p->spill = (LcSpill *)LC_CALLOC(LC_PAGE_LINES, sizeof(LcSpill));
-    *(write ? &p->spill[j].writes : &p->spill[j].reads) += n;
-    n = 0;
-  }
-  *c = (uint16_t)n;
+  if (*c + more > LC_COUNT_MAX) lc_page_spill(t, p, j, write, more);
+  else *c = (uint16_t)(*c + more);
 }
 
 /* Adds any counts to a line (the analyzer, summing a trace). */
