@@ -104,6 +104,12 @@ void sp_finalize(sp_placement_t *p) {
 }
 const char *sp_error(const sp_placement_t *p) { LINK(sp_error, load_error); return real(p); }
 const char *sp_strategies_help(void) { LINK(sp_strategies_help, load_error); return real(); }
+/* hwloc comes with the engine, not with the plugin: its CPU list printer
+ * (of the engine's CPU sets) is the engine's, found in its libraries. */
+int hwloc_bitmap_list_snprintf(char *buf, size_t len, hwloc_const_bitmap_t set) {
+  LINK(hwloc_bitmap_list_snprintf, -1);
+  return real(buf, len, set);
+}
 const char *const *sp_job_gpu_variable_names(void) {
   static const char *const none[] = {NULL}; /* no engine: no GPU variables to read */
   LINK(sp_job_gpu_variable_names, none);

@@ -1,25 +1,36 @@
 # SPDX-License-Identifier: GPL-2.0-or-later
 # The plugin's forwarders to the engine (engine_link.c), one per function of
-# the C API, written from the API's headers at build time so that a function
-# is declared once (its header) and defined once (the engine):
-#   awk -f gen_forwarders.awk engine_link.c slurm_pin/slurm_pin.h slurm_pin_frontend.h > out
-# engine_link.c comes first: the functions it forwards by hand (those whose
-# failure is not the usual one) are left out here. Each generated forwarder
-# fails as its header's convention says: pointers NULL, numbers -1, a check
-# with an `err` buffer writes why the engine is missing there.
+# the C API that the plugin calls, written from the API's headers at build
+# time so that a function is declared once (its header) and defined once
+# (the engine):
+#   awk -f gen_forwarders.awk part=hand engine_link.c part=api slurm_pin/slurm_pin.h \
+#       slurm_pin_frontend.h part=calls PLUGIN_SOURCES... > out
+# engine_link.c's functions forwarded by hand (those whose failure is not
+# the usual one) are left out; so is every function no plugin source names.
+# Each generated forwarder fails as its header's convention says: pointers
+# NULL, numbers -1, a check with an `err` buffer writes why the engine is
+# missing there.
 
-FNR == 1 { file++ }
+# Every sp_ name a line holds, into set[].
+function names_into(line, set,    name) {
+  while (match(line, /sp_[a-z0-9_]+/)) {
+    set[substr(line, RSTART, RLENGTH)] = 1
+    line = substr(line, RSTART + RLENGTH)
+  }
+}
 
-# engine_link.c: names already forwarded by hand.
-file == 1 {
-  while (match($0, /LINK(_CHECK)?\(sp_[a-z0-9_]+/)) {
-    name = substr($0, RSTART, RLENGTH)
+part == "hand" {
+  line = $0
+  while (match(line, /LINK(_CHECK)?\(sp_[a-z0-9_]+/)) {
+    name = substr(line, RSTART, RLENGTH)
     sub(/^LINK(_CHECK)?\(/, "", name)
     by_hand[name] = 1
-    $0 = substr($0, RSTART + RLENGTH)
+    line = substr(line, RSTART + RLENGTH)
   }
   next
 }
+
+part == "calls" { names_into($0, called); next }
 
 # Headers: declarations without comments or preprocessor lines, joined.
 /^[ \t]*#/ { next }
@@ -71,7 +82,7 @@ END {
     sub(/ ?\($/, "", name)
     params = substr(d, RSTART + RLENGTH)
     sub(/\)$/, "", params)
-    if (type == "" || (name in by_hand) || (name in seen)) continue
+    if (type == "" || (name in by_hand) || (name in seen) || !(name in called)) continue
     seen[name] = 1
     forwarder(type, name, params)
   }

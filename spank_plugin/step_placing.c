@@ -114,8 +114,10 @@ static int threads_wanted(struct pin_step *s, spank_t sp) {
   int rc = spank_getenv(sp, "OMP_NUM_THREADS", value, sizeof value);
   if (rc == ESPANK_ENV_NOEXIST) return 0;
   if (rc != ESPANK_SUCCESS) return step_fail(s, "OMP_NUM_THREADS is too long to be a thread count");
-  if (sp_set_omp_num_threads(s->placement, value) != 0) return step_fail(s, sp_error(s->placement));
-  return 0;
+  char err[512];
+  int threads = sp_omp_num_threads_of(value, err, sizeof err);
+  if (threads < 0) return step_fail(s, err);
+  return sp_set_threads(s->placement, threads) == 0 ? 0 : step_fail(s, sp_error(s->placement));
 }
 
 /* How the task is bound beyond its CPUs: threads, memory, what the task is
@@ -175,7 +177,8 @@ static int set_gpus(struct pin_step *s, spank_t sp) {
 }
 
 static int task_cpus_of(const void *p, int task, char *buf, size_t len) {
-  return sp_get_task_cpus(p, task, buf, len);
+  hwloc_const_bitmap_t set = sp_get_task_cpuset(p, task);
+  return set ? hwloc_bitmap_list_snprintf(buf, len, set) : -1;
 }
 
 static int describe_in_slurm_terms(struct pin_step *s) {

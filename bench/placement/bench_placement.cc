@@ -741,15 +741,16 @@ std::vector<std::string> profile_files(const std::string& dir) {
 
 // Profiles the profiler made of the project's workloads (bench/placement/run
 // builds them for the compiler backend and profiles them at 16, 64 and 256
-// threads): the whole-run matrix through the C API as slurmstepd loads it
-// (sp_load_profile), on the 4-level machine of as many cores, beside
-// EagerMap on the same matrix.
+// threads): the whole-run matrix placed through the C API (given as its
+// edges for compute; read from the file by sp_compute, as slurmstepd gives
+// it with sp_set_profile, for whole), on the 4-level machine of as many
+// cores, beside EagerMap on the same matrix.
 void profiled(const Options& o) {
   std::vector<std::string> files = profile_files(o.profiles);
   if (files.empty()) return;
   std::printf("\nprofiles made by the profiler (compiler backend) from the project's workloads, the\n"
               "whole-run matrix placed through the C API on the 4-level machine of as many cores:\n"
-              "median ms of sp_load_profile (load) and of sp_compute (compute), and of both with\n"
+              "median ms of reading the profile (load), of sp_compute (compute), and of both with\n"
               "the topology from its XML (whole); pairs: the share of pairs above the floor%s\n",
               o.eagermap.empty() ? "" : "; t/E, w/E: compute, whole / EagerMap's algorithm time (timed in turns with it);\nh/E: hop cost / EagerMap's");
   std::printf("%-20s %6s %5s %8s %8s", "profile", "thr", "pairs", "load", "eager");
@@ -768,15 +769,17 @@ void profiled(const Options& o) {
     std::string xml = write_xml(mc->synthetic, std::string(dir) + "/t.xml");
     Tree t = load(mc->synthetic);
     std::vector<int> order = compact_order(t, t.root), slot_of_pu = slots_by_pu(t);
-    sp_placement_t* loader = sp_init();
-    double load_ms = timed_ms([&] { check(loader, sp_load_profile(loader, file.c_str(), "simple", nullptr), "profile"); }, o.runs);
-    sp_finalize(loader);
+    double load_ms = timed_ms([&] { read_profile(file).affinity("simple", "", file); }, o.runs);
+    struct { std::vector<int> from, to; std::vector<double> w; } edges;  // each pair once, floor taken out
+    for (int i = 0; i < n; ++i)
+      for (SharingMatrix::Row r = w.row(i); r.size--; ++r.to, ++r.w)
+        if (*r.to > i) edges.from.push_back(i), edges.to.push_back(*r.to), edges.w.push_back(*r.w);
     // compute and whole of every strategy, in turns with EagerMap.
     std::vector<sp_placement_t*> handles;
     std::vector<std::function<void()>> ours;
     for (Strategy s : kGuided) {
       handles.push_back(handle(mc->synthetic, strategy_info(s).name, n, ""));
-      check(handles.back(), sp_load_profile(handles.back(), file.c_str(), "simple", nullptr), "profile");
+      check(handles.back(), sp_set_edges(handles.back(), n, edges.w.size(), edges.from.data(), edges.to.data(), edges.w.data()), "edges");
     }
     for (size_t k = 0; k < handles.size(); ++k)
       ours.push_back([&, k] { check(handles[k], sp_compute(handles[k]), strategy_info(kGuided[k]).name); });
@@ -784,7 +787,7 @@ void profiled(const Options& o) {
       ours.push_back([&, s] {
         const char* strategy = strategy_info(s).name;
         sp_placement_t* q = handle(xml, strategy, n, "");
-        check(q, sp_load_profile(q, file.c_str(), "simple", nullptr), "profile");
+        check(q, sp_set_profile(q, file.c_str(), nullptr, "simple", nullptr), "profile");
         check(q, sp_compute(q), strategy);
         sp_finalize(q);
       });

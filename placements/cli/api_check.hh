@@ -38,6 +38,13 @@ std::string text_of(const sp_placement_t* p, F&& get) {
   return out;
 }
 
+// A CPU set of the placement as a list ("0-3,8"); "" for none.
+inline std::string cpu_list(hwloc_const_bitmap_t set) {
+  std::string out;
+  if (set) text_into([&](char* b, size_t l) { return hwloc_bitmap_list_snprintf(b, l, set); }, out);
+  return out;
+}
+
 inline std::string note(const sp_placement_t* p, int i) {
   return text_of(p, [&](char* b, size_t l) { return sp_get_note(p, i, b, l); });
 }

@@ -156,11 +156,9 @@ void set_inputs(sp_placement_t* p, const Options& o) {
   check(p, sp_set_phases(p, o.phases, o.phase_merge));
   if (!o.matrix.empty()) check(p, sp_load_matrix(p, o.matrix.c_str()));
   if (!o.task_matrix.empty()) check(p, sp_load_task_matrix(p, o.task_matrix.c_str()));
-  // A file (its name has a '/') is read now; a store profile, as srun picks
-  // it, for the thread count the task will run.
-  if (!o.profile.empty() && o.profile.find('/') != std::string::npos)
-    check(p, sp_load_profile(p, o.profile.c_str(), o.model.c_str(), o.region.c_str()));
-  else if (!o.profile.empty())
+  // A file, or a store profile as srun picks it for the thread count the
+  // task will run: read when the placement is computed.
+  if (!o.profile.empty())
     check(p, sp_set_profile(p, o.profile.c_str(), o.store.c_str(), o.model.c_str(), o.region.c_str()));
 }
 

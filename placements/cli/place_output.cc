@@ -15,11 +15,11 @@ namespace slurmpin {
 namespace {
 
 std::string task_cpus(sp_placement_t* p, int t) {
-  return text_of(p, [&](char* b, size_t l) { return sp_get_task_cpus(p, t, b, l); });
+  return cpu_list(sp_get_task_cpuset(p, t));
 }
 
 std::string thread_cpus(sp_placement_t* p, int t, int i) {
-  return text_of(p, [&](char* b, size_t l) { return sp_get_thread_cpus(p, t, i, b, l); });
+  return cpu_list(sp_get_thread_cpuset(p, t, i));
 }
 
 std::string region_cpus(sp_placement_t* p, int r, int t, int i) {
@@ -28,6 +28,33 @@ std::string region_cpus(sp_placement_t* p, int r, int t, int i) {
 
 std::string allowed_cpus(sp_placement_t* p) {
   return text_of(p, [&](char* b, size_t l) { return sp_get_allowed_cpus(p, b, l); });
+}
+
+// The job's GPU variable the tasks' GPUs are named for (CUDA_VISIBLE_DEVICES,
+// ...): the one of the task environment; "" when the placement sets none.
+std::string gpu_variable(sp_placement_t* p) {
+  for (int i = 0; i < sp_get_env_count(p); ++i) {
+    std::string name = text_of(p, [&](char* b, size_t l) { return sp_get_env_name(p, i, b, l); });
+    for (const char* const* g = sp_job_gpu_variable_names(); *g; ++g)
+      if (name == *g) return name;
+  }
+  return "";
+}
+
+// A comma-separated list's items ("" has none).
+std::vector<std::string> items(const std::string& list) {
+  std::vector<std::string> out;
+  if (list.empty()) return out;
+  size_t start = 0;
+  for (size_t comma; (comma = list.find(',', start)) != std::string::npos; start = comma + 1)
+    out.push_back(list.substr(start, comma - start));
+  out.push_back(list.substr(start));
+  return out;
+}
+
+// Task `t`'s GPUs as the job's variable names them ("0", "2").
+std::vector<std::string> task_gpus(sp_placement_t* p, int t) {
+  return items(text_of(p, [&](char* b, size_t l) { return sp_get_task_gpus(p, t, b, l); }));
 }
 
 // Threads of task `t` (the API's CPU sets: no list is formatted to count them).
@@ -60,14 +87,16 @@ std::string format_text(const OutputContext& c) {
       out += line;
     }
   // Device locality (--gpu closest): each task's GPUs and nearest NIC.
-  std::string variable = sp_get_gpu_variable(p);
+  std::string variable = gpu_variable(p);
   auto nic_of = [&](int t) { return text_of(p, [&](char* b, size_t l) { return sp_get_task_nic(p, t, b, l); }); };
   if (!variable.empty() || (sp_get_ntasks(p) > 0 && !nic_of(0).empty())) {
     out += "\ntask  cpus         " + (variable.empty() ? std::string("-") : variable) + "  nic\n";
     for (int t = 0; t < sp_get_ntasks(p); ++t) {
       std::string gpus;
-      for (int g = 0; g < sp_get_task_ngpus(p, t); ++g)
-        gpus += std::string(g ? "," : "") + sp_get_task_gpu(p, t, g) + " (" + sp_get_task_gpu_name(p, t, g) + ")";
+      std::vector<std::string> ids = task_gpus(p, t),
+                               names = items(text_of(p, [&](char* b, size_t l) { return sp_get_task_gpu_names(p, t, b, l); }));
+      for (size_t g = 0; g < ids.size() && g < names.size(); ++g)
+        gpus += std::string(g ? "," : "") + ids[g] + " (" + names[g] + ")";
       std::string nic = nic_of(t);
       std::snprintf(line, sizeof line, "%-5d %-12s %s  %s\n", t, task_cpus(p, t).c_str(),
                     gpus.empty() ? "-" : gpus.c_str(), nic.empty() ? "-" : nic.c_str());
@@ -124,7 +153,7 @@ json_t* json_task(sp_placement_t* p, int t, bool gpus) {
   json_object_set_new(task, "threads", threads);
   if (gpus) {
     json_t* list = json_array();
-    for (int g = 0; g < sp_get_task_ngpus(p, t); ++g) json_array_append_new(list, json_string(sp_get_task_gpu(p, t, g)));
+    for (const std::string& g : task_gpus(p, t)) json_array_append_new(list, json_string(g.c_str()));
     json_object_set_new(task, "gpus", list);
   }
   std::string nic = text_of(p, [&](char* b, size_t l) { return sp_get_task_nic(p, t, b, l); });
@@ -185,7 +214,7 @@ std::string format_json(const OutputContext& c) {
   sp_placement_t* p = c.placement;
   std::unique_ptr<json_t, JsonDeleter> root(json_object());
   json_t* o = root.get();
-  std::string variable = sp_get_gpu_variable(p);
+  std::string variable = gpu_variable(p);
   json_object_set_new(o, "version", json_integer(1));
   json_object_set_new(o, "topology", json_string(sp_get_fingerprint(p)));
   json_object_set_new(o, "allowed", json_string(allowed_cpus(p).c_str()));

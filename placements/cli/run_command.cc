@@ -274,7 +274,8 @@ std::string compute(sp_placement_t* p, const Options& o, const MpiRank& rank) {
   for (const char* const* name = sp_job_gpu_variable_names(); *name; ++name)  // the GPUs this job may use
     check(p, sp_set_job_gpu_variable(p, *name, std::getenv(*name)));
   check(p, sp_set_job_gpus(p, slurm_gpu_list_getenv()));  // which of the node's they are
-  check(p, sp_set_omp_num_threads(p, std::getenv("OMP_NUM_THREADS")));
+  const char* omp_num_threads = std::getenv("OMP_NUM_THREADS");
+  check(p, sp_set_threads(p, parse_omp_num_threads(omp_num_threads ? omp_num_threads : "")));
   check(p, sp_set_oversubscribe(p, o.oversubscribe));
   check(p, sp_set_phases(p, o.phases, 0));
   check(p, sp_set_budget(p, static_cast<size_t>(o.max_file), o.max_time));
@@ -324,7 +325,7 @@ void drop_inherited_binding() {
 void export_slurm_cpu_bind(sp_placement_t* p) {
   if (!std::getenv("SLURM_CPU_BIND")) return;
   auto task_cpus = [](const void* p, int task, char* buf, size_t len) {
-    return sp_get_task_cpus(static_cast<const sp_placement_t*>(p), task, buf, len);
+    return hwloc_bitmap_list_snprintf(buf, len, sp_get_task_cpuset(static_cast<const sp_placement_t*>(p), task));
   };
   std::unique_ptr<char, decltype(&free)> list(slurm_cpu_bind_list(sp_get_ntasks(p), task_cpus, p), free);
   auto set = [](void*, const char* name, const char* value) { return setenv(name, value, 1); };

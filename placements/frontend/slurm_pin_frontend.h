@@ -30,8 +30,6 @@ int sp_set_topology_cache(sp_placement_t *p, const char *path);
 const char *const *sp_job_gpu_variable_names(void);
 /* Tasks are laid out compact (the default) or scatter over the machine. */
 int sp_set_task_layout(sp_placement_t *p, const char *layout);
-/* A dense n x n sharing matrix, row-major (sp_set_edges is the public way). */
-int sp_set_matrix(sp_placement_t *p, const double *rows, int n);
 /* A matrix file (docs/formats.md), read now. */
 int sp_load_matrix(sp_placement_t *p, const char *path);
 /* sp_load_task_matrix, sp_set_task_matrix, sp_set_task_ranks: public (slurm_pin.h). */
@@ -47,17 +45,12 @@ struct sp_rank_traffic {
 };
 int sp_split_ranks(const char *matrix_path, int nodes, uint64_t seed, int *node_of, size_t len,
                    struct sp_rank_traffic *traffic, char *err, size_t errlen);
-/* Reads the profile now (with its regions, when sp_set_phases was called first). */
-int sp_load_profile(sp_placement_t *p, const char *path, const char *model, const char *region);
 
 /* Also place every parallel region of the profile (per-region pinning); a
  * region that moves at most `merge` (0-1) of the threads keeps the previous
  * region's placement. */
 int sp_set_phases(sp_placement_t *p, int on, double merge);
 
-/* The thread count from OMP_NUM_THREADS' value ("8", or "8,2" for nested
- * levels: the first is the task's); NULL or "": from the task's share. */
-int sp_set_omp_num_threads(sp_placement_t *p, const char *value);
 /* Also keep to the CPUs the calling process may use now: a launcher's
  * binding never leaves them. */
 int sp_set_restrict_to_process(sp_placement_t *p, int on);
@@ -90,7 +83,7 @@ int sp_get_cached(const sp_placement_t *p);
 int sp_get_cache_entry(sp_placement_t *p, const char **name, const char **data, size_t *size);
 
 /* What a caller that applies the binding itself, without the engine in the
- * task's process, needs beside sp_get_task_cpus (the SPANK plugin computes
+ * task's process, needs beside sp_get_task_cpuset (the SPANK plugin computes
  * in a helper and binds its tasks with libc alone). How variable i of the
  * task environment is set from its current value: SP_ENV_SET (to the
  * value sp_get_env_value gives with current NULL), SP_ENV_KEEP (a current
@@ -106,9 +99,6 @@ int sp_get_env_action(const sp_placement_t *p, int task, int i);
  * when it cannot be applied here (no NUMA support, no node holds its CPUs). */
 int sp_get_task_mem_policy(const sp_placement_t *p, int task, char *buf, size_t len);
 
-/* CPU lists ("0-3,8") written into buf; returns the length needed, or -1. */
-int sp_get_task_cpus(const sp_placement_t *p, int task, char *buf, size_t len);
-int sp_get_thread_cpus(const sp_placement_t *p, int task, int thread, char *buf, size_t len);
 /* First PU of a thread's binding, -1 when unbound (strategy none). */
 int sp_get_thread_pu(const sp_placement_t *p, int task, int thread);
 /* The task's threads as OpenMP places, "{0,8},{1,9}" (OMP_PLACES with
@@ -120,14 +110,10 @@ int sp_get_thread_domain(sp_placement_t *p, int task, int thread, char *buf, siz
 const char *sp_get_fingerprint(const sp_placement_t *p);
 /* The CPUs the placement could use: the topology within sp_set_restrict. */
 int sp_get_allowed_cpus(const sp_placement_t *p, char *buf, size_t len);
-/* GPU locality (sp_set_gpu_locality closest): the job's GPU variable the tasks'
- * GPUs are named for (CUDA_VISIBLE_DEVICES, ...; "" when no task got one),
- * each task's GPUs as that variable names them and as the node does
- * ("cuda3"), and the network adapter nearest it ("" when none). */
-const char *sp_get_gpu_variable(const sp_placement_t *p);
-int sp_get_task_ngpus(const sp_placement_t *p, int task);
-const char *sp_get_task_gpu(const sp_placement_t *p, int task, int i);
-const char *sp_get_task_gpu_name(const sp_placement_t *p, int task, int i);
+/* GPU locality: the task's GPUs as the node names them ("cuda1,cuda3"), in
+ * sp_get_task_gpus' order; its variable is the one of
+ * sp_job_gpu_variable_names among the task environment's. Length needed, or -1. */
+int sp_get_task_gpu_names(const sp_placement_t *p, int task, char *buf, size_t len);
 /* Per-region placements (sp_set_phases, or a placement file's regions). */
 int sp_get_nregions(const sp_placement_t *p);
 const char *sp_get_region_name(const sp_placement_t *p, int region);

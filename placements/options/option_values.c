@@ -73,6 +73,27 @@ int sp_smt_of(const char *text, char *err, size_t len) {
                           SP_MAX_SMT, shown(text, buf, sizeof buf));
 }
 
+/* Each level is 1 to 5 digits (so no overflow) and a space may follow a comma. */
+int sp_omp_num_threads_of(const char *value, char *err, size_t len) {
+  if (!value || !*value) return 0;
+  int first = 0;
+  for (const char *v = value;;) {
+    size_t n = strspn(v, "0123456789");
+    long k = 0;
+    for (size_t i = 0; i < n && i < 5; ++i) k = k * 10 + (v[i] - '0');
+    if (n == 0 || n > 5 || k < 1 || k > 65536 || (v[n] != ',' && v[n] != '\0')) break;
+    if (!first) first = (int)k;
+    if (!v[n]) return first;
+    v += n + 1;
+    v += strspn(v, " ");
+  }
+  char buf[300];
+  return option_text_fail(err, len,
+                          "OMP_NUM_THREADS='%s' is not a thread count: set a number (or a list such as 8,2 for "
+                          "nested levels), or unset it",
+                          shown(value, buf, sizeof buf));
+}
+
 int sp_gpu_mode_of(const char *text, char *err, size_t len) {
   static const char *const names[] = {"closest", "none", NULL};
   int i = index_in(names, text ? text : "");

@@ -100,6 +100,10 @@ int sp_granularity_of(const char *text, char *err, size_t len);
 
 #define SP_MAX_SMT 64
 int sp_smt_of(const char *text, char *err, size_t len); /* K itself, 1..SP_MAX_SMT */
+/* The task's thread count in OMP_NUM_THREADS' value ("8", or "8,2" for
+ * nested levels: the first level's), 1..65536; 0 for NULL or "" (from the
+ * task's share); -1 with err. */
+int sp_omp_num_threads_of(const char *value, char *err, size_t len);
 
 enum { SP_GPU_CLOSEST, SP_GPU_NONE };
 int sp_gpu_mode_of(const char *text, char *err, size_t len);

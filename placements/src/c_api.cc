@@ -308,14 +308,6 @@ static SharingMatrix checked_dense(const double* rows, int n, const std::string&
   return SharingMatrix::from_dense(rows, n);
 }
 
-int sp_set_matrix(sp_placement_t* p, const double* rows, int n) {
-  return guarded(p, [&] {
-    p->request.matrix = checked_dense(rows, n, "matrix");
-    p->request.has_matrix = true;
-    p->request.matrix_source = "the matrix";
-  });
-}
-
 int sp_set_edges(sp_placement_t* p, int n, size_t nedges, const int* from, const int* to,
                  const double* weight) {
   return guarded(p, [&] {
@@ -398,15 +390,6 @@ int sp_split_ranks(const char* matrix_path, int nodes, uint64_t seed, int* node_
   return ranks;
 }
 
-int sp_load_profile(sp_placement_t* p, const char* path, const char* model, const char* region) {
-  return guarded(p, [&] {
-    Request& r = p->request;
-    r.profile_model = model && *model ? model : "simple";
-    r.profile_region = region ? region : "";
-    use_profile_file(r, path ? path : "", "");
-  });
-}
-
 int sp_set_profile(sp_placement_t* p, const char* spec, const char* store, const char* model,
                    const char* region) {
   return guarded(p, [&] {
@@ -427,10 +410,6 @@ int sp_set_phases(sp_placement_t* p, int on, double merge) {
     p->request.phases = on != 0;
     p->request.phase_merge = merge;
   });
-}
-
-int sp_set_omp_num_threads(sp_placement_t* p, const char* value) {
-  return guarded(p, [&] { p->request.threads = parse_omp_num_threads(value ? value : ""); });
 }
 
 int sp_set_restrict_to_process(sp_placement_t* p, int on) {
@@ -647,16 +626,6 @@ int sp_get_nthreads(const sp_placement_t* p) {
              : -1;
 }
 
-int sp_get_task_cpus(const sp_placement_t* p, int task, char* buf, size_t len) {
-  const TaskPlace* t = task_at(p, task);
-  return t ? copy_out(t->share.list(), buf, len) : -1;
-}
-
-int sp_get_thread_cpus(const sp_placement_t* p, int task, int thread, char* buf, size_t len) {
-  const ThreadPlace* t = thread_at(p, task, thread);
-  return t ? copy_out(t->cpus.list(), buf, len) : -1;
-}
-
 int sp_get_thread_pu(const sp_placement_t* p, int task, int thread) {
   const ThreadPlace* t = thread_at(p, task, thread);
   return t ? t->pu : -1;
@@ -679,23 +648,12 @@ int sp_get_allowed_cpus(const sp_placement_t* p, char* buf, size_t len) {
   return copy_out(format_cpulist(t.nodes[t.root].pus), buf, len);
 }
 
-const char* sp_get_gpu_variable(const sp_placement_t* p) {
-  return p && p->computed ? p->result.gpu_variable.c_str() : nullptr;
-}
-
-int sp_get_task_ngpus(const sp_placement_t* p, int task) {
+int sp_get_task_gpu_names(const sp_placement_t* p, int task, char* buf, size_t len) {
   const TaskPlace* t = task_at(p, task);
-  return t ? static_cast<int>(t->gpus.size()) : -1;
-}
-
-const char* sp_get_task_gpu(const sp_placement_t* p, int task, int i) {
-  if (i < 0 || i >= sp_get_task_ngpus(p, task)) return nullptr;
-  return p->result.tasks[task].gpus[i].c_str();
-}
-
-const char* sp_get_task_gpu_name(const sp_placement_t* p, int task, int i) {
-  if (i < 0 || i >= sp_get_task_ngpus(p, task)) return nullptr;
-  return p->result.tasks[task].gpu_names[i].c_str();
+  if (!t) return -1;
+  std::string all;
+  for (const std::string& g : t->gpu_names) all += (all.empty() ? "" : ",") + g;
+  return copy_out(all, buf, len);
 }
 
 int sp_get_task_gpus(const sp_placement_t* p, int task, char* buf, size_t len) {

@@ -45,15 +45,17 @@ void place(Placed& out, const SharingMatrix& w, const DiffInput& in) {
     throw Error("diff compares computed placements: give a strategy, not a file");
   if (!out.p) throw Error("out of memory");
   int n = w.size();
-  // The matrix with its floor, as the strategies and the scores see it.
-  std::vector<double> rows(static_cast<size_t>(n) * n, 0.0);
+  // The matrix with its floor, as the strategies and the scores see it:
+  // every entry i != j, as a dense matrix's rows would give it.
+  std::vector<int> from, to;
+  std::vector<double> weight;
   for (int i = 0; i < n; ++i)
     for (int j = 0; j < n; ++j)
-      if (i != j) rows[static_cast<size_t>(i) * n + j] = w(i, j);
+      if (i != j && w(i, j) > 0) from.push_back(i), to.push_back(j), weight.push_back(w(i, j));
   out.check(sp_set_topology(out.p, in.topology.c_str()));
   out.check(sp_set_strategy(out.p, in.strategy.c_str()));
   out.check(sp_set_threads(out.p, n));
-  out.check(sp_set_matrix(out.p, rows.data(), n));
+  out.check(sp_set_edges(out.p, n, weight.size(), from.data(), to.data(), weight.data()));
   out.check(sp_compute(out.p));
 }
 

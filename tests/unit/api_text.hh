@@ -5,6 +5,8 @@
 #include <string>
 #include <vector>
 
+#include <hwloc.h>
+
 template <typename F>
 std::string api_text(F&& get) {
   int n = get(nullptr, 0);
@@ -12,4 +14,10 @@ std::string api_text(F&& get) {
   std::vector<char> buf(static_cast<size_t>(n) + 1);
   get(buf.data(), buf.size());
   return std::string(buf.data(), static_cast<size_t>(n));
+}
+
+// A CPU set as its list ("0-3,8"), "(none)" for NULL.
+inline std::string cpu_list(hwloc_const_bitmap_t set) {
+  if (!set) return "(none)";
+  return api_text([&](char* b, size_t l) { return hwloc_bitmap_list_snprintf(b, l, set); });
 }

@@ -75,7 +75,7 @@ class PlacementCache : public slurmpin::test::RootDirTest {
     char buf[256];
     for (int t = 0; t < sp_get_ntasks(p); ++t) {
       out += "task " + std::to_string(t) + ":";
-      for (int i = 0; i < sp_get_nthreads(p); ++i) sp_get_thread_cpus(p, t, i, buf, sizeof buf), out += " " + std::string(buf);
+      for (int i = 0; i < sp_get_nthreads(p); ++i) out += " " + cpu_list(sp_get_thread_cpuset(p, t, i));
       for (int r = 0; r < sp_get_nregions(p); ++r) {
         out += " | " + std::string(sp_get_region_name(p, r)) + (sp_get_region_merged(p, r) ? "=" : ":");
         for (int i = 0; i < sp_get_nthreads(p); ++i)

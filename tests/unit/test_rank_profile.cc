@@ -75,7 +75,7 @@ class RankProfile : public ::testing::Test {
     EXPECT_EQ(sp_compute(p), 0) << sp_error(p);
     std::vector<int> cpu;
     for (int t = 0; t < 8; ++t)
-      cpu.push_back(std::stoi(api_text([&](char* b, size_t l) { return sp_get_task_cpus(p, t, b, l); })));
+      cpu.push_back(std::stoi(cpu_list(sp_get_task_cpuset(p, t))));
     notes.clear();
     for (int i = 0; i < sp_get_nnotes(p); ++i)
       notes += api_text([&](char* b, size_t l) { return sp_get_note(p, i, b, l); }) + "\n";

@@ -67,7 +67,7 @@ TEST(StepPlan, EveryTaskReadsBackAsTheEngineSaysIt) {
   ASSERT_EQ(d.plan.env_count, sp_get_env_count(p));
   for (int t = 0; t < 2; ++t) {
     const task_plan& tp = d.plan.tasks[t];
-    EXPECT_EQ(tp.cpus, api_text([&](char* b, size_t l) { return sp_get_task_cpus(p, t, b, l); }));
+    EXPECT_EQ(tp.cpus, cpu_list(sp_get_task_cpuset(p, t)));
     EXPECT_STREQ(tp.mem, "none");
     EXPECT_EQ(tp.line, api_text([&](char* b, size_t l) { return sp_describe_task(p, t, b, l); }));
     EXPECT_EQ(std::string(tp.data, tp.data_len), api_text([&](char* b, size_t l) { return sp_get_task_data(p, t, b, l); }));

@@ -304,7 +304,7 @@ TEST(TaskBinding, AutoSaysWhyOmpPlacesAloneBindsAProgramTheLibraryCannotReach) {
   EXPECT_NE(std::string(note).find("(the library is missing)"), std::string::npos) << note;
 }
 
-// slurm_cpu_bind_list's view of fixed CPU lists, as sp_get_task_cpus gives them.
+// slurm_cpu_bind_list's view of fixed CPU lists, as a front end formats them.
 int list_cpus(const void* ctx, int task, char* buf, size_t len) {
   const char* text = static_cast<const char* const*>(ctx)[task];
   return std::snprintf(buf, len, "%s", text);
@@ -316,7 +316,7 @@ TEST(TaskBinding, SlurmCpuBindFromTheTasksCpus) {
   sp_placement_t* p = scatter_two_tasks();
   ASSERT_NE(p, nullptr);
   auto task_cpus = [](const void* p, int task, char* buf, size_t len) {
-    return sp_get_task_cpus(static_cast<const sp_placement_t*>(p), task, buf, len);
+    return hwloc_bitmap_list_snprintf(buf, len, sp_get_task_cpuset(static_cast<const sp_placement_t*>(p), task));
   };
   char* list = slurm_cpu_bind_list(sp_get_ntasks(p), task_cpus, p);
   ASSERT_NE(list, nullptr);

@@ -52,7 +52,7 @@ std::vector<int> placed(const Matrix& t, const char* strategy = "scatter") {
   EXPECT_EQ(sp_compute(p), 0) << sp_error(p);
   std::vector<int> cpu_of;
   for (int task = 0; task < 8; ++task)
-    cpu_of.push_back(std::stoi(api_text([&](char* b, size_t l) { return sp_get_task_cpus(p, task, b, l); })));
+    cpu_of.push_back(std::stoi(cpu_list(sp_get_task_cpuset(p, task))));
   sp_finalize(p);
   return cpu_of;
 }

@@ -28,26 +28,10 @@ uint64_t parse_seed(const std::string& text) {
 }
 
 int parse_omp_num_threads(const std::string& value) {
-  if (value.empty()) return 0;
-  auto bad = [&] {
-    std::string shown = value.size() <= 64 ? value : value.substr(0, 60) + "...";
-    return Error("OMP_NUM_THREADS='" + shown +
-                 "' is not a thread count: set a number (or a list such as 8,2 for nested levels), or unset it");
-  };
-  long first = 0;
-  size_t pos = 0;
-  while (true) {
-    if (pos > 0)
-      while (pos < value.size() && value[pos] == ' ') ++pos;
-    size_t end = value.find(',', pos);
-    std::string level = value.substr(pos, end == std::string::npos ? std::string::npos : end - pos);
-    if (level.empty() || level.size() > 5 || level.find_first_not_of("0123456789") != std::string::npos) throw bad();
-    long n = std::stol(level);
-    if (n < 1 || n > 65536) throw bad();
-    if (pos == 0) first = n;
-    if (end == std::string::npos) return static_cast<int>(first);
-    pos = end + 1;
-  }
+  char err[512];
+  int n = value.find('\0') == std::string::npos ? sp_omp_num_threads_of(value.c_str(), err, sizeof err) : -1;
+  if (n < 0) throw Error(value.find('\0') == std::string::npos ? err : "OMP_NUM_THREADS holds a NUL byte");
+  return n;
 }
 
 }  // namespace slurmpin
