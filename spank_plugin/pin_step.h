@@ -2,10 +2,8 @@
 /*
  * The plugin's step record: one step on this node (slurmstepd), or one
  * srun, sbatch or salloc, handed to every function that uses it, as Slurm's
- * task plugins are handed theirs. spank_callbacks.c holds the hooks and the
- * srun options; step_placing.c what slurmstepd does to place the step once
- * per node (the policy's decision, the placing helper, the launcher's
- * ranks), declared below.
+ * task plugins are handed theirs, and what slurmstepd's files share to
+ * place the step once per node (declared below, by file).
  */
 #ifndef SLURM_PIN_PIN_STEP_H
 #define SLURM_PIN_PIN_STEP_H
@@ -103,7 +101,7 @@ struct pin_step {
   char node_pus[LIST_LEN];    /* every PU of the node (step_cpus, for whole_node and exclusive_only) */
 };
 
-/* ---- step_placing.c: slurmstepd places the step once per node --------- */
+/* ---- pin_step.c: the step record's own --------------------------------- */
 
 /* An application step (not the batch shell, the extern or an interactive
  * step), and the batch step. */
@@ -112,22 +110,57 @@ int is_batch_step(spank_t sp);
 /* The step fails with `message` (cut, never overflowed; the first failure
  * wins), which task_init reports: -1, for the caller to return. */
 int step_fail(struct pin_step *s, const char *message);
+/* user_init's outcome in the step's state (task_init acts on it): failing,
+ * or placed with `rc` (0 placed, -1 failing, -2 left alone). 0, always. */
+int step_fails(struct pin_step *s);
+int step_placed(struct pin_step *s, int rc);
 /* Where slurmd saved this node's topology, or NULL (topology= or none). */
 const char *cache_path(struct pin_step *s);
-/* The policy's decision for the job, read once per step on the node, and
- * its env set in the step's environment (init_post_opt, as root). */
-int read_policy(struct pin_step *s, spank_t sp);
-void apply_policy_env(struct pin_step *s, spank_t sp);
 /* The components of a heterogeneous step (0: not one). */
 int het_size(spank_t sp);
+
+/* ---- step_placing.c: the step placed with the engine ------------------ */
+
+/* This component's own options in the request (srun A : B): 0, or -1 failing. */
+int use_component_options(struct pin_step *s, spank_t sp);
+/* plugstack.conf's rules checked again where the user cannot reach them,
+ * whatever the source of a value: 0, or -1 failing. */
+int site_allows(struct pin_step *s, const char *strategy);
+/* In the placing helper: the step placed, or its launcher's ranks
+ * prepared: 0, -1 failing, -2 left alone (exclusive_only, a shared node). */
+int place_step(struct pin_step *s, spank_t sp, const char *strategy, int batch);
+
+/* ---- step_threads.c: the thread library the binding needs -------------- */
+
+/* The library configured (threads_lib=) or beside the plugin, readable by
+ * the user: 0, or -1 with `m`. */
+int locate_threads_lib(struct pin_step *s, char *m, size_t len);
+/* The library when the thread binding needs it (auto without it: env). */
+int find_threads_lib(struct pin_step *s);
+/* preload and ompt: the program takes the library (auto: else env). */
+int check_program(struct pin_step *s, spank_t sp);
+
+/* ---- policy_step.c: the site policy's decision -------------------------- */
+
+/* The decision for the job, read once per step on the node, and its env
+ * set in the step's environment (init_post_opt, as root). */
+int read_policy(struct pin_step *s, spank_t sp);
+void apply_policy_env(struct pin_step *s, spank_t sp);
+/* Where the profile in force comes from: 1 a default rule (the user chose
+ * none), 2 an enforced rule, 0 otherwise. */
+int policy_profile_source(struct pin_step *s);
+/* The strategy placed instead when a default rule's profile does not fit. */
+const char *policy_without_profile(const char *strategy);
+
+/* ---- step_helper.c: the placing helper's protocol ----------------------- */
+
 /* Starting the placing helper in init_post_opt when the step allows it,
  * else in user_init (start_placing: 1 started, 0 nothing to place, -1 the
- * step fails); finishing it in user_init; the outcome in the step's state. */
+ * step fails); finishing it in user_init. */
 void start_early(struct pin_step *s, spank_t sp);
 int start_placing(struct pin_step *s, spank_t sp, const struct helper_identity *who);
 int finish_placing(struct pin_step *s);
-int step_fails(struct pin_step *s);
-int step_placed(struct pin_step *s, int rc);
+/* Milliseconds since `t0` (CLOCK_MONOTONIC). */
 double ms_since(const struct timespec *t0);
 
 #endif

@@ -1,60 +1,28 @@
 /* SPDX-License-Identifier: GPL-2.0-or-later */
 /*
- * What slurmstepd does to place a step, once per node (pin_step.h): the
- * site policy's decision, the step's CPUs and options, the placing helper
- * that computes the placement with the engine (placing_helper.h, as the
- * job's user, within the step's memory) and its report, or an MPI
- * launcher's ranks prepared to place themselves (launcher_step.h).
+ * What the placing helper does to place a step, once per node (pin_step.h):
+ * the step's CPUs, its options and the policy's decision given to the
+ * engine, the placement computed (a default rule's profile yielding when
+ * it does not fit), or an MPI launcher's ranks prepared to place themselves
+ * (launcher_step.h). The helper's protocol around it is step_helper.c.
  */
 #define _GNU_SOURCE
 #include "pin_step.h"
 
 #include <dlfcn.h>
-#include <errno.h>
 #include <slurm/slurm.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
-#include <unistd.h>
 
 #include "cpu_set_text.h"
 #include "engine_link.h"
-#include "helper_report.h"
 #include "job_decision.h"
 #include "launcher_step.h"
 #include "pin_components.h"
-#include "placement_cache.h"
 #include "policy_yield.h"
 #include "process_binding.h"
 #include "slurm_binding_env.h"
-#include "task_env.h"
-
-const char *cache_path(struct pin_step *s) {
-  if (s->config.topology[0] || strcmp(s->config.topology_cache, "none") == 0) return NULL;
-  if (s->config.topology_cache[0]) return s->config.topology_cache;
-  snprintf(s->topology_cache, sizeof s->topology_cache, "%s/topology.xml", s->config.run_dir);
-  return s->topology_cache;
-}
-
-int is_application_step(spank_t sp) {
-  uint32_t step = 0;
-  if (spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS) return 0;
-  /* The batch shell, the extern step and interactive steps are not pinned:
-   * pinning the batch shell would also leak OMP_* into every inner step. */
-  return step != SLURM_BATCH_SCRIPT && step != SLURM_EXTERN_CONT && step != SLURM_INTERACTIVE_STEP;
-}
-
-int is_batch_step(spank_t sp) {
-  uint32_t step = 0;
-  return spank_get_item(sp, S_JOB_STEPID, &step) == ESPANK_SUCCESS && step == SLURM_BATCH_SCRIPT;
-}
-
-int step_fail(struct pin_step *s, const char *message) {
-  if (!s->failure[0]) snprintf(s->failure, sizeof s->failure, "%.*s", (int)sizeof s->failure - 1, message);
-  return -1;
-}
 
 /* A topology= file must describe this node: the same CPUs as the kernel's
  * online set (cheap to read, unlike a full discovery). */
@@ -252,28 +220,13 @@ static int compute(struct pin_step *s, spank_t sp, const char *strategy, const c
   return s->request.dryrun ? 0 : describe_in_slurm_terms(s); /* a dry run sets no task's environment */
 }
 
-/* Which profile is in force and where it comes from: 1 when from a default
- * rule of the policy (the user chose none), 2 from an enforced rule, 0
- * otherwise. */
-static int profile_from_policy(struct pin_step *s) {
-  if (!s->policy.present || !s->policy.applies || !s->policy.profile[0]) return 0;
-  if (s->policy.enforce) return 2;
-  return s->request.profile[0] ? 0 : 1; /* the user's own profile wins over a default */
-}
-
-/* The strategy a step or rank places with, without the profile, when a
- * default rule's profile does not fit it. */
-static const char *without_profile(const char *strategy) {
-  return sp_strategy_needs_profile(strategy) == 1 ? "compact" : strategy;
-}
-
 /* The step placed as the request and the policy say. A default rule's
  * profile that does not fit the step (none for its thread count, none at
  * all) yields: the rule's strategy without a profile when it needs none,
  * else compact, with a note; an enforced rule that cannot apply fails the
  * step with one line naming the rule. */
 static int compute_with_policy(struct pin_step *s, spank_t sp, const char *strategy) {
-  int from = profile_from_policy(s);
+  int from = policy_profile_source(s);
   int rc = compute(s, sp, strategy, pin_effective_profile(&s->request, &s->policy));
   if (rc != -1 || !from) return rc;
   char why[ERR_LEN], m[ERR_LEN];
@@ -283,7 +236,7 @@ static int compute_with_policy(struct pin_step *s, spank_t sp, const char *strat
     policy_enforced_error(m, sizeof m, s->policy.rule, "step", why);
     return step_fail(s, m);
   }
-  const char *instead = without_profile(strategy);
+  const char *instead = policy_without_profile(strategy);
   s->failure[0] = '\0';
   sp_finalize(s->placement);
   s->placement = NULL;
@@ -292,62 +245,10 @@ static int compute_with_policy(struct pin_step *s, spank_t sp, const char *strat
   return 0;
 }
 
-/* The decision job_submit.lua recorded for this job, as the job's first
- * step on this node read and kept it (job_decision.h); slurmstepd, root,
- * before the step's privileges are dropped. The task's environment is never trusted
- * for it (a user can set any variable). */
-int read_policy(struct pin_step *s, spank_t sp) {
-  memset(&s->policy, 0, sizeof s->policy);
-  s->policy_text[0] = '\0';
-  if (!s->config.policy) return 0;
-  uint32_t job_id = 0;
-  char err[ERR_LEN];
-  if (spank_get_item(sp, S_JOB_ID, &job_id) != ESPANK_SUCCESS || !job_id)
-    return step_fail(s, "cannot read this job's id for the site policy's decision");
-  if (job_decision_read(s->config.run_dir, job_id, job_decision_node(), s->policy_text, sizeof s->policy_text, err,
-                        sizeof err) != 0)
-    return step_fail(s, err);
-  if (pin_policy_parse(s->policy_text, &s->policy) != 0) {
-    slurm_error("slurm-pin: ignoring a malformed policy decision in the job's AdminComment");
-    memset(&s->policy, 0, sizeof s->policy);
-    s->policy_text[0] = '\0';
-  }
-  return 0;
-}
-
-/* `name`, or `name=value`, added to a list (cut at its size). */
-static void append_item(char *list, size_t size, const char *sep, const char *name, const char *value) {
-  size_t used = strlen(list);
-  snprintf(list + used, size - used, "%s%s%s%s", used ? sep : "", name, value ? "=" : "", value ? value : "");
-}
-
-/* The policy's env in the step's environment, in slurmstepd before
- * anything reads it (the helper reads OMP_NUM_THREADS, the tasks inherit
- * it): a default rule's values fill what the step does not set, an
- * enforced rule's replace them. env_note says what was set and kept. */
-void apply_policy_env(struct pin_step *s, spank_t sp) {
-  int n, overwrite;
-  const struct pin_policy_env *env = pin_policy_env(&s->policy, &s->request, &n, &overwrite);
-  char set[ERR_LEN / 2] = "", kept[ERR_LEN / 4] = "";
-  for (int i = 0; i < n; ++i) {
-    spank_err_t rc = spank_setenv(sp, env[i].name, env[i].value, overwrite);
-    if (rc == ESPANK_SUCCESS)
-      append_item(set, sizeof set, " ", env[i].name, env[i].value);
-    else if (rc == ESPANK_ENV_EXISTS)
-      append_item(kept, sizeof kept, ", ", env[i].name, NULL);
-    else
-      slurm_error("slurm-pin: %s: cannot set %s from the site policy's rule %s", job_decision_node() ?: "this node",
-                  env[i].name, s->policy.rule);
-  }
-  if (set[0] || kept[0])
-    snprintf(s->env_note, sizeof s->env_note, "policy rule %s set %s%s%s%s", s->policy.rule, set[0] ? set : "nothing",
-             kept[0] ? " (the step's own " : "", kept, kept[0] ? " kept)" : "");
-}
-
 /* The site's rules, checked again where the user cannot reach: whatever
  * the source of a value (srun's options, their environment twins, the
  * policy's decision), slurmstepd refuses what plugstack.conf forbids. */
-static int site_allows(struct pin_step *s, const char *strategy) {
+int site_allows(struct pin_step *s, const char *strategy) {
   char err[ERR_LEN], m[ERR_LEN];
   /* "none" needs no engine: a step slurm-pin leaves alone does not load it. */
   if (strcmp(strategy, "none") == 0) {
@@ -369,55 +270,6 @@ static int site_allows(struct pin_step *s, const char *strategy) {
   return 0;
 }
 
-/* The thread library: configured (threads_lib=) or beside the plugin, and
- * readable by the user: 0, or -1 with `m` saying why not. */
-static int locate_threads_lib(struct pin_step *s, char *m, size_t len) {
-  char err[ERR_LEN];
-  if (s->config.threads_lib[0]) {
-    if (sp_check_thread_library(s->config.threads_lib, err, sizeof err) == 0) return 0;
-    snprintf(m, len, "threads_lib= in plugstack.conf cannot be used: %.900s", err);
-    return -1;
-  }
-  Dl_info self;
-  const char *plugin = dladdr((void *)&slurm_spank_init, &self) ? self.dli_fname : "";
-  if (sp_find_thread_library(plugin, s->config.threads_lib, sizeof s->config.threads_lib, err, sizeof err) != 0) {
-    snprintf(m, len, "%.900s (or set threads_lib= in plugstack.conf)", err);
-    return -1;
-  }
-  return 0;
-}
-
-/* auto cannot bind the threads of programs without OpenMP here (`note`,
- * sp_auto_binding_note's): OMP_PLACES alone binds this step's threads, and
- * verbose users are told why. */
-static void threads_by_env_only(struct pin_step *s, const char *note) {
-  snprintf(s->threads_mode, sizeof s->threads_mode, "env");
-  size_t used = strlen(s->note_text);
-  snprintf(s->note_text + used, sizeof s->note_text - used, "%s%s", used ? "; " : "", note);
-}
-
-/* preload, ompt and auto load the thread library into the program: without
- * it, preload and ompt fail the step, auto binds by OMP_PLACES alone. */
-static int find_threads_lib(struct pin_step *s) {
-  char m[ERR_LEN + 128], note[ERR_LEN];
-  if (strcmp(s->threads_mode, "env") == 0 || locate_threads_lib(s, m, sizeof m) == 0) return 0;
-  if (strcmp(s->threads_mode, "auto") != 0) return step_fail(s, m);
-  sp_auto_binding_note(NULL, NULL, "slurm-pin's thread library is not installed on this node", note, sizeof note);
-  threads_by_env_only(s, note);
-  return 0;
-}
-
-/* The components of this heterogeneous step (SLURM_HET_SIZE, or its old
- * name), 0 otherwise. */
-int het_size(spank_t sp) {
-  char size[16];
-  if (spank_getenv(sp, "SLURM_HET_SIZE", size, sizeof size) != ESPANK_SUCCESS &&
-      spank_getenv(sp, "SLURM_PACK_SIZE", size, sizeof size) != ESPANK_SUCCESS)
-    return 0;
-  int n = atoi(size);
-  return n > 0 && n <= MAX_COMPONENTS ? n : 0;
-}
-
 /* Which component this is: each has its own job id (S_JOB_ID), and srun
  * gives every task the ids of all components. -1: not found. */
 static int het_component(spank_t sp, int size) {
@@ -437,7 +289,7 @@ static int het_component(spank_t sp, int size) {
  * exported (save_component); SPANK's values are those of the last
  * component. Without them (one srun for several components, as
  * `srun --het-group=0,1`), every component has the same options. */
-static int use_component_options(struct pin_step *s, spank_t sp) {
+int use_component_options(struct pin_step *s, spank_t sp) {
   int size = het_size(sp), k = size ? het_component(sp, size) : -1;
   if (k < 0) return 0;
   char name[64];
@@ -494,9 +346,9 @@ static int prepare_launcher(struct pin_step *s, spank_t sp, const char *strategy
   const char *cache = cache_path(s);
   const char *node = job_decision_node();
   /* A rule's profile that does not fit a rank: as compute_with_policy. */
-  int from = profile_from_policy(s);
+  int from = policy_profile_source(s);
   const char *rule = from ? s->policy.rule : "", *mode = from == 2 ? "enforce" : from ? "default" : "";
-  const char *fallback = from == 1 ? without_profile(strategy) : "";
+  const char *fallback = from == 1 ? policy_without_profile(strategy) : "";
   struct rank_request r = {&ranks, &s->config, cache ? cache : "", s->policy_text, origin, s->launcher.name, node ? node : "",
                            rule, mode, fallback};
   if (launcher_rank_options(&r, s->launcher.options, sizeof s->launcher.options) != 0)
@@ -522,19 +374,6 @@ static int is_launcher_daemon(struct pin_step *s, spank_t sp) {
   return 0;
 }
 
-/* user_init's outcomes: a failure task_init reports, or the step placed
- * (rc 0), failing (-1, its failure set) or left alone (-2: exclusive_only
- * and a shared node). Hooks in slurmstepd return 0 whatever happened. */
-int step_fails(struct pin_step *s) {
-  s->state = STEP_FAILING;
-  return 0;
-}
-
-int step_placed(struct pin_step *s, int rc) {
-  s->state = rc == -2 ? STEP_LEFT_ALONE : s->failure[0] ? STEP_FAILING : STEP_PINNED;
-  return 0;
-}
-
 /* hwloc loads every plugin it finds at a process's first topology (on
  * Debian OpenCL, GL, PCI, libxml2: 1.5-3 ms) and reads which to skip from
  * the environment. A step that asks nothing of devices needs none of them:
@@ -552,35 +391,6 @@ static void skip_hwloc_plugins(struct pin_step *s, spank_t sp) {
     setenv("HWLOC_PLUGINS_BLACKLIST", skip, 1);
 }
 
-/* Milliseconds since `t0` (CLOCK_MONOTONIC). */
-double ms_since(const struct timespec *t0) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)(t.tv_sec - t0->tv_sec) * 1e3 + (double)(t.tv_nsec - t0->tv_nsec) / 1e6;
-}
-
-/* The placing helper's report, in this order: user_init's outcome (0
- * placed, -1 failing, -2 left alone), what it filled in the step record,
- * then the tasks' plan when the step was placed. */
-static int report(struct pin_step *s, int rc, struct plan_writer *w) {
-  struct rusage self;
-  struct helper_report h = {
-      .rc = rc,
-      .failure = s->failure,
-      .note = s->note_text,
-      .threads_lib = s->config.threads_lib,
-      .launcher = s->launcher.on,
-      .launcher_name = s->launcher.name,
-      .launcher_command = s->launcher.command,
-      .launcher_options = s->launcher.options,
-      .launcher_node_cpus = s->launcher.node_cpus,
-      .cpu_bind_list = s->cpu_bind_list,
-      .peak_kib = getrusage(RUSAGE_SELF, &self) == 0 ? self.ru_maxrss : 0,
-      .placing_us = (long long)(ms_since(&s->job.started) * 1000),
-  };
-  return helper_report_write(&h, w);
-}
-
 /* A value of the step's options the engine refuses: srun checks them, so
  * they were sent some other way (a component's variable the user set). */
 static int bad_request(struct pin_step *s, const char *why) {
@@ -590,157 +400,19 @@ static int bad_request(struct pin_step *s, const char *why) {
   return step_fail(s, m);
 }
 
-/* Out of memory in the helper, whose memory is capped by the step's own
- * on this node (helper_memory): the step's size is what to change. */
-static void said_out_of_memory(struct pin_step *s) {
-  if (!s->job.step_mib || !strstr(s->failure, "out of memory")) return;
-  char m[ERR_LEN];
-  snprintf(m, sizeof m,
-           "placing this step needs more memory than the step has on this node (%llu MiB): give it more "
-           "(--mem, --mem-per-cpu) or use a smaller profile",
-           s->job.step_mib);
-  snprintf(s->failure, sizeof s->failure, "%s", m);
-}
-
-/* preload and ompt: the program must take the library, or its threads
- * would stay where the task is while the verbose line names places. */
-static int check_program(struct pin_step *s, spank_t sp) {
-  if (strcmp(s->threads_mode, "env") == 0) return 0;
-  int argc = 0;
-  char **argv = NULL, err[ERR_LEN];
-  char path[LIST_LEN];
-  if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0]) return 0;
-  if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
-  if (strcmp(s->threads_mode, "auto") != 0)
-    return sp_check_preloadable(argv[0], path, err, sizeof err) == 0 ? 0 : step_fail(s, err);
-  /* auto: a program that cannot load the library is placed as env places it. */
-  if (sp_auto_binding_note(argv[0], path, NULL, err, sizeof err) == 0) return 0;
-  threads_by_env_only(s, err);
-  return sp_set_thread_mode(s->placement, "env") == 0 ? 0 : step_fail(s, sp_error(s->placement));
-}
-
-/* The helper's work (placing_helper.h): the engine's checks of the site's
- * rules, then the launcher's preparation or the step's placement and its
- * plan, each task's line only when someone reads it. Failures are
- * reported, never returned: the step fails with them in task_init. */
-static int place_in_helper(void *arg, struct plan_writer *w) {
-  struct helper_job *j = arg;
-  struct pin_step *s = j->s;
-  clock_gettime(CLOCK_MONOTONIC, &j->started);
-  skip_hwloc_plugins(s, j->sp);
+/* What the placing helper does for the step (step_helper.c): the options'
+ * values and the site's rules checked again, then the launcher's
+ * preparation or the step's placement. */
+int place_step(struct pin_step *s, spank_t sp, const char *strategy, int batch) {
   char err[ERR_LEN];
   int rc;
+  skip_hwloc_plugins(s, sp);
   snprintf(s->threads_mode, sizeof s->threads_mode, "%s", pin_effective_threads(&s->request, &s->policy));
   /* The options' values, as srun checked them: a user may send others. */
-  if (pin_check_request(&s->request, err, sizeof err) != 0) rc = bad_request(s, err);
-  else if (site_allows(s, j->strategy) != 0) rc = -1;
-  else if (j->batch || is_launcher_daemon(s, j->sp)) rc = prepare_launcher(s, j->sp, j->strategy);
-  else if (find_threads_lib(s) != 0) rc = -1;
-  else if ((rc = compute_with_policy(s, j->sp, j->strategy)) == 0 && !s->request.dryrun) rc = check_program(s, j->sp);
-  struct plan_writer plan = {0};
-  int lines = s->request.dryrun || s->request.verbose || s->config.verbose;
-  if (rc == 0 && !s->failure[0] && !s->launcher.on && step_plan_encode(s->placement, s->request.dryrun, lines, &plan) != 0)
-    rc = step_fail(s, *sp_error(s->placement) ? sp_error(s->placement) : "out of memory");
-  if (s->failure[0]) said_out_of_memory(s);
-  int bad = report(s, rc, w) || (rc == 0 && !s->failure[0] && !s->launcher.on && plan_put(w, plan.data, plan.size));
-  free(plan.data);
-  return bad ? -1 : 0;
-}
-
-/* The helper's report read back into the step record: user_init's outcome. */
-static int read_report(struct pin_step *s, char *data, size_t size) {
-  struct plan_reader r = {data, size, 0, 0};
-  struct helper_report h;
-  if (helper_report_read(&r, &h) != 0) return free(data), step_fail(s, "the placing helper's report is malformed");
-  int rc = (int)h.rc;
-  s->helper_peak_kib = (long)h.peak_kib;
-  s->helper_ms = (double)h.placing_us / 1000;
-  snprintf(s->note_text, sizeof s->note_text, "%s", h.note);
-  snprintf(s->config.threads_lib, sizeof s->config.threads_lib, "%s", h.threads_lib);
-  s->launcher.on = (int)h.launcher;
-  snprintf(s->launcher.name, sizeof s->launcher.name, "%s", h.launcher_name);
-  snprintf(s->launcher.command, sizeof s->launcher.command, "%s", h.launcher_command);
-  snprintf(s->launcher.options, sizeof s->launcher.options, "%s", h.launcher_options);
-  snprintf(s->launcher.node_cpus, sizeof s->launcher.node_cpus, "%s", h.launcher_node_cpus);
-  if (h.cpu_bind_list[0] && !(s->cpu_bind_list = strdup(h.cpu_bind_list))) rc = step_fail(s, "out of memory");
-  if (h.failure[0]) step_fail(s, h.failure);
-  if (rc != 0 || s->failure[0] || s->launcher.on) return free(data), rc;
-  size_t n = 0;
-  const char *plan = plan_get(&r, &n);
-  struct plan_reader inside = {(char *)plan, n, 0, 0};
-  if (!plan || step_plan_decode(&inside, &s->plan) != 0) return free(data), step_fail(s, "the placing helper's plan is malformed");
-  s->plan.wire = data; /* the plan's strings point into it */
-  return 0;
-}
-
-/* The most a report may hold: each task's data and environment are a few
- * KiB, the cache entry at most 4 MiB. */
-#define MAX_REPORT (256u << 20)
-
-/* What the helper may allocate: the step's memory on this node as Slurm
- * allocated it (else the job's), so that placing counts against what the
- * job was given, as its tasks will; max_memory= above that, and for jobs
- * Slurm gives no memory (no memory in SelectTypeParameters). The helper is
- * gone before the first task starts: it never holds memory they need. */
-static void helper_memory(struct pin_step *s, spank_t sp, struct helper_job *j) {
-  uint64_t mib = 0;
-  if (spank_get_item(sp, S_STEP_ALLOC_MEM, &mib) != ESPANK_SUCCESS || !mib)
-    if (spank_get_item(sp, S_JOB_ALLOC_MEM, &mib) != ESPANK_SUCCESS) mib = 0;
-  j->memory = s->config.max_memory;
-  if (mib && mib < (s->config.max_memory >> 20)) j->memory = (unsigned long long)mib << 20, j->step_mib = mib;
-}
-
-/* What user_init does for the step up to the helper: 1 when the helper was
- * started (placing it, or preparing its launcher), 0 when there is nothing
- * to place, -1 when the step fails (failure set). `who`: the job's ids
- * when the caller is root (NULL: its effective ids). */
-int start_placing(struct pin_step *s, spank_t sp, const struct helper_identity *who) {
-  char err[ERR_LEN];
-  s->placing = PLACING_DONE;
-  int batch = is_batch_step(sp);
-  if (!batch && !is_application_step(sp)) return 0;
-  /* A batch script is placed for the ranks an mpirun in it may start
-   * itself, when the job asked for a strategy and launchers are on. */
-  if (batch && strcmp(s->config.launchers, "none") == 0) return 0;
-  if (batch) snprintf(s->launcher.name, sizeof s->launcher.name, "batch script");
-  if (use_component_options(s, sp) != 0 || s->failure[0]) return -1;
-  const char *strategy = pin_effective_strategy(&s->config, &s->request, &s->policy);
-  if (strcmp(strategy, "none") == 0 && batch) return 0;
-  if (strcmp(strategy, "none") == 0) return site_allows(s, strategy) != 0 ? -1 : 0;
-  if (placement_cache_dir(s->config.run_dir, s->placements_dir, sizeof s->placements_dir) != 0)
-    return step_fail(s, "run_dir= is too long");
-  s->job = (struct helper_job){s, sp, strategy, batch, {0, 0}, 0, 0};
-  helper_memory(s, sp, &s->job);
-  /* The engine's own budget, and a margin for loading it. */
-  if (placing_helper_start(&s->helper, place_in_helper, &s->job, who, s->config.max_time + 10, s->job.memory, err,
-                           sizeof err) != 0)
-    return step_fail(s, err);
-  s->placing = PLACING_STARTED;
-  return 1;
-}
-
-/* The helper's result in the step record: user_init's outcome. */
-int finish_placing(struct pin_step *s) {
-  char err[ERR_LEN], *data = NULL;
-  size_t size = 0;
-  s->placing = PLACING_DONE;
-  if (placing_helper_finish(&s->helper, MAX_REPORT, &data, &size, err, sizeof err) != 0) return step_fail(s, err);
-  return read_report(s, data, size);
-}
-
-/* In init_post_opt, slurmstepd (root) knows the step: its helper starts
- * there, as the job's user, and places it while slurmstepd sets the step
- * up. Not for steps that may ask for device locality: Slurm sets the GPU
- * variables the helper reads later. Anything missing (or a slurmstepd that
- * is not root, which could not become the user): user_init starts it. */
-void start_early(struct pin_step *s, spank_t sp) {
-  uid_t uid;
-  gid_t gid, *groups = NULL;
-  int ngroups = 0;
-  if (geteuid() != 0 || strcmp(s->config.gpu, "closest") == 0 || s->request.gpu[0] || het_size(sp) ||
-      spank_get_item(sp, S_JOB_UID, &uid) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_GID, &gid) != ESPANK_SUCCESS ||
-      spank_get_item(sp, S_JOB_SUPPLEMENTARY_GIDS, &groups, &ngroups) != ESPANK_SUCCESS || ngroups < 0)
-    return;
-  struct helper_identity who = {uid, gid, ngroups, groups};
-  if (start_placing(s, sp, &who) < 0) s->state = STEP_FAILING;
+  if (pin_check_request(&s->request, err, sizeof err) != 0) return bad_request(s, err);
+  if (site_allows(s, strategy) != 0) return -1;
+  if (batch || is_launcher_daemon(s, sp)) return prepare_launcher(s, sp, strategy);
+  if (find_threads_lib(s) != 0) return -1;
+  if ((rc = compute_with_policy(s, sp, strategy)) == 0 && !s->request.dryrun) rc = check_program(s, sp);
+  return rc;
 }
