@@ -3,7 +3,7 @@
 BUILD ?= build
 CMAKE_FLAGS ?=
 
-.PHONY: all check check-debian13 check-debian-testing bench demo clean install fuzz
+.PHONY: all check check-debian13 check-debian-testing check-numa bench demo clean install fuzz
 FUZZ_TIME ?= 300
 
 all: $(BUILD)/Makefile
@@ -23,6 +23,12 @@ check-debian13:
 # The same in a Debian testing root: Slurm 26.05, gcc 16, clang 21 (late 2026).
 check-debian-testing:
 	tests/debian/run testing
+
+# The NUMA checks on a real kernel: a QEMU guest of 2 packages x 2 cores x 2
+# hardware threads and 2 NUMA nodes running Slurm and this checkout's
+# packages (root, Debian 12; tests/numa/run, its image kept).
+check-numa:
+	tests/numa/run $(BUILD)
 
 # Every libFuzzer harness for FUZZ_TIME seconds, then the sanitized unit tests.
 fuzz:

@@ -54,9 +54,9 @@ rank_env() { grep "^rank $1 node [^ ]* env $2=" <<<"$output" | head -1 | cut -d=
 build_mpi_programs() {
   local mpi
   for mpi in openmpi mpich; do
-    "mpicc.$mpi" -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_$mpi"
+    "mpicc.$mpi" -O1 -fopenmp -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/report_$mpi" -lnuma
   done
-  mpicc.mpich -O1 -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/pure_mpich"
+  mpicc.mpich -O1 -I"$PROGRAMS" "$PROGRAMS/mpi_report.c" -o "$WORK/bin/pure_mpich" -lnuma
   printf 'slurm-pin-placement 1\ntask 0: 1\ntask 1: 0\n' >"$WORK/reverse.placement"
   chmod -R a+rX "$WORK/bin" "$WORK/reverse.placement"
 }

@@ -4,6 +4,7 @@
  * whatever started them, for the tests:
  *   rank R node N thread T cpu C mask LIST
  *   rank R node N env NAME=VALUE      (binding variables, "" when unset)
+ *   rank R node N pages node0=P ...   (with REPORT_TOUCH_MB=N: numa_pages.h)
  * The rank is MPI's own (MPI_Comm_rank). Every thread of a rank spins until
  * all have started, and every rank waits for the others (MPI_Barrier)
  * before reporting, so everything is live at once. Built without OpenMP
@@ -18,6 +19,7 @@
 #include <unistd.h>
 
 #include "cpu_mask.h"
+#include "numa_pages.h"
 #ifdef _OPENMP
 #include "report_threads.h"
 #endif
@@ -53,9 +55,10 @@ int main(int argc, char **argv) {
   MPI_Barrier(MPI_COMM_WORLD);
   fputs(lines, stdout);
   fflush(stdout);
-#ifdef _OPENMP
   char prefix[300];
   snprintf(prefix, sizeof prefix, "rank %d node %s", rank, node);
+  report_numa_pages(prefix);
+#ifdef _OPENMP
   report_threads(prefix);
 #else
   char mask[4096];

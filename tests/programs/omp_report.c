@@ -4,6 +4,7 @@
  *   rank R thread T cpu C mask LIST
  *   rank R env NAME=VALUE      (the variables slurm-pin sets)
  *   rank R mempolicy MODE
+ *   rank R pages node0=P node1=Q  (with REPORT_TOUCH_MB=N: numa_pages.h)
  * Each thread spins until every thread has started, so all are live at once.
  */
 #define _GNU_SOURCE
@@ -14,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "numa_pages.h"
 #include "report_threads.h"
 
 static const char *mode_name(int mode) {
@@ -43,6 +45,7 @@ int main(void) {
   fflush(stdout);
   char prefix[64];
   snprintf(prefix, sizeof prefix, "rank %s", rank);
+  report_numa_pages(prefix);
   report_threads(prefix);
   return 0;
 }
