@@ -39,7 +39,7 @@ bats_require_minimum_version 1.5.0
   [ -n "$(find "$dest/opt/slurm-pin-test" -type l -name 'vgpreload_core-amd64-linux.so')" ]
 }
 
-@test "libslurmpin.so.1 exports exactly the public API, installs only its header, and links for a consumer through pkg-config and CMake" {
+@test "libslurmpin.so.1 exports exactly the public API, installs only its header, and links for a consumer through pkg-config and CMake that calls all of it" {
   prefix=$BATS_TEST_TMPDIR/prefix
   cmake --install "$BUILD" --prefix "$prefix" >/dev/null
   lib=$(find "$prefix" -name 'libslurmpin.so.1' | head -1)
@@ -66,18 +66,19 @@ bats_require_minimum_version 1.5.0
   # pkg-config, from wherever the prefix is.
   flags=$(PKG_CONFIG_PATH=$pc pkg-config --cflags --libs slurm-pin)
   gcc "$src/consumer.c" -o "$BATS_TEST_TMPDIR/by-pc" $flags -Wl,-rpath,"$(dirname "$lib")"
-  run "$BATS_TEST_TMPDIR/by-pc"
+  gpu_node=$BATS_TEST_DIRNAME/../fixtures/topologies/gpu-dgx1.xml
+  run "$BATS_TEST_TMPDIR/by-pc" "$gpu_node"
   expect_status 0
-  # Scatter on "pack:2 core:2 pu:1", then on the program's own hwloc
-  # topology ("pack:2 core:4 pu:1", sp_set_hwloc_topology).
-  [ "$output" = $'0 2 1 3\n0 4 1 5' ]
+  consumer_said_it
   # CMake's find_package.
   cmake -S "$src" -B "$BATS_TEST_TMPDIR/cm" -DCMAKE_PREFIX_PATH="$prefix" \
     -DCMAKE_BUILD_RPATH="$(dirname "$lib")" >/dev/null
   cmake --build "$BATS_TEST_TMPDIR/cm" >/dev/null
-  run "$BATS_TEST_TMPDIR/cm/consumer"
+  run "$BATS_TEST_TMPDIR/cm/consumer" "$gpu_node"
   expect_status 0
-  [ "$output" = $'0 2 1 3\n0 4 1 5' ]
+  consumer_said_it
+  # Every function of the public header is called by the consumer or the launcher.
+  for f in $declared; do grep -qw "$f" "$src/consumer.c" "$src/launcher.c" || { echo "no consumer calls $f"; false; }; done
   # docs/api.md's launcher: each task runs bound to its own CPUs, with its places.
   [ "$(nproc)" -ge 2 ] || skip "needs 2 CPUs"
   gcc "$src/launcher.c" -o "$BATS_TEST_TMPDIR/launcher" $flags -Wl,-rpath,"$(dirname "$lib")"
@@ -86,7 +87,46 @@ bats_require_minimum_version 1.5.0
   [ "${#lines[@]}" -eq 2 ] && [ "${lines[0]%% *}" != "${lines[1]%% *}" ] || { echo "$output"; false; }
   for l in "${lines[@]}"; do [[ "$l" =~ ^[0-9,-]+\ \{[0-9,]+\}$ ]] || { echo "$l"; false; }; done
   run "$BATS_TEST_TMPDIR/launcher" 2 packed true
-  [ "$status" -eq 1 ] && [[ "$output" == "launcher: unknown strategy 'packed'"* ]]
+  [ "$status" -eq 1 ]
+  [[ "$output" == "launcher: unknown strategy 'packed'"* ]]
+  # Pthreads bound one by one by the installed thread library (-b preload):
+  # three threads of one task on two CPUs, in creation order.
+  gcc -O1 -pthread -I"$BATS_TEST_DIRNAME/../programs" "$BATS_TEST_DIRNAME/../programs/pthread_report.c" \
+    -o "$BATS_TEST_TMPDIR/pthread_report"
+  run --separate-stderr "$BATS_TEST_TMPDIR/launcher" -b preload -v 1 compact "$BATS_TEST_TMPDIR/pthread_report" 3
+  expect_status 0
+  [[ "$stderr" == *"launcher: task 0: strategy compact, 2 threads on CPUs "*", threads by preload"* ]] || { echo "$stderr"; false; }
+  [ "$(grep -c 'mask [0-9]*$' <<<"$output")" -eq 3 ] || { echo "$output"; false; }  # each thread on one CPU
+  [ "$(grep '^thread 0 ' <<<"$output" | awk '{ print $6 }')" != "$(grep '^thread 1 ' <<<"$output" | awk '{ print $6 }')" ]
+  # MPI ranks by their traffic (-m): 0-2 and 1-3 exchange most, so each
+  # pair shares a package of another machine (-T, -n: said, not run).
+  printf '0 1 9 1\n1 0 1 9\n9 1 0 1\n1 9 1 0\n' >"$BATS_TEST_TMPDIR/traffic.txt"
+  run --separate-stderr "$BATS_TEST_TMPDIR/launcher" -n -T "pack:2 core:2 pu:1" -m "$BATS_TEST_TMPDIR/traffic.txt" \
+    4 compact true
+  expect_status 0
+  package() { grep "^launcher: task $1: " <<<"$stderr" | sed -E 's/.* on CPUs ([0-9]+).*/\1/' | awk '{ print int($1 / 2) }'; }
+  [ "$(package 0)" = "$(package 2)" ] && [ "$(package 1)" = "$(package 3)" ] && [ "$(package 0)" != "$(package 1)" ] ||
+    { echo "$stderr"; false; }
+}
+
+# What tests/consumer/consumer.c prints, line by line ($output).
+consumer_said_it() {
+  [ "${lines[0]}" = "strategies none compact scatter random lp-compact lp-scatter gp lpgp gplp file:PATH" ]
+  # Scatter on "pack:2 core:2 pu:1", then on the program's own hwloc
+  # topology ("pack:2 core:4 pu:1", sp_set_hwloc_topology).
+  [ "${lines[1]}" = "0 2 1 3" ]
+  [ "${lines[2]}" = "0 4 1 5" ]
+  # lpgp by edges, then by a profile: threads 0 and 2, 1 and 3 in one package.
+  [ "${lines[3]}" = "2 0 3 1" ]
+  [ "${lines[4]}" = "2 0 3 1" ]
+  # Four tasks by their traffic: 0 and 2, 1 and 3 in one package.
+  [ "${lines[5]}" = "tasks 4-5 0-1 6-7 2-3" ]
+  # smt 1 within CPUs 0-5: one hardware thread of each of 3 cores.
+  [[ "${lines[6]}" == "describe strategy random, 6 threads on CPUs 0,2,4, places "*", mem interleave" ]]
+  [[ "${lines[7]}" == "note 6 threads per task on 3 PUs (oversubscribed)"* ]]
+  # DGX-1: each task its own GPU and the NIC beside it.
+  [ "${lines[8]}" = "gpus 0:mlx5_0 1:mlx5_1 2:mlx5_0 3:mlx5_1 4:mlx5_2 5:mlx5_3 6:mlx5_2 7:mlx5_3" ]
+  [ "${lines[9]}" = "task data yes" ]
 }
 
 @test "the manual pages render without warnings, and bash completes commands and strategies" {
