@@ -12,7 +12,7 @@
 # missing there.
 
 # Every sp_ name a line holds, into set[].
-function names_into(line, set,    name) {
+function names_into(line, set) {
   while (match(line, /sp_[a-z0-9_]+/)) {
     set[substr(line, RSTART, RLENGTH)] = 1
     line = substr(line, RSTART + RLENGTH)

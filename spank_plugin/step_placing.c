@@ -144,14 +144,9 @@ static int set_gpus(struct pin_step *s, spank_t sp) {
   return sp_set_gpu_locality(s->placement, "closest") == 0 ? 0 : step_fail(s, sp_error(s->placement));
 }
 
-static int task_cpus_of(const void *p, int task, char *buf, size_t len) {
-  hwloc_const_bitmap_t set = sp_get_task_cpuset(p, task);
-  return set ? hwloc_bitmap_list_snprintf(buf, len, set) : -1;
-}
-
 static int describe_in_slurm_terms(struct pin_step *s) {
   free(s->cpu_bind_list);
-  s->cpu_bind_list = slurm_cpu_bind_list(sp_get_ntasks(s->placement), task_cpus_of, s->placement);
+  s->cpu_bind_list = slurm_cpu_bind_list(sp_get_ntasks(s->placement), step_plan_task_cpus, s->placement);
   return s->cpu_bind_list ? 0 : step_fail(s, "cannot describe the binding in SLURM_CPU_BIND: out of memory");
 }
 

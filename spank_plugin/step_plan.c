@@ -79,10 +79,14 @@ static int put_engine_text(struct plan_writer *w, sp_placement_t *p, text_fn get
   return rc;
 }
 
+int step_plan_task_cpus(const void *placement, int task, char *buf, size_t len) {
+  hwloc_const_bitmap_t set = sp_get_task_cpuset(placement, task);
+  return set ? hwloc_bitmap_list_snprintf(buf, len, set) : -1;
+}
+
 static int cpus_of(sp_placement_t *p, int task, int i, char *buf, size_t len) {
   (void)i;
-  hwloc_const_bitmap_t set = sp_get_task_cpuset(p, task);
-  return set ? hwloc_bitmap_list_snprintf(buf, len, set) : -1;
+  return step_plan_task_cpus(p, task, buf, len);
 }
 static int mem_of(sp_placement_t *p, int task, int i, char *buf, size_t len) {
   (void)i;

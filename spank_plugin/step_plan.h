@@ -62,6 +62,10 @@ int plan_put_int(struct plan_writer *w, long long value);
  * larger than this one). 0, or -1 with sp_error(p) set ("" when out of
  * memory). */
 int step_plan_encode(sp_placement_t *p, int dryrun, int lines, struct plan_writer *w);
+/* Task `task`'s CPUs of the computed placement `placement` as a list
+ * ("0-3,8") in buf[len]: the length needed, or -1 (no such task). The
+ * plan's CPUs and SLURM_CPU_BIND's (slurm_cpu_bind_list's callback). */
+int step_plan_task_cpus(const void *placement, int task, char *buf, size_t len);
 
 /* Reading fields back from `data` (size bytes): each get returns NULL (or
  * -1) once the data is short or malformed, and keeps returning it. */

@@ -7,6 +7,7 @@
 #include <iterator>
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "input/args.hh"
 #include "topology/cpulist.hh"
@@ -648,20 +649,21 @@ int sp_get_allowed_cpus(const sp_placement_t* p, char* buf, size_t len) {
   return copy_out(format_cpulist(t.nodes[t.root].pus), buf, len);
 }
 
+// Names as one comma-separated list, copied out as every text getter does.
+static int copy_out_list(const std::vector<std::string>& names, char* buf, size_t len) {
+  std::string all;
+  for (const std::string& n : names) all += (all.empty() ? "" : ",") + n;
+  return copy_out(all, buf, len);
+}
+
 int sp_get_task_gpu_names(const sp_placement_t* p, int task, char* buf, size_t len) {
   const TaskPlace* t = task_at(p, task);
-  if (!t) return -1;
-  std::string all;
-  for (const std::string& g : t->gpu_names) all += (all.empty() ? "" : ",") + g;
-  return copy_out(all, buf, len);
+  return t ? copy_out_list(t->gpu_names, buf, len) : -1;
 }
 
 int sp_get_task_gpus(const sp_placement_t* p, int task, char* buf, size_t len) {
   const TaskPlace* t = task_at(p, task);
-  if (!t) return -1;
-  std::string all;
-  for (const std::string& g : t->gpus) all += (all.empty() ? "" : ",") + g;
-  return copy_out(all, buf, len);
+  return t ? copy_out_list(t->gpus, buf, len) : -1;
 }
 
 int sp_get_task_nic(const sp_placement_t* p, int task, char* buf, size_t len) {

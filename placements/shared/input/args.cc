@@ -28,9 +28,10 @@ uint64_t parse_seed(const std::string& text) {
 }
 
 int parse_omp_num_threads(const std::string& value) {
+  if (value.find('\0') != std::string::npos) throw Error("OMP_NUM_THREADS holds a NUL byte");
   char err[512];
-  int n = value.find('\0') == std::string::npos ? sp_omp_num_threads_of(value.c_str(), err, sizeof err) : -1;
-  if (n < 0) throw Error(value.find('\0') == std::string::npos ? err : "OMP_NUM_THREADS holds a NUL byte");
+  int n = sp_omp_num_threads_of(value.c_str(), err, sizeof err);
+  if (n < 0) throw Error(err);
   return n;
 }
 
