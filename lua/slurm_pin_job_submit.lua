@@ -100,7 +100,23 @@ local function index_reader(path, head)
   return state.io.read(path, M.INDEX_MAX_BYTES, M.READ_TIMEOUT_MS, head)
 end
 
--- Re-reads the policy when its text changed; a broken file disables the
+-- The autopilot's learned file (policy key autopilot), through slurm_pin_io
+-- as the policy is: nil when there is none yet; any other problem is
+-- logged and read as nothing learned.
+local function read_learned(path)
+  local text, err = state.io.read(path, M.POLICY_MAX_BYTES, M.READ_TIMEOUT_MS)
+  if not text and not string.find(tostring(err), "No such file", 1, true) then
+    state.log.error("slurm-pin: the autopilot's learned rules are not used: " .. tostring(err))
+  end
+  return text
+end
+
+local function learned_text(policy)
+  if not (policy and policy.autopilot) then return nil end
+  return read_learned(policy.autopilot .. "/" .. policy_engine.LEARNED_FILE)
+end
+
+-- Re-reads the policy when its text (or the autopilot's learned file) changed; a broken file disables the
 -- policy (jobs pass unchanged) with one error per change.
 local function current_policy()
   if not state.io then
@@ -118,9 +134,11 @@ local function current_policy()
              "writable by that owner alone)")
     return nil
   end
-  if text == state.text and state.loaded then return state.policy end
+  local learned = learned_text(state.policy)
+  if text == state.text and learned == state.learned and state.loaded then return state.policy end
   state.text, state.loaded, state.last_error = text, true, nil  -- a changed file: its problem is news
-  local policy, err = policy_engine.load(state.file, text)
+  local policy, err = policy_engine.load(state.file, text, read_learned)
+  state.learned = learned_text(policy)
   if not policy then
     state.policy = nil
     log_once(err)
@@ -302,6 +320,8 @@ end
 
 -- A job being submitted. job_desc.environment exists for batch jobs only
 -- (Slurm logs an error when it is read for others).
+local keep_explored
+
 local function job_view(job_desc, part_list)
   local script = job_desc.script  -- Slurm copies it at every read: once
   return view_of({
@@ -439,6 +459,7 @@ function M.submit(job_desc, part_list, submit_uid)
       if comment ~= (job_desc.admin_comment or "") then job_desc.admin_comment = comment end
       log_decision(job, decision, text, "")
       tell_overridden(job, decision)
+      policy_engine.took(decision)
     end
     return slurm and slurm.SUCCESS or 0
   end
@@ -446,6 +467,16 @@ function M.submit(job_desc, part_list, submit_uid)
   why = ok and why or "slurm-pin: the site policy failed on this job; ask the admin (slurmctld's log says why)"
   if slurm and slurm.log_user then slurm.log_user("%s", why) end
   return slurm and slurm.ERROR or -1
+end
+
+-- A job that was given an explore candidate keeps it when a change leaves
+-- it under the same rule and application: its outcome counts for the
+-- candidate it was given, and the next job's turn is not taken.
+keep_explored = function(decision, was)
+  if not (decision and decision.explore and was) then return end
+  if string.match(was, " rule=(%S+)") == decision.rule and string.match(was, " explore=(%S+)") == decision.explore then
+    decision.strategy = string.match(was, " strategy=(%S+)") or decision.strategy
+  end
 end
 
 local function changes_match(job_desc)
@@ -466,6 +497,7 @@ function M.modify(job_desc, job_rec, part_list, modify_uid)
   local ok, job, decision, err = pcall(decide, function() return modified_view(job_desc, job_rec, part_list) end)
   if ok and not err then
     if not job then return slurm and slurm.SUCCESS or 0 end
+    keep_explored(decision, recorded(job_rec.admin_comment))
     local text = decision_text(decision)
     local admin = modify_uid == 0 or job_desc.admin_comment ~= nil  -- Slurm checked the latter already
     if text == recorded(job_rec.admin_comment) and job_desc.admin_comment == nil then

@@ -29,7 +29,13 @@ local RANGE_KEYS = { nodes = true, tasks = true, threads = true }
 local ACTION_KEYS = { strategy = true, profile = true, mem = true, granularity = true, thread_binding = true,
                       env = true, mode = true }
 local ACTION_NAMES = "strategy, profile, mem, granularity, thread_binding, env, mode"
-local TOP_KEYS = { store = true, partitions = true, rules = true }
+local TOP_KEYS = { store = true, partitions = true, rules = true, autopilot = true }
+-- What a learned file (the autopilot's, slurm-pin autopilot decide) may hold.
+local LEARNED_KEYS = { rules = true, stopped = true }
+-- An explore rule's default and largest number of runs per candidate.
+M.EXPLORE_RUNS = 31
+M.MAX_EXPLORE_RUNS = 1000
+local EXPLORE_KEYS = { strategies = true, runs = true }
 -- The settings a decision carries besides env, in the order it records them.
 local SETTINGS = { "strategy", "profile", "mem", "granularity", "thread_binding" }
 
@@ -216,6 +222,8 @@ local function check_match(m, where)
   end
 end
 
+local index_rules, explore
+
 -- Every error of a file is reported at once (an admin fixes them in one
 -- pass), at most MAX_ERRORS with their lines, then a count.
 M.MAX_ERRORS = 20
@@ -250,6 +258,51 @@ local function fail_with(errors)
   fail(table.concat(lines, "\n"))
 end
 
+-- An explore rule (docs/autopilot.md): the applications it names get the
+-- candidates in turn, `none` among them as the baseline; its action may
+-- set everything but the strategy, for every candidate alike.
+local function check_explore(r, where)
+  local e = r.explore
+  if type(e) ~= "table" then fail(where .. "explore must be a table { strategies = {...}, runs = N }") end
+  for k in pairs(e) do
+    if not EXPLORE_KEYS[k] then fail(where .. "unknown explore field '" .. tostring(k) .. "' (use strategies, runs)") end
+  end
+  if type(e.strategies) ~= "table" or #e.strategies == 0 then
+    fail(where .. "explore.strategies must list the candidates, for example { \"compact\", \"scatter\" }")
+  end
+  local seen = {}
+  for _, s in ipairs(e.strategies) do
+    if type(s) ~= "string" or not M.STRATEGIES[s] then
+      fail(where .. "explore: unknown strategy '" .. tostring(s) .. "' (" .. STRATEGY_NAMES .. ")")
+    end
+    if seen[s] then fail(where .. "explore: " .. s .. " is listed twice") end
+    if M.NEEDS_PROFILE[s] and (r.action or {}).profile == nil then
+      fail(where .. "explore: " .. s .. " needs a profile: add profile = \"%app\" to the action")
+    end
+    seen[s] = true
+  end
+  if e.runs ~= nil and (type(e.runs) ~= "number" or e.runs ~= math.floor(e.runs) or e.runs < 3 or
+                        e.runs > M.MAX_EXPLORE_RUNS) then
+    fail(where .. "explore.runs must be a whole number from 3 to " .. M.MAX_EXPLORE_RUNS .. " (runs per candidate)")
+  end
+  local a = r.action or {}
+  if a.strategy ~= nil then fail(where .. "an explore rule chooses the strategy: remove strategy from its action") end
+  if a.mode == "enforce" then fail(where .. "an enforced rule never explores (mode = \"enforce\" with explore)") end
+  local apps = (r.match or {}).app
+  if apps == nil then fail(where .. "an explore rule names its applications: match = { app = ... }") end
+  for _, app in ipairs(as_list(apps)) do
+    if not M.valid_profile_name(app) or string.find(app, "@", 1, true) then
+      fail(where .. "explore: application '" .. tostring(app) .. "' must be a store name (it is recorded on the job)")
+    end
+  end
+  -- The candidates, baseline first.
+  r._candidates = { "none" }
+  for _, s in ipairs(e.strategies) do
+    if s ~= "none" then r._candidates[#r._candidates + 1] = s end
+  end
+  if #r._candidates < 2 then fail(where .. "explore: give at least one strategy besides none (the baseline)") end
+end
+
 local function check_rule(i, r, seen)
   local where = "rule " .. i .. (type(r) == "table" and type(r.name) == "string" and (" (" .. r.name .. ")") or "") .. ": "
   if type(r) ~= "table" then fail(where .. "a rule is { name = ..., match = {...}, action = {...} }") end
@@ -260,13 +313,15 @@ local function check_rule(i, r, seen)
   if seen[r.name] then fail(where .. "two rules are named '" .. r.name .. "' (names must be unique)") end
   seen[r.name] = true
   for k in pairs(r) do
-    if k ~= "name" and k ~= "match" and k ~= "action" then
-      fail(where .. "unknown field '" .. tostring(k) .. "' (use name, match, action)")
+    if k ~= "name" and k ~= "match" and k ~= "action" and k ~= "explore" then
+      fail(where .. "unknown field '" .. tostring(k) .. "' (use name, match, action, explore)")
     end
   end
   check_match(r.match or {}, where)
   check_action(r.action or {}, where)
-  if not (r.action or {}).strategy and not (r.action or {}).profile then
+  if r.explore ~= nil then
+    check_explore(r, where)
+  elseif not (r.action or {}).strategy and not (r.action or {}).profile then
     fail(where .. "the action sets nothing: give a strategy or a profile")
   end
 end
@@ -284,6 +339,10 @@ function M.check(policy, text, path)
   end
   if policy.store ~= nil and type(policy.store) ~= "string" then
     at_line(errors, text, path, function() return "store" end, function() fail("store must be a directory path") end)
+  end
+  if policy.autopilot ~= nil and (type(policy.autopilot) ~= "string" or string.sub(policy.autopilot, 1, 1) ~= "/") then
+    at_line(errors, text, path, function() return "autopilot" end,
+            function() fail("autopilot must be an absolute directory path (where slurm-pin autopilot decide writes)") end)
   end
   policy.partitions = policy.partitions or {}
   if type(policy.partitions) ~= "table" then fail(path .. ": partitions must be a table of partition = action") end
@@ -313,8 +372,13 @@ function M.check(policy, text, path)
             end, function() check_rule(i, r, seen) end)
   end
   fail_with(errors)
-  -- Which rules name which application: a job then looks only at the rules
-  -- naming one of its candidates, and at those naming none.
+  index_rules(policy)
+  return policy
+end
+
+-- Which rules name which application: a job then looks only at the rules
+-- naming one of its candidates, and at those naming none.
+index_rules = function(policy)
   policy._by_app = {}
   for i, r in ipairs(policy.rules) do
     local apps = (r.match or {}).app
@@ -328,13 +392,80 @@ function M.check(policy, text, path)
       end
     end
   end
+end
+
+-- ---- what the autopilot learned ----------------------------------------------
+
+-- AUTOPILOT/learned.lua, written by `slurm-pin autopilot decide`: rules
+-- (ordinary ones, decided from the evidence) and candidates that proved
+-- slower than the baseline. Its rules go where the first explore rule is,
+-- so that a learned application stops exploring while every rule before
+-- (an enforced one among them) still comes first.
+M.LEARNED_FILE = "learned.lua"
+
+local function check_stopped(stopped, explore_rules)
+  if type(stopped) ~= "table" then fail("stopped must be a list of { rule = ..., app = ..., strategy = ... }") end
+  for i, e in ipairs(stopped) do
+    local where = "stopped " .. i .. ": "
+    if type(e) ~= "table" or type(e.rule) ~= "string" or type(e.app) ~= "string" or type(e.strategy) ~= "string" then
+      fail(where .. "each entry is { rule = \"NAME\", app = \"APP\", strategy = \"STRATEGY\" }")
+    end
+    if not explore_rules[e.rule] then fail(where .. "no explore rule is named '" .. e.rule .. "'") end
+    if e.strategy == "none" then fail(where .. "the baseline none is never stopped") end
+  end
+end
+
+-- Merges the learned file's table into a checked policy; errors name the
+-- learned file's lines.
+function M.merge_learned(policy, learned, text, path)
+  local errors = error_list()
+  for k in pairs(learned) do
+    if not LEARNED_KEYS[k] then
+      at_line(errors, text, path, function() return tostring(k) end,
+              function() fail("unknown key '" .. tostring(k) .. "' (a learned file has rules and stopped)") end)
+    end
+  end
+  local seen, explore_rules, first_explore = {}, {}, nil
+  for i, r in ipairs(policy.rules) do
+    seen[r.name] = true
+    if r.explore then
+      explore_rules[r.name] = true
+      first_explore = first_explore or i
+    end
+  end
+  local rules = learned.rules or {}
+  if type(rules) ~= "table" then fail(path .. ": rules must be a list") end
+  for i, r in ipairs(rules) do
+    at_line(errors, text, path, function()
+              local name = tostring(type(r) == "table" and r.name)
+              return '"' .. name .. '"'
+            end, function()
+              check_rule(i, r, seen)
+              if r.explore then fail("a learned rule does not explore") end
+            end)
+  end
+  at_line(errors, text, path, function() return "stopped" end,
+          function() check_stopped(learned.stopped or {}, explore_rules) end)
+  fail_with(errors)
+  local at = first_explore or (#policy.rules + 1)
+  for i, r in ipairs(rules) do table.insert(policy.rules, at + i - 1, r) end
+  policy._stopped = {}
+  for _, e in ipairs(learned.stopped or {}) do
+    local key = e.rule .. "\n" .. e.app
+    policy._stopped[key] = policy._stopped[key] or {}
+    policy._stopped[key][e.strategy] = true
+  end
+  policy._learned_rules = #rules
+  index_rules(policy)
   return policy
 end
 
 -- Loads and checks a policy file under the load budget (slurm_pin_sandbox).
 -- Returns the policy, or nil and one line. `text` may be given when the
 -- caller read the file already.
-function M.load(path, text)
+-- read_learned(path): the autopilot's learned file's text, or nil when
+-- there is none (plain io by default; slurmctld's adapter gives its own).
+function M.load(path, text, read_learned)
   local err
   if not text then text, err = read_file(path) end
   if not text then return nil, path .. ": " .. tostring(err) .. " (create it, or fix the path)" end
@@ -342,6 +473,15 @@ function M.load(path, text)
   -- in what the file built.
   local ok, result = sandbox.run(sandbox.LOAD, evaluate, text, path)
   if ok then ok, result = pcall(M.check, result, text, path) end
+  if ok and result.autopilot then
+    local lpath = result.autopilot .. "/" .. M.LEARNED_FILE
+    local ltext = (read_learned or read_file)(lpath)
+    if ltext then
+      local policy = result
+      ok, result = sandbox.run(sandbox.LOAD, evaluate, ltext, lpath)
+      if ok then ok, result = pcall(M.merge_learned, policy, result, ltext, lpath) end
+    end
+  end
   if ok then
     local probe_err = M.probe(result, path)
     if probe_err then return nil, probe_err end
@@ -507,6 +647,60 @@ local function settings_of(action, app)
   return d
 end
 
+-- ---- exploring -------------------------------------------------------------------
+
+-- Jobs given a candidate so far, per explore rule and application, in this
+-- slurmctld (kept across policy reloads; counted only for jobs submitted
+-- with the candidate applied, M.took).
+M.explored = {}
+
+-- A whole number from a string, below 2^31 - 1 (no overflow in a double).
+local function seed_of(text)
+  local h = 7
+  for i = 1, #text do h = (h * 31 + string.byte(text, i)) % 2147483647 end
+  return h
+end
+
+-- The n-th job's candidate (n from 0): jobs come in blocks of one job per
+-- candidate, each block in its own random order (a Park-Miller generator
+-- seeded by the rule, the application and the block), so every candidate
+-- meets the same mix of days, loads and neighbours.
+function M.block_pick(candidates, key, n)
+  local k = #candidates
+  local block, at = math.floor(n / k), n % k
+  local order = {}
+  for i = 1, k do order[i] = candidates[i] end
+  local x = (seed_of(key .. "\n" .. block) % 2147483646) + 1
+  for i = k, 2, -1 do  -- Fisher-Yates
+    x = (x * 16807) % 2147483647
+    local j = (x % i) + 1
+    order[i], order[j] = order[j], order[i]
+  end
+  return order[at + 1]
+end
+
+explore = function(policy, rule, app, job, decision)
+  local key = rule.name .. "\n" .. app
+  local stopped = (policy._stopped or {})[key] or {}
+  local candidates = {}
+  for _, c in ipairs(rule._candidates) do
+    if not stopped[c] then candidates[#candidates + 1] = c end
+  end
+  decision.strategy = M.block_pick(candidates, key, M.explored[key] or 0)
+  if decision.strategy == "none" then decision.profile = nil end
+  decision.explore, decision._explore_key = app, key
+  -- The shape, for grouping the outcomes (slurm-pin autopilot).
+  decision.tasks, decision.threads = job.tasks, job.threads
+end
+
+-- A submitted job took its explore decision: the next job gets the next
+-- candidate. Jobs whose user chose a placement do not count.
+function M.took(decision)
+  if decision and decision._explore_key and decision.applied then
+    M.explored[decision._explore_key] = (M.explored[decision._explore_key] or 0) + 1
+  end
+end
+
 -- job: { apps = {...}, partition, account, user, qos, nodes, tasks, threads,
 --        user_choice = { strategy, profile, mem, granularity, thread_binding } }
 -- Returns { rule, mode, strategy, profile, mem, granularity, thread_binding,
@@ -523,10 +717,11 @@ function M.decide(policy, job, index)
   local decision
   for i, r in ipairs(policy.rules) do
     local m = r.match or {}
-    local app = (m.app == nil or naming[i]) and rule_matches(m, job, index, r.action.profile == "%app")
+    local app = (m.app == nil or naming[i]) and rule_matches(m, job, index, (r.action or {}).profile == "%app")
     if app then
-      decision = settings_of(r.action, app)
-      decision.rule, decision.mode = r.name, r.action.mode or "default"
+      decision = settings_of(r.action or {}, app)
+      decision.rule, decision.mode = r.name, (r.action or {}).mode or "default"
+      if r.explore then explore(policy, r, app, job, decision) end
       -- The shape a range matched is recorded: Slurm's job record does not
       -- show tasks or threads again when the job is changed.
       if m.tasks then decision.tasks = job.tasks end
@@ -559,6 +754,7 @@ function M.format(decision)
   for _, k in ipairs({ "tasks", "threads" }) do
     if decision[k] then parts[#parts + 1] = k .. "=" .. string.format("%d", decision[k]) end
   end
+  if decision.explore then parts[#parts + 1] = "explore=" .. decision.explore end
   local names = {}
   for name in pairs(decision.env or {}) do names[#names + 1] = name end
   table.sort(names)

@@ -644,6 +644,101 @@ T.test("hostile job names: %app refuses names that are not store names, logs esc
   T.eq(adapter._shown("x'y"), "'x\\039y'")
 end)
 
+-- ---- exploring (docs/autopilot.md) ----------------------------------------------
+
+local EXPLORE = [[
+return {
+  autopilot = "AUTOPILOT",
+  rules = {
+    { name = "bench-fixed", match = { account = "bench" }, action = { strategy = "compact", mode = "enforce" } },
+    { name = "learn-busy", match = { app = "busy_pair" }, action = { thread_binding = "auto" },
+      explore = { strategies = { "compact", "scatter" }, runs = 8 } },
+  },
+}
+]]
+local autopilot = tmp .. "/autopilot"
+os.execute("mkdir -p " .. autopilot)
+local explore_path = write("explore.lua", (string.gsub(EXPLORE, "AUTOPILOT", autopilot)))
+
+T.test("an explore rule gives every candidate one job per block, in a random order per block", function()
+  local p = assert(engine.load(explore_path))
+  local counts, orders = { none = 0, compact = 0, scatter = 0 }, {}
+  for block = 1, 20 do
+    local seen = {}
+    for _ = 1, 3 do
+      local d = engine.decide(p, job({ apps = { "busy_pair" }, tasks = 1, threads = 4 }))
+      T.eq(d.applied, true)
+      T.eq(seen[d.strategy], nil, "each candidate once in block " .. block)
+      seen[d.strategy] = true
+      counts[d.strategy] = counts[d.strategy] + 1
+      orders[#orders + 1] = d.strategy
+      engine.took(d)
+    end
+  end
+  T.eq(counts.none .. " " .. counts.compact .. " " .. counts.scatter, "20 20 20")
+  local firsts = {}
+  for b = 0, 19 do firsts[orders[3 * b + 1]] = true end
+  T.eq(firsts.none and firsts.compact and firsts.scatter, true, "each candidate leads some block")
+end)
+
+T.test("an explore decision records its application and shape; a user's choice does not count", function()
+  local p = assert(engine.load(explore_path))
+  local j = job({ apps = { "busy_pair" }, tasks = 2, threads = 4 })
+  local d = engine.decide(p, j)
+  T.contains(engine.format(d), " tasks=2 threads=4 explore=busy_pair")
+  T.contains(engine.format(d), "thread_binding=auto")
+  local before = engine.decide(p, j).strategy
+  local mine = engine.decide(p, job({ apps = { "busy_pair" }, tasks = 2, threads = 4, user_choice = { strategy = "compact" } }))
+  T.eq(mine.applied, false)
+  engine.took(mine)
+  T.eq(engine.decide(p, j).strategy, before, "the turn is not taken")
+  -- An enforced rule before it still wins.
+  T.eq(engine.decide(p, job({ apps = { "busy_pair" }, account = "bench" })).rule, "bench-fixed")
+end)
+
+T.test("explore rules are checked", function()
+  local function err_of(rule)
+    local _, err = engine.load(write("bad_explore.lua", "return { rules = { " .. rule .. " } }"))
+    return err or ""
+  end
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "packed" } } }]]), "unknown strategy 'packed'")
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "none" } } }]]), "besides none")
+  T.contains(err_of([[{ name = "e", explore = { strategies = { "compact" } } }]]), "names its applications")
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, action = { mode = "enforce" }, explore = { strategies = { "compact" } } }]]),
+             "never explores")
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, action = { strategy = "scatter" }, explore = { strategies = { "compact" } } }]]),
+             "chooses the strategy")
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "lpgp" } } }]]), "needs a profile")
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "compact" }, runs = 2 } }]]), "from 3 to")
+  T.contains(err_of([[{ name = "e", match = { app = "a b" }, explore = { strategies = { "compact" } } }]]), "store name")
+end)
+
+T.test("the learned file's rules come before the first explore rule; stopped candidates are not given", function()
+  write("autopilot/learned.lua", [[
+return {
+  rules = {
+    { name = "autopilot-busy_pair-1", match = { app = "busy_pair", threads = { min = 4, max = 4 } },
+      action = { strategy = "scatter", thread_binding = "auto" } },
+  },
+  stopped = { { rule = "learn-busy", app = "busy_pair", strategy = "compact" } },
+}
+]])
+  local p = assert(engine.load(explore_path))
+  T.eq(p.rules[2].name, "autopilot-busy_pair-1")
+  T.eq(engine.decide(p, job({ apps = { "busy_pair" }, account = "bench", threads = 4 })).rule, "bench-fixed")
+  T.eq(engine.decide(p, job({ apps = { "busy_pair" }, threads = 4 })).strategy, "scatter")
+  for _ = 1, 6 do
+    local d = engine.decide(p, job({ apps = { "busy_pair" }, threads = 2 }))
+    T.eq(d.rule, "learn-busy")
+    if d.strategy == "compact" then error("a stopped candidate was given") end
+    engine.took(d)
+  end
+  write("autopilot/learned.lua", [[return { stopped = { { rule = "nobody", app = "x", strategy = "compact" } } }]])
+  local _, err = engine.load(explore_path)
+  T.contains(err, "learned.lua:1: stopped 1: no explore rule is named 'nobody'")
+  os.remove(autopilot .. "/learned.lua")
+end)
+
 T.test("profile names follow the engine's one rule (tests/fixtures/profile_names.txt)", function()
   local n = 0
   for line in io.lines(here .. "../fixtures/profile_names.txt") do

@@ -126,6 +126,12 @@ TEST(PluginPolicy, ParsesDecisions) {
   EXPECT_FALSE(p.present);
   EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=sometimes", &p), -1);
   EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=packed", &p), -1);
+  // An explore decision (docs/autopilot.md) names its application, a store name.
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=learn mode=default strategy=none tasks=1 threads=4 explore=busy_pair", &p),
+            0);
+  EXPECT_STREQ(p.strategy, "none");
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=learn mode=default strategy=none explore=../x", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=learn mode=default explore=a explore=b", &p), -1);
   EXPECT_EQ(pin_policy_parse("slurm-pin: mode=default", &p), -1);  // no rule
   EXPECT_EQ(pin_policy_parse("hello", &p), -1);
 }
