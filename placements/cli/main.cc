@@ -27,6 +27,7 @@ const char kUsage[] =
     "  profiles  list, show, export, import and remove stored profiles\n"
     "  policy    check a site policy file, explain what a job would get, probe its install\n"
     "  evaluate  measure which strategy pays for an application (slurm-pin evaluate --help)\n"
+    "  autopilot learn each explored application's placement from its runs (slurm-pin autopilot --help)\n"
     "  doctor    check this node's or the controller's setup, one line per problem with its fix\n"
     "  version   print the version\n"
     "exit status: 0 success, 1 error, 2 the command line is wrong\n";
