@@ -271,8 +271,8 @@ def status_text(analysis, alpha):
         return "no explored runs yet (jobs of the applications explore rules name, with the candidates applied)\n"
     lines = []
     for a in analysis:
-        rule, (rule_name, app, step, partition, shape), j = a["rule"], a["key"], a["judged"]
-        lines.append("%s: step %s, partition %s, %s (rule %s)" % (app, step, partition, shape_text(shape), rule_name))
+        rule, (explore_rule, app, step, partition, shape), j = a["rule"], a["key"], a["judged"]
+        lines.append("%s: step %s, partition %s, %s (rule %s)" % (app, step, partition, shape_text(shape), explore_rule))
         spent = "alpha %.4g at this look (%.3g over %d looks, alpha t^2)" % (j["alpha"], alpha, j["looks"]) \
             if j["alpha"] is not None else "no look yet (the first at %d runs of each candidate)" % j["next"]
         lines.append("  look %d of %d: %s" % (j["look"], j["looks"], spent))
@@ -320,9 +320,16 @@ def status_text(analysis, alpha):
 ACTION_KEYS = ("profile", "mem", "granularity", "thread_binding")
 
 
-def rule_text(a, alpha):
+def rule_name(app, partition, shape):
+    """autopilot-APP-PARTITION-N1-n4-c2-t2: letters, digits and . _ + - (a
+    policy rule name), at most 100."""
+    return re.sub(r"[^A-Za-z0-9_.+-]", "-", "autopilot-%s-%s-N%d-n%d-c%d%s" % (
+        app, partition, shape[0], shape[1], shape[2], "-t" + shape[3] if shape[3] else ""))[:100]
+
+
+def rule_text(a, alpha, name):
     """One learned rule, the evidence in comments above it."""
-    rule, (rule_name, app, step, partition, shape), j = a["rule"], a["key"], a["judged"]
+    (explore_rule, app, step, partition, shape), j = a["key"], a["judged"]
     best = j["strategy"]
     runs_of = [r for r in a["group"]["runs"] if r["strategy"] == best]
     d = runs_of[-1]["decision"] if runs_of else {}
@@ -339,12 +346,10 @@ def rule_text(a, alpha):
     for key, n in (("tasks", shape[4]), ("threads", shape[3])):
         if n:
             match.append("%s = { min = %s, max = %s }" % (key, n, n))
-    name = re.sub(r"[^A-Za-z0-9_.+-]", "-", "autopilot-%s-N%d-n%d-c%d%s" % (
-        app, shape[0], shape[1], shape[2], "-t" + shape[3] if shape[3] else ""))[:100]
     means = ", ".join("%s %s" % (c, "%.2f s over %d runs" % (sum(t) / len(t), len(t)) if t else "no runs")
                       for c, t in a["times"].items())
     head = ["    -- %s" % lua_comment("%s, step %s, partition %s, %s (explore rule %s)" % (
-                app, step, partition, shape_text(shape), rule_name)),
+                app, step, partition, shape_text(shape), explore_rule)),
             "    -- %s" % lua_comment("look %d of %d at %d runs each, alpha %.4g (%.3g spent over the looks as alpha t^2)"
                                       % (j["look"], j["looks"], j.get("runs", 0), j["alpha"] or 0, alpha)),
             "    -- %s" % lua_comment("mean elapsed: " + means),
@@ -359,11 +364,20 @@ def decode(v):
 
 
 def learned_text(analysis, alpha):
-    rules, stopped = [], []
+    """The learned file. Groups the policy cannot tell apart (one application,
+    partition and shape, two step names) give rules of one match: the first
+    one written wins, and their names are kept distinct."""
+    rules, stopped, names = [], [], set()
     for a in analysis:
         j = a["judged"]
         if j["state"] in ("decided", "baseline"):
-            rules.append(rule_text(a, alpha))
+            name = base = rule_name(a["key"][1], a["key"][3], a["key"][4])
+            k = 1
+            while name in names:
+                k += 1
+                name = "%s-%d" % (base[:96], k)
+            names.add(name)
+            rules.append(rule_text(a, alpha, name))
         elif j["stopped"]:
             for c, k in sorted(j["stopped"].items()):
                 stopped.append("    { rule = %s, app = %s, strategy = %s },  -- %s" % (

@@ -146,7 +146,7 @@ wait_jobs_done() {
   run "$SLURM_PIN" autopilot decide
   [ "$status" -eq 0 ]
   cat "$CLUSTER/autopilot/learned.lua" >&3
-  grep -q '{ name = "autopilot-busy_pair-N1-n1-c2-t4", match = { app = "busy_pair", partition = "debug", nodes = { min = 1, max = 1 }, threads = { min = 4, max = 4 } },' "$CLUSTER/autopilot/learned.lua"
+  grep -q '{ name = "autopilot-busy_pair-debug-N1-n1-c2-t4", match = { app = "busy_pair", partition = "debug", nodes = { min = 1, max = 1 }, threads = { min = 4, max = 4 } },' "$CLUSTER/autopilot/learned.lua"
   grep -q 'action = { strategy = "none" } },' "$CLUSTER/autopilot/learned.lua"
   run "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
   [ "$status" -eq 0 ]
@@ -156,5 +156,5 @@ wait_jobs_done() {
   run busy_job
   job=$output
   wait_jobs_done
-  [ "$(admin_comment "$job")" = "slurm-pin: rule=autopilot-busy_pair-N1-n1-c2-t4 mode=default strategy=none threads=4" ]
+  [ "$(admin_comment "$job")" = "slurm-pin: rule=autopilot-busy_pair-debug-N1-n1-c2-t4 mode=default strategy=none threads=4" ]
 }
