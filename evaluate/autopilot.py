@@ -355,7 +355,8 @@ def rule_text(a, alpha, name):
             "    -- %s" % lua_comment("mean elapsed: " + means),
             "    -- %s" % lua_comment(("chosen: %s: %s" % (best, j["why"])) if j["state"] == "decided"
                                       else "no candidate beats %s: %s" % (BASELINE, j["why"]))]
-    return "\n".join(head + ["    { name = %s, match = { %s }," % (lua_string(name), ", ".join(match)),
+    return "\n".join(head + ["    { name = %s, learned_by = %s," % (lua_string(name), lua_string(explore_rule)),
+                             "      match = { %s }," % ", ".join(match),
                              "      action = { %s } }," % ", ".join(action)])
 
 

@@ -303,7 +303,9 @@ local function check_explore(r, where)
   if #r._candidates < 2 then fail(where .. "explore: give at least one strategy besides none (the baseline)") end
 end
 
-local function check_rule(i, r, seen)
+-- explore_rules: in a learned file, the policy's explore rules by name;
+-- each learned rule then names the one it was learned by (learned_by).
+local function check_rule(i, r, seen, explore_rules)
   local where = "rule " .. i .. (type(r) == "table" and type(r.name) == "string" and (" (" .. r.name .. ")") or "") .. ": "
   if type(r) ~= "table" then fail(where .. "a rule is { name = ..., match = {...}, action = {...} }") end
   if type(r.name) ~= "string" or r.name == "" then fail(where .. "every rule needs a name (it is logged and recorded on the job)") end
@@ -313,8 +315,17 @@ local function check_rule(i, r, seen)
   if seen[r.name] then fail(where .. "two rules are named '" .. r.name .. "' (names must be unique)") end
   seen[r.name] = true
   for k in pairs(r) do
-    if k ~= "name" and k ~= "match" and k ~= "action" and k ~= "explore" then
+    if k ~= "name" and k ~= "match" and k ~= "action" and k ~= "explore" and not (explore_rules and k == "learned_by") then
       fail(where .. "unknown field '" .. tostring(k) .. "' (use name, match, action, explore)")
+    end
+  end
+  if explore_rules then
+    if r.explore ~= nil then fail(where .. "a learned rule does not explore") end
+    local by = explore_rules[r.learned_by or ""]
+    if not by then fail(where .. "learned_by must name an explore rule of the policy") end
+    local app = (r.match or {}).app
+    if type(app) ~= "string" or not by.match._apps[app] then
+      fail(where .. "match.app must be one application its explore rule " .. r.learned_by .. " names")
     end
   end
   check_match(r.match or {}, where)
@@ -397,10 +408,10 @@ end
 -- ---- what the autopilot learned ----------------------------------------------
 
 -- AUTOPILOT/learned.lua, written by `slurm-pin autopilot decide`: rules
--- (ordinary ones, decided from the evidence) and candidates that proved
--- slower than the baseline. Its rules go where the first explore rule is,
--- so that a learned application stops exploring while every rule before
--- (an enforced one among them) still comes first.
+-- (ordinary ones, decided from the evidence, each naming the explore rule
+-- it was learned by) and candidates that proved slower than the baseline.
+-- A learned application stops exploring while every rule before its
+-- explore rule (an enforced one among them) still comes first.
 M.LEARNED_FILE = "learned.lua"
 
 local function check_stopped(stopped, explore_rules)
@@ -425,13 +436,10 @@ function M.merge_learned(policy, learned, text, path)
               function() fail("unknown key '" .. tostring(k) .. "' (a learned file has rules and stopped)") end)
     end
   end
-  local seen, explore_rules, first_explore = {}, {}, nil
-  for i, r in ipairs(policy.rules) do
+  local seen, explore_rules = {}, {}
+  for _, r in ipairs(policy.rules) do
     seen[r.name] = true
-    if r.explore then
-      explore_rules[r.name] = true
-      first_explore = first_explore or i
-    end
+    if r.explore then explore_rules[r.name] = r end
   end
   local rules = learned.rules or {}
   if type(rules) ~= "table" then fail(path .. ": rules must be a list") end
@@ -439,16 +447,31 @@ function M.merge_learned(policy, learned, text, path)
     at_line(errors, text, path, function()
               local name = tostring(type(r) == "table" and r.name)
               return '"' .. name .. '"'
-            end, function()
-              check_rule(i, r, seen)
-              if r.explore then fail("a learned rule does not explore") end
-            end)
+            end, function() check_rule(i, r, seen, explore_rules) end)
   end
   at_line(errors, text, path, function() return "stopped" end,
           function() check_stopped(learned.stopped or {}, explore_rules) end)
   fail_with(errors)
-  local at = first_explore or (#policy.rules + 1)
-  for i, r in ipairs(rules) do table.insert(policy.rules, at + i - 1, r) end
+  -- Each learned rule goes just before its explore rule and matches only
+  -- jobs that rule matches (its other keys, an account or a QOS, carried
+  -- over): it takes over the explore rule's jobs of its shape and no
+  -- others, so a job the explore rule did not match still meets the rules
+  -- after it, an enforced one among them.
+  local merged = {}
+  for _, r in ipairs(policy.rules) do
+    if r.explore then
+      for _, l in ipairs(rules) do
+        if l.learned_by == r.name then
+          for k, v in pairs(r.match) do
+            if k ~= "app" and k ~= "_apps" and l.match[k] == nil then l.match[k] = v end
+          end
+          merged[#merged + 1] = l
+        end
+      end
+    end
+    merged[#merged + 1] = r
+  end
+  policy.rules = merged
   policy._stopped = {}
   for _, e in ipairs(learned.stopped or {}) do
     local key = e.rule .. "\n" .. e.app

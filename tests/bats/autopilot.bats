@@ -146,7 +146,8 @@ wait_jobs_done() {
   run "$SLURM_PIN" autopilot decide
   [ "$status" -eq 0 ]
   cat "$CLUSTER/autopilot/learned.lua" >&3
-  grep -q '{ name = "autopilot-busy_pair-debug-N1-n1-c2-t4", match = { app = "busy_pair", partition = "debug", nodes = { min = 1, max = 1 }, threads = { min = 4, max = 4 } },' "$CLUSTER/autopilot/learned.lua"
+  grep -q '{ name = "autopilot-busy_pair-debug-N1-n1-c2-t4", learned_by = "learn-busy",' "$CLUSTER/autopilot/learned.lua"
+  grep -q 'match = { app = "busy_pair", partition = "debug", nodes = { min = 1, max = 1 }, threads = { min = 4, max = 4 } },' "$CLUSTER/autopilot/learned.lua"
   grep -q 'action = { strategy = "none" } },' "$CLUSTER/autopilot/learned.lua"
   run "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
   [ "$status" -eq 0 ]

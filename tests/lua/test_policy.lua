@@ -713,11 +713,11 @@ T.test("explore rules are checked", function()
   T.contains(err_of([[{ name = "e", match = { app = "a b" }, explore = { strategies = { "compact" } } }]]), "store name")
 end)
 
-T.test("the learned file's rules come before the first explore rule; stopped candidates are not given", function()
+T.test("the learned file's rules come before their explore rule; stopped candidates are not given", function()
   write("autopilot/learned.lua", [[
 return {
   rules = {
-    { name = "autopilot-busy_pair-1", match = { app = "busy_pair", threads = { min = 4, max = 4 } },
+    { name = "autopilot-busy_pair-1", learned_by = "learn-busy", match = { app = "busy_pair", threads = { min = 4, max = 4 } },
       action = { strategy = "scatter", thread_binding = "auto" } },
   },
   stopped = { { rule = "learn-busy", app = "busy_pair", strategy = "compact" } },
@@ -736,6 +736,37 @@ return {
   write("autopilot/learned.lua", [[return { stopped = { { rule = "nobody", app = "x", strategy = "compact" } } }]])
   local _, err = engine.load(explore_path)
   T.contains(err, "learned.lua:1: stopped 1: no explore rule is named 'nobody'")
+  write("autopilot/learned.lua", [[return { rules = { { name = "l", match = { app = "busy_pair" }, action = { strategy = "compact" } } } }]])
+  _, err = engine.load(explore_path)
+  T.contains(err, "learned_by must name an explore rule")
+  write("autopilot/learned.lua", [[return { rules = { { name = "l", learned_by = "learn-busy", match = { app = "other" },
+    action = { strategy = "compact" } } } }]])
+  _, err = engine.load(explore_path)
+  T.contains(err, "match.app must be one application its explore rule learn-busy names")
+  os.remove(autopilot .. "/learned.lua")
+end)
+
+T.test("a learned rule takes only its explore rule's jobs: an enforced rule after it still gets the others", function()
+  local path = write("narrow.lua", (string.gsub([[
+return {
+  autopilot = "AUTOPILOT",
+  rules = {
+    { name = "learn-research", match = { app = "busy_pair", account = "research" },
+      explore = { strategies = { "compact" } } },
+    { name = "fixed-account", match = { account = "fixed" }, action = { strategy = "scatter", mode = "enforce" } },
+  },
+}
+]], "AUTOPILOT", autopilot)))
+  write("autopilot/learned.lua", [[
+return { rules = { { name = "autopilot-busy_pair-1", learned_by = "learn-research", match = { app = "busy_pair" },
+                     action = { strategy = "compact" } } } }
+]])
+  local p = assert(engine.load(path))
+  T.eq(p.rules[1].name, "autopilot-busy_pair-1")
+  T.eq(engine.decide(p, job({ apps = { "busy_pair" }, account = "research" })).rule, "autopilot-busy_pair-1")
+  local d = engine.decide(p, job({ apps = { "busy_pair" }, account = "fixed" }))
+  T.eq(d.rule, "fixed-account")
+  T.eq(d.strategy, "scatter")
   os.remove(autopilot .. "/learned.lua")
 end)
 

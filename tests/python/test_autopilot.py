@@ -137,7 +137,8 @@ class Accounting(unittest.TestCase):
                 jid += 1
         analysis = ap.analyse(ap.read_sacct(sacct_lines(rows)), {"learn": rule()}, 0.05)
         text = ap.learned_text(analysis, 0.05)
-        self.assertIn('{ name = "autopilot-busy_pair-debug-N1-n1-c2-t4", match = { app = "busy_pair", partition = "debug", '
+        self.assertIn('{ name = "autopilot-busy_pair-debug-N1-n1-c2-t4", learned_by = "learn",\n'
+                      '      match = { app = "busy_pair", partition = "debug", '
                       'nodes = { min = 1, max = 1 }, tasks = { min = 1, max = 1 }, threads = { min = 4, max = 4 } },',
                       text)
         self.assertIn('action = { strategy = "scatter", thread_binding = "auto", env = { OMP_WAIT_POLICY = "passive" } } },',
@@ -149,8 +150,8 @@ class Accounting(unittest.TestCase):
         for a in analysis:
             a2 = dict(a, key=a["key"][:2] + ("wrapper",) + a["key"][3:])
         twice = ap.learned_text(analysis + [a2], 0.05)
-        self.assertIn('name = "autopilot-busy_pair-debug-N1-n1-c2-t4",', twice)
-        self.assertIn('name = "autopilot-busy_pair-debug-N1-n1-c2-t4-2",', twice)
+        self.assertIn('name = "autopilot-busy_pair-debug-N1-n1-c2-t4", learned_by', twice)
+        self.assertIn('name = "autopilot-busy_pair-debug-N1-n1-c2-t4-2", learned_by', twice)
 
 
 if __name__ == "__main__":
