@@ -27,6 +27,7 @@ import json
 import math
 import os
 import re
+import secrets
 import subprocess
 import sys
 import tempfile
@@ -40,11 +41,17 @@ BASELINE = "none"
 LOOKS = 4
 RHO = 2
 LEARNED_FILE = "learned.lua"  # lua/slurm_pin_policy.lua M.LEARNED_FILE
-# sacct's fields, the two free texts last: a submit line may hold anything,
-# the AdminComment holds no unit separator (the policy writes it).
+# sacct's fields. Job and step names and submit lines are the users' text:
+# each sacct run separates fields with a token of its own (separator()),
+# which no user can know in advance, so no name can end a field or a line
+# of its own making (accounting_rows).
 FIELDS = ["JobID", "JobName", "User", "Account", "Partition", "State", "ElapsedRaw", "NNodes", "NTasks",
           "AllocCPUS", "SubmitLine", "AdminComment"]
-SEP = "\x1f"
+SEP = "\x1f"  # what --sacct-file holds
+
+
+def separator():
+    return "\x1f" + secrets.token_hex(12) + "\x1f"
 # A step whose command line chose its own placement is the user's, not a run
 # of the candidate the job was given.
 OWN_CHOICE = re.compile(r"(^|\s)--(pin-[a-z-]+|cpu-bind|cpu_bind)(=|\s|$)")
@@ -92,28 +99,51 @@ def decision_fields(comment):
     return out
 
 
-def read_sacct(text):
-    """Explored runs from sacct's lines (FIELDS, SEP): one dict per step of a
-    job that was given a candidate, in job order."""
-    jobs, steps = {}, []
-    for line in text.splitlines():
-        parts = line.split(SEP)
-        if len(parts) < len(FIELDS):
+JOB_ID = re.compile(r"([0-9]+)(?:\.([0-9]+|batch|extern|interactive))?")
+NUMBER = re.compile(r"[0-9]+")
+
+
+def accounting_rows(text, sep=SEP):
+    """sacct's lines as dicts, each job's line with its steps' after it. A
+    line is taken only whole (exactly FIELDS, its numbers numbers, a step
+    right after its job), and an id seen twice is dropped with every line
+    of that job: a name holding a newline breaks only its own job's lines.
+    Returns (rows, lines not read)."""
+    rows, dropped, current, seen, bad_jobs = [], 0, None, set(), set()
+    for line in text.split("\n"):
+        if not line:
             continue
-        head = parts[:len(FIELDS) - 2]
-        submit, comment = SEP.join(parts[len(FIELDS) - 2:-1]), parts[-1]
-        row = dict(zip(FIELDS, head + [submit, comment]))
-        job, _, step = row["JobID"].partition(".")
-        if not job.isdigit():
-            continue  # array or heterogeneous parts: not explored jobs' shapes
-        if not step:
-            jobs[job] = row
-        elif step.isdigit():
-            row["job"], row["step"] = int(job), int(step)
-            steps.append(row)
+        parts = line.split(sep)
+        m = JOB_ID.fullmatch(parts[0]) if len(parts) == len(FIELDS) else None
+        row = dict(zip(FIELDS, parts)) if m else None
+        if row and not all(NUMBER.fullmatch(row[k]) for k in ("ElapsedRaw", "NNodes", "AllocCPUS")):
+            row = None
+        if row and m.group(2) is not None and m.group(1) != current:
+            row = None  # a step away from its job's line
+        if row is None:
+            dropped += 1
+            current = None
+            continue
+        if row["JobID"] in seen:
+            bad_jobs.add(m.group(1))
+        seen.add(row["JobID"])
+        if m.group(2) is None:
+            current = m.group(1)
+        row["job"], row["step"] = int(m.group(1)), m.group(2)
+        rows.append(row)
+    kept = [r for r in rows if str(r["job"]) not in bad_jobs]
+    return kept, dropped + len(rows) - len(kept)
+
+
+def read_sacct(text, sep=SEP):
+    """Explored runs from sacct's lines (FIELDS, sep): one dict per step of a
+    job that was given a candidate, in job order."""
+    rows, _ = accounting_rows(text, sep)
+    jobs = {r["job"]: r for r in rows if r["step"] is None}
+    steps = [dict(r, step=int(r["step"])) for r in rows if r["step"] is not None and r["step"].isdigit()]
     runs = []
     for s in steps:
-        j = jobs.get(str(s["job"]))
+        j = jobs.get(s["job"])
         d = decision_fields(j["AdminComment"]) if j else None
         if not d or "explore" not in d or d.get("applied") == "no":
             continue
@@ -133,8 +163,8 @@ def read_sacct(text):
     return runs
 
 
-def sacct(since):
-    cmd = ["sacct", "-a", "-n", "-P", "--delimiter=" + SEP, "--format=" + ",".join(FIELDS), "-S", since, "-E", "now"]
+def sacct(since, sep):
+    cmd = ["sacct", "-a", "-n", "-P", "--delimiter=" + sep, "--format=" + ",".join(FIELDS), "-S", since, "-E", "now"]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape", timeout=300)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -266,13 +296,21 @@ def verdict_text(result, c):
                                                 e["median"]["speedup"])
 
 
+def shown(text):
+    """A user's text (a step's name) as a terminal may show it: control and
+    non-ASCII bytes as \\ddd, at most 80 characters."""
+    out = "".join(c if 32 <= ord(c) < 127 and c != "\\" else "\\%03d" % (ord(c) & 0xff) for c in text[:80])
+    return out + ("..." if len(text) > 80 else "")
+
+
 def status_text(analysis, alpha):
     if not analysis:
         return "no explored runs yet (jobs of the applications explore rules name, with the candidates applied)\n"
     lines = []
     for a in analysis:
         rule, (explore_rule, app, step, partition, shape), j = a["rule"], a["key"], a["judged"]
-        lines.append("%s: step %s, partition %s, %s (rule %s)" % (app, step, partition, shape_text(shape), explore_rule))
+        lines.append("%s: step %s, partition %s, %s (rule %s)" % (app, shown(step), partition, shape_text(shape),
+                                                                    explore_rule))
         spent = "alpha %.4g at this look (%.3g over %d looks, alpha t^2)" % (j["alpha"], alpha, j["looks"]) \
             if j["alpha"] is not None else "no look yet (the first at %d runs of each candidate)" % j["next"]
         lines.append("  look %d of %d: %s" % (j["look"], j["looks"], spent))
@@ -429,11 +467,12 @@ def main(argv=None):
     if not rules:
         die("the policy %s has no explore rule (docs/autopilot.md)" % policy)
     if o.sacct_file:
-        with open(o.sacct_file, errors="surrogateescape") as f:
-            text = f.read()
+        with open(o.sacct_file, errors="surrogateescape", newline="") as f:
+            text, sep = f.read(), SEP
     else:
-        text = sacct(o.since)
-    analysis = analyse(read_sacct(text), rules, o.alpha)
+        sep = separator()
+        text = sacct(o.since, sep)
+    analysis = analyse(read_sacct(text, sep), rules, o.alpha)
     if o.json:
         with open(o.json, "w") as f:
             json.dump([{"rule": a["key"][0], "app": a["key"][1], "step": a["key"][2], "partition": a["key"][3],

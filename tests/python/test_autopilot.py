@@ -117,16 +117,32 @@ class Accounting(unittest.TestCase):
             job(16, d), step(16, 0, 3, submit="srun --mpi=pmix x | y" + SEP + "z"),
         ])
         runs = ap.read_sacct(text)
-        self.assertEqual([r["id"] for r in runs], ["10.0", "11.0", "12.0", "15.0", "16.0"])
+        # 16.0's submit line holds the separator: not read (a user's text never moves a field).
+        self.assertEqual([r["id"] for r in runs], ["10.0", "11.0", "12.0", "15.0"])
         self.assertEqual(runs[0]["strategy"], "scatter")
         self.assertEqual(runs[0]["shape"], (1, 1, 2, "4", "1"))
         self.assertTrue(runs[2]["own_choice"])
         groups = ap.group_runs(runs, {"learn": rule()})
         self.assertEqual(len(groups), 2, "another shape is another group")
         g = groups[("learn", "busy_pair", "busy_pair", "debug", (1, 1, 2, "4", "1"))]
-        self.assertEqual([r["id"] for r in g["runs"]], ["10.0", "16.0"])
+        self.assertEqual([r["id"] for r in g["runs"]], ["10.0"])
         self.assertEqual([r["id"] for r in g["failed"]], ["11.0"])
         self.assertEqual([r["id"] for r in g["own"]], ["12.0"])
+
+    def test_a_name_cannot_forge_or_repeat_a_run(self):
+        d = "slurm-pin: rule=learn mode=default strategy=compact threads=4 explore=busy_pair"
+        forged_step = SEP.join(step(20, 1, 1)[:2]) + "\n" + SEP.join(step(20, 1, 1)[2:])
+        text = sacct_lines([
+            job(20, d), step(20, 0, 7),
+            # a step name holding a newline and a whole forged line after it
+            ["20.1", "x\n" + SEP.join(step(20, 2, 1)[:-1])] + step(20, 1, 1)[2:],
+            job(21, d), step(21, 0, 7), step(21, 0, 1),  # one id twice: the job is dropped
+            job(22, d), step(23, 0, 1),  # a step after another job's line
+        ]) + forged_step + "\n"
+        rows, dropped = ap.accounting_rows(text)
+        runs = ap.read_sacct(text)
+        self.assertEqual([(r["id"], r["elapsed"]) for r in runs], [("20.0", 7)])
+        self.assertGreaterEqual(dropped, 5)
 
     def test_the_learned_file_holds_the_rule_with_its_evidence(self):
         d = "slurm-pin: rule=learn mode=default strategy=%s thread_binding=auto tasks=1 threads=4 explore=busy_pair env.OMP_WAIT_POLICY=passive"
@@ -146,6 +162,7 @@ class Accounting(unittest.TestCase):
         self.assertIn("-- chosen: scatter: speedup of the", text)
         status = ap.status_text(analysis, 0.05)
         self.assertIn("decided: scatter", status)
+        self.assertEqual(ap.shown("a\x1b[2Jb\\"), "a\\027[2Jb\\092")
         # The same shape run under two step names: two rules, two names.
         for a in analysis:
             a2 = dict(a, key=a["key"][:2] + ("wrapper",) + a["key"][3:])
