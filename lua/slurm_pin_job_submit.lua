@@ -102,18 +102,19 @@ end
 
 -- The autopilot's learned file (policy key autopilot), through slurm_pin_io
 -- as the policy is: nil when there is none yet; any other problem is
--- logged and read as nothing learned.
+-- logged (once while it lasts) and read as nothing learned.
 local function read_learned(path)
   local text, err = state.io.read(path, M.POLICY_MAX_BYTES, M.READ_TIMEOUT_MS)
-  if not text and not string.find(tostring(err), "No such file", 1, true) then
-    state.log.error("slurm-pin: the autopilot's learned rules are not used: " .. tostring(err))
+  err = (not text and not string.find(tostring(err), "No such file", 1, true)) and tostring(err) or nil
+  if err and err ~= state.learned_error then
+    state.log.error("slurm-pin: the autopilot's learned rules are not used: " .. err)
   end
+  state.learned_error = err
   return text
 end
 
-local function learned_text(policy)
-  if not (policy and policy.autopilot) then return nil end
-  return read_learned(policy.autopilot .. "/" .. policy_engine.LEARNED_FILE)
+local function learned_path(policy)
+  return policy and policy.autopilot and (policy.autopilot .. "/" .. policy_engine.LEARNED_FILE) or nil
 end
 
 -- Re-reads the policy when its text (or the autopilot's learned file) changed; a broken file disables the
@@ -134,11 +135,18 @@ local function current_policy()
              "writable by that owner alone)")
     return nil
   end
-  local learned = learned_text(state.policy)
+  -- The learned file read once per look: handed to the load below when the
+  -- policy still names the same directory.
+  local was_path = learned_path(state.policy)
+  local learned = was_path and read_learned(was_path)
   if text == state.text and learned == state.learned and state.loaded then return state.policy end
   state.text, state.loaded, state.last_error = text, true, nil  -- a changed file: its problem is news
-  local policy, err = policy_engine.load(state.file, text, read_learned)
-  state.learned = learned_text(policy)
+  local used
+  local policy, err = policy_engine.load(state.file, text, function(path)
+    if path == was_path then used = learned else used = read_learned(path) end
+    return used
+  end)
+  state.learned = used
   if not policy then
     state.policy = nil
     log_once(err)

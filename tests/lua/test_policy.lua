@@ -746,6 +746,34 @@ return {
   os.remove(autopilot .. "/learned.lua")
 end)
 
+T.test("slurmctld's adapter counts explored jobs at submission and follows the learned file as it changes", function()
+  local errors = {}
+  adapter.setup({ file = explore_path, recheck = 0,
+                  log = { info = function() end, error = function(m) errors[#errors + 1] = m end } })
+  for k in pairs(engine.explored) do engine.explored[k] = nil end  -- a new block starts
+  local seen = {}
+  for _ = 1, 6 do
+    local d = job_desc({ name = "busy_pair", cpus_per_task = 4 })
+    T.eq(adapter.submit(d, {}, 0), 0)
+    T.contains(d.admin_comment, "rule=learn-busy mode=default")
+    local s = string.match(d.admin_comment, " strategy=(%S+)")
+    seen[s] = (seen[s] or 0) + 1
+  end
+  T.eq(seen.none .. " " .. seen.compact .. " " .. seen.scatter, "2 2 2")
+  write("autopilot/learned.lua", [[
+return { rules = { { name = "autopilot-busy_pair-1", learned_by = "learn-busy", match = { app = "busy_pair" },
+                     action = { strategy = "scatter" } } } }
+]])
+  local d = job_desc({ name = "busy_pair", cpus_per_task = 4 })
+  adapter.submit(d, {}, 0)
+  T.eq(d.admin_comment, "slurm-pin: rule=autopilot-busy_pair-1 mode=default strategy=scatter")
+  os.remove(autopilot .. "/learned.lua")
+  d = job_desc({ name = "busy_pair", cpus_per_task = 4 })
+  adapter.submit(d, {}, 0)
+  T.contains(d.admin_comment, "rule=learn-busy")
+  T.eq(#errors, 0, "no error logged")
+end)
+
 T.test("a learned rule takes only its explore rule's jobs: an enforced rule after it still gets the others", function()
   local path = write("narrow.lua", (string.gsub([[
 return {
