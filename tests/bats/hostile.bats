@@ -847,6 +847,19 @@ POLICY
   [ "${#lines[@]}" -lt 10 ]
 }
 
+@test "4.7: autopilot and evaluate, run by root in a user's directory, import no Python module from it" {
+  as_user mkdir -p "$WORK/pytrap"
+  for m in scipy matplotlib json re sys evaluate_report speedup_test autopilot; do
+    printf 'open("%s/ran", "a").write("a user'"'"'s %s.py ran\\n")\n' "$WORK/pytrap" "$m" | as_user tee "$WORK/pytrap/$m.py" >/dev/null
+  done
+  # status stops at the policy (it has no explore rule), after its checks; --combine at the missing file.
+  run bash -c "cd '$WORK/pytrap' && '$SLURM_PIN' autopilot status --policy '$CLUSTER/slurm-pin-policy.lua'"
+  [ "$status" -ne 0 ]
+  run bash -c "cd '$WORK/pytrap' && '$SLURM_PIN' evaluate --combine '$WORK/pytrap/none.json'"
+  [ "$status" -ne 0 ]
+  [ ! -e "$WORK/pytrap/ran" ] || { cat "$WORK/pytrap/ran"; false; }
+}
+
 @test "a placing helper killed from outside (the OOM killer, an admin) says so and what to do, not 'report it'" {
   regions_profile
   plugstack ""
