@@ -482,8 +482,9 @@ end
 -- candidate it was given, and the next job's turn is not taken.
 keep_explored = function(decision, was)
   if not (decision and decision.explore and was) then return end
-  if string.match(was, " rule=(%S+)") == decision.rule and string.match(was, " explore=(%S+)") == decision.explore then
-    decision.strategy = string.match(was, " strategy=(%S+)") or decision.strategy
+  local given = string.match(was, " strategy=(%S+)")
+  if given and string.match(was, " rule=(%S+)") == decision.rule and string.match(was, " explore=(%S+)") == decision.explore then
+    policy_engine.give_candidate(decision, given)
   end
 end
 

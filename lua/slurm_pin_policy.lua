@@ -702,6 +702,14 @@ function M.block_pick(candidates, key, n)
   return order[at + 1]
 end
 
+-- An explore decision given `strategy`: the baseline none places nothing
+-- and takes no profile; any other candidate takes the rule's. For the
+-- candidate picked here, and for the one a changed job keeps (the adapter).
+function M.give_candidate(decision, strategy)
+  decision.strategy = strategy
+  decision.profile = strategy ~= "none" and decision._rule_profile or nil
+end
+
 explore = function(policy, rule, app, job, decision)
   local key = rule.name .. "\n" .. app
   local stopped = (policy._stopped or {})[key] or {}
@@ -709,8 +717,8 @@ explore = function(policy, rule, app, job, decision)
   for _, c in ipairs(rule._candidates) do
     if not stopped[c] then candidates[#candidates + 1] = c end
   end
-  decision.strategy = M.block_pick(candidates, key, M.explored[key] or 0)
-  if decision.strategy == "none" then decision.profile = nil end
+  decision._rule_profile = decision.profile
+  M.give_candidate(decision, M.block_pick(candidates, key, M.explored[key] or 0))
   decision.explore, decision._explore_key = app, key
   -- The shape, for grouping the outcomes (slurm-pin autopilot).
   decision.tasks, decision.threads = job.tasks, job.threads
@@ -739,11 +747,11 @@ function M.decide(policy, job, index)
   end
   local decision
   for i, r in ipairs(policy.rules) do
-    local m = r.match or {}
-    local app = (m.app == nil or naming[i]) and rule_matches(m, job, index, (r.action or {}).profile == "%app")
+    local m, action = r.match or {}, r.action or {}  -- an explore rule may have no action
+    local app = (m.app == nil or naming[i]) and rule_matches(m, job, index, action.profile == "%app")
     if app then
-      decision = settings_of(r.action or {}, app)
-      decision.rule, decision.mode = r.name, (r.action or {}).mode or "default"
+      decision = settings_of(action, app)
+      decision.rule, decision.mode = r.name, action.mode or "default"
       if r.explore then explore(policy, r, app, job, decision) end
       -- The shape a range matched is recorded: Slurm's job record does not
       -- show tasks or threads again when the job is changed.

@@ -774,6 +774,25 @@ return { rules = { { name = "autopilot-busy_pair-1", learned_by = "learn-busy", 
   T.eq(#errors, 0, "no error logged")
 end)
 
+T.test("a changed job keeps its candidate whole, the rule's profile with it, whatever the next job would get", function()
+  local path = write("explore_profile.lua", [[
+return { rules = { { name = "learn-prof", match = { app = "busy_pair" }, action = { profile = "%app" },
+                     explore = { strategies = { "lpgp" } } } } }
+]])
+  adapter.setup({ file = path, recheck = 0, log = { info = function() end, error = function() end } })
+  local key = "learn-prof\nbusy_pair"
+  local n = 0
+  while engine.block_pick({ "none", "lpgp" }, key, n) ~= "none" do n = n + 1 end
+  engine.explored[key] = n  -- the next job would get none
+  local was = "slurm-pin: rule=learn-prof mode=default strategy=lpgp profile=busy_pair threads=4 explore=busy_pair"
+  local rec = { job_id = 8, name = "busy_pair", partition = "debug", account = "users", user_name = "alice",
+                spank_job_env = {}, admin_comment = was }
+  local change = { partition = "other" }
+  T.eq(adapter.modify(change, rec, {}, 1000), 0, "the decision is unchanged, so a user may make the change")
+  T.eq(change.admin_comment, nil)
+  T.eq(engine.explored[key], n, "no turn taken")
+end)
+
 T.test("a learned rule takes only its explore rule's jobs: an enforced rule after it still gets the others", function()
   local path = write("narrow.lua", (string.gsub([[
 return {
