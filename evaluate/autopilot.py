@@ -31,11 +31,12 @@ import secrets
 import subprocess
 import sys
 import tempfile
+import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import evaluate_report  # noqa: E402
 from evaluate_report import lua_comment, lua_string  # noqa: E402
-from speedup_test import AnalysisError  # noqa: E402
+from speedup_test import AnalysisError, summarize  # noqa: E402
 
 BASELINE = "none"
 LOOKS = 4
@@ -52,6 +53,8 @@ SEP = "\x1f"  # what --sacct-file holds
 
 def separator():
     return "\x1f" + secrets.token_hex(12) + "\x1f"
+
+
 # A step whose command line chose its own placement is the user's, not a run
 # of the candidate the job was given.
 OWN_CHOICE = re.compile(r"(^|\s)--(pin-[a-z-]+|cpu-bind|cpu_bind)(=|\s|$)")
@@ -317,8 +320,9 @@ def status_text(analysis, alpha):
         rows = [["candidate", "runs", "mean s", "median s", "against %s" % BASELINE, "state"]]
         for c in rule.candidates:
             t = a["times"].get(c, [])
-            mean = "%.2f" % (sum(t) / len(t)) if t else "-"
-            median = "%.2f" % sorted(t)[len(t) // 2] if t else "-"
+            summary = summarize(t) if t else None
+            mean = "%.2f" % summary.mean if t else "-"
+            median = "%.2f" % summary.median if t else "-"
             verdict = verdict_text(j["result"], c) if j["result"] and c in j["result"] else "-"
             if c in j["stopped"]:
                 state = "stopped: slower at look %d" % j["stopped"][c]
@@ -335,7 +339,7 @@ def status_text(analysis, alpha):
         base = a["times"].get(BASELINE, [])
         if len(base) > 1:
             lines.append("  noise: RV of %s %.0f%% ((max - min) / max of its elapsed times)"
-                         % (BASELINE, 100 * (max(base) - min(base)) / max(base)))
+                         % (BASELINE, 100 * summarize(base).rv))
         if a["group"]["failed"]:
             lines.append("  not counted, did not complete: " + ", ".join(
                 "%s (%s, %s)" % (r["id"], r["strategy"], r["state"]) for r in a["group"]["failed"][:10]))
@@ -378,13 +382,13 @@ def rule_text(a, alpha, name):
                 action.append("%s = %s" % (k, lua_string(d[k])))
     env = sorted((k[4:], v) for k, v in d.items() if k.startswith("env.")) if best != BASELINE else []
     if env:
-        action.append("env = { %s }" % ", ".join("%s = %s" % (k, lua_string(decode(v))) for k, v in env))
+        action.append("env = { %s }" % ", ".join("%s = %s" % (k, lua_string(urllib.parse.unquote(v))) for k, v in env))
     match = ["app = %s" % lua_string(app), "partition = %s" % lua_string(partition),
              "nodes = { min = %d, max = %d }" % (shape[0], shape[0])]
     for key, n in (("tasks", shape[4]), ("threads", shape[3])):
         if n:
             match.append("%s = { min = %s, max = %s }" % (key, n, n))
-    means = ", ".join("%s %s" % (c, "%.2f s over %d runs" % (sum(t) / len(t), len(t)) if t else "no runs")
+    means = ", ".join("%s %s" % (c, "%.2f s over %d runs" % (summarize(t).mean, len(t)) if t else "no runs")
                       for c, t in a["times"].items())
     head = ["    -- %s" % lua_comment("%s, step %s, partition %s, %s (explore rule %s)" % (
                 app, step, partition, shape_text(shape), explore_rule)),
@@ -396,10 +400,6 @@ def rule_text(a, alpha, name):
     return "\n".join(head + ["    { name = %s, learned_by = %s," % (lua_string(name), lua_string(explore_rule)),
                              "      match = { %s }," % ", ".join(match),
                              "      action = { %s } }," % ", ".join(action)])
-
-
-def decode(v):
-    return re.sub(r"%([0-9A-F]{2})", lambda m: chr(int(m.group(1), 16)), v)
 
 
 def learned_text(analysis, alpha):

@@ -145,7 +145,7 @@ class Accounting(unittest.TestCase):
         self.assertGreaterEqual(dropped, 5)
 
     def test_the_learned_file_holds_the_rule_with_its_evidence(self):
-        d = "slurm-pin: rule=learn mode=default strategy=%s thread_binding=auto tasks=1 threads=4 explore=busy_pair env.OMP_WAIT_POLICY=passive"
+        d = "slurm-pin: rule=learn mode=default strategy=%s thread_binding=auto tasks=1 threads=4 explore=busy_pair env.ODD=a%%20b%%3Dc%%25d env.OMP_WAIT_POLICY=passive"
         rows, jid, rnd = [], 100, random.Random(7)
         for n in range(16):
             for c, mean in (("none", 10), ("compact", 10), ("scatter", 5)):
@@ -157,7 +157,7 @@ class Accounting(unittest.TestCase):
                       '      match = { app = "busy_pair", partition = "debug", '
                       'nodes = { min = 1, max = 1 }, tasks = { min = 1, max = 1 }, threads = { min = 4, max = 4 } },',
                       text)
-        self.assertIn('action = { strategy = "scatter", thread_binding = "auto", env = { OMP_WAIT_POLICY = "passive" } } },',
+        self.assertIn('action = { strategy = "scatter", thread_binding = "auto", env = { ODD = "a b=c%d", OMP_WAIT_POLICY = "passive" } } },',
                       text)
         self.assertIn("-- chosen: scatter: speedup of the", text)
         status = ap.status_text(analysis, 0.05)
