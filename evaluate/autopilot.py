@@ -34,6 +34,7 @@ import tempfile
 import urllib.parse
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import autopilot_traffic  # noqa: E402
 import evaluate_report  # noqa: E402
 from evaluate_report import lua_comment, lua_string  # noqa: E402
 from speedup_test import AnalysisError, summarize  # noqa: E402
@@ -68,8 +69,8 @@ def die(message):
 # ---- the rules --------------------------------------------------------------
 
 class Rule:
-    def __init__(self, name, runs, candidates, apps):
-        self.name, self.runs, self.candidates, self.apps = name, runs, candidates, apps
+    def __init__(self, name, runs, candidates, apps, record=0):
+        self.name, self.runs, self.candidates, self.apps, self.record = name, runs, candidates, apps, record
 
 
 def parse_explore(text):
@@ -81,9 +82,10 @@ def parse_explore(text):
             policy = words[1]
         elif len(words) == 2 and words[0] == "autopilot":
             directory = words[1]
-        elif len(words) == 5 and words[0] == "explore":
+        elif len(words) >= 5 and words[0] == "explore":
             kv = dict(w.split("=", 1) for w in words[2:])
-            rules[words[1]] = Rule(words[1], int(kv["runs"]), kv["candidates"].split(","), kv["apps"].split(","))
+            rules[words[1]] = Rule(words[1], int(kv["runs"]), kv["candidates"].split(","), kv["apps"].split(","),
+                                   int(kv.get("record", "0")))
     return policy, directory, rules
 
 
@@ -159,6 +161,7 @@ def read_sacct(text, sep=SEP):
             "job": s["job"], "step": s["step"], "id": s["JobID"], "rule": d.get("rule", ""), "app": d["explore"],
             "strategy": d.get("strategy", ""), "decision": d, "name": s["JobName"], "partition": j["Partition"],
             "user": j["User"], "state": s["State"].split()[0] if s["State"] else "",
+            "record": "record" in d, "tasks": tasks,
             "own_choice": bool(OWN_CHOICE.search(s["SubmitLine"] or "")),
             "elapsed": elapsed, "shape": (nodes, tasks, cpus // tasks if tasks else cpus, d.get("threads", ""),
                                           d.get("tasks", ""))})
@@ -167,7 +170,10 @@ def read_sacct(text, sep=SEP):
 
 
 def sacct(since, sep):
-    cmd = ["sacct", "-a", "-n", "-P", "--delimiter=" + sep, "--format=" + ",".join(FIELDS), "-S", since, "-E", "now"]
+    # The window ends a day ahead: a job that just ended on a controller
+    # whose clock runs ahead of this host's is still read.
+    cmd = ["sacct", "-a", "-n", "-P", "--delimiter=" + sep, "--format=" + ",".join(FIELDS), "-S", since,
+           "-E", "now+1days"]
     try:
         out = subprocess.run(cmd, capture_output=True, text=True, errors="surrogateescape", timeout=300)
     except (OSError, subprocess.TimeoutExpired) as e:
@@ -259,8 +265,8 @@ def group_runs(runs, rules):
     groups = {}
     for r in runs:
         rule = rules.get(r["rule"])
-        if rule is None or r["strategy"] not in rule.candidates:
-            continue
+        if rule is None or r["strategy"] not in rule.candidates or r["record"]:
+            continue  # a recording job ran with the recorder: no candidate's run
         key = (r["rule"], r["app"], r["name"], r["partition"], r["shape"])
         g = groups.setdefault(key, {"runs": [], "failed": [], "own": []})
         if r["own_choice"]:
@@ -306,10 +312,21 @@ def shown(text):
     return out + ("..." if len(text) > 80 else "")
 
 
-def status_text(analysis, alpha):
-    if not analysis:
-        return "no explored runs yet (jobs of the applications explore rules name, with the candidates applied)\n"
+def recordings_text(states):
+    """Each recording's state: (rule, app, user) -> text."""
     lines = []
+    for (rule, app, user), text in sorted(states.items()):
+        lines.append("%s: MPI traffic (rule %s): %s" % (app, rule, text))
+    return "\n".join(lines) + "\n\n" if lines else ""
+
+
+def status_text(analysis, alpha, states=None):
+    head = recordings_text(states or {})
+    if not analysis:
+        return head + "no explored runs yet (jobs of the applications explore rules name, with the candidates applied)\n"
+    lines = [head.rstrip("\n")] if head else []
+    if head:
+        lines.append("")
     for a in analysis:
         rule, (explore_rule, app, step, partition, shape), j = a["rule"], a["key"], a["judged"]
         lines.append("%s: step %s, partition %s, %s (rule %s)" % (app, shown(step), partition, shape_text(shape),
@@ -349,6 +366,9 @@ def status_text(analysis, alpha):
             need = {c: max(0, j["next"] - len(a["times"].get(c, []))) for c in j["active"]} if j["next"] else {}
             lines.append("  next look at %d runs each: still needed %s" % (
                 j["next"], ", ".join("%s %d" % (c, n) for c, n in need.items())) if need else "  " + j["why"])
+        elif j["state"] == "decided" and own_profile_of(a):
+            lines.append("  faster: %s (%s), with %s's own profile: promote it to decide (slurm-pin autopilot promote "
+                         "%s --user %s)" % (j["strategy"], j["why"], own_profile_of(a), app, own_profile_of(a)))
         elif j["state"] == "decided":
             lines.append("  decided: %s (%s)" % (j["strategy"], j["why"]))
         else:
@@ -402,14 +422,31 @@ def rule_text(a, alpha, name):
                              "      action = { %s } }," % ", ".join(action)])
 
 
-def learned_text(analysis, alpha):
+def own_profile_of(a):
+    """The user whose own profile (store=user) the decided candidate's last
+    run used, or None: such a rule would steer everyone's jobs by one user's
+    recording, so it waits until an admin promotes the profile."""
+    j = a["judged"]
+    runs_of = [r for r in a["group"]["runs"] if r["strategy"] == j["strategy"]]
+    if j["state"] == "decided" and runs_of and runs_of[-1]["decision"].get("store") == "user":
+        return runs_of[-1]["user"]
+    return None
+
+
+def learned_text(analysis, alpha, recorded=()):
     """The learned file. Groups the policy cannot tell apart (one application,
     partition and shape, two step names) give rules of one match: the first
-    one written wins, and their names are kept distinct."""
+    one written wins, and their names are kept distinct. `recorded`: the
+    recorded list's lines (autopilot_traffic.recorded_text)."""
     rules, stopped, names = [], [], set()
     for a in analysis:
         j = a["judged"]
-        if j["state"] in ("decided", "baseline"):
+        owner = own_profile_of(a)
+        if owner:
+            rules.append("    -- %s" % lua_comment(
+                "%s: %s was faster with %s's own profile; no rule until an admin promotes it "
+                "(slurm-pin autopilot promote %s --user %s)" % (a["key"][1], j["strategy"], owner, a["key"][1], owner)))
+        elif j["state"] in ("decided", "baseline"):
             name = base = rule_name(a["key"][1], a["key"][3], a["key"][4])
             k = 1
             while name in names:
@@ -425,7 +462,8 @@ def learned_text(analysis, alpha):
                                                                              shape_text(a["key"][4])))))
     out = ["-- Written by slurm-pin autopilot decide: what the site's runs showed (docs/autopilot.md).",
            "-- The policy's autopilot key reads it; each decide writes it anew from the accounting.",
-           "return {", "  rules = {"] + rules + ["  },", "  stopped = {"] + stopped + ["  },", "}"]
+           "return {", "  rules = {"] + rules + ["  },", "  stopped = {"] + stopped + ["  },",
+                                                    "  recorded = {"] + list(recorded) + ["  },", "}"]
     return "\n".join(out) + "\n"
 
 
@@ -452,7 +490,12 @@ def write_learned(directory, text):
 def main(argv=None):
     p = argparse.ArgumentParser(prog="slurm-pin autopilot", description="what the site's runs say about each "
                                 "explored application (docs/autopilot.md)")
-    p.add_argument("command", choices=["status", "decide"])
+    p.add_argument("command", choices=["status", "decide", "promote"])
+    p.add_argument("app", nargs="?", help="promote: the application")
+    p.add_argument("--user", help="promote: whose own profile")
+    p.add_argument("--threads", type=int, help="promote: its thread count, when the user's store has several")
+    p.add_argument("--profile-command", default="slurm-pin-profile", help="slurm-pin profile, run as each user")
+    p.add_argument("--profiles-command", default="slurm-pin-profiles", help="slurm-pin profiles")
     p.add_argument("--explore", required=True, help="slurm-pin policy explore's output (a file)")
     p.add_argument("--since", default="now-90days", help="the accounting read from this time (sacct -S) [now-90days]")
     p.add_argument("--alpha", type=float, default=0.05, help="the risk over all looks [0.05]")
@@ -462,6 +505,14 @@ def main(argv=None):
     o = p.parse_args(argv)
     if not 0 < o.alpha < 1:
         die("--alpha must be between 0 and 1")
+    if o.command == "promote":
+        if not o.app or not o.user:
+            die("promote takes the application and --user USER (whose own profile)")
+        rc, message = autopilot_traffic.promote(o.app, o.user, o.threads, o.profiles_command)
+        (sys.stdout if rc == 0 else sys.stderr).write(("" if rc == 0 else "slurm-pin autopilot: ") + message + "\n")
+        return rc
+    if o.app:
+        die("%s takes no application" % o.command)
     with open(o.explore) as f:
         policy, directory, rules = parse_explore(f.read())
     if not rules:
@@ -472,7 +523,15 @@ def main(argv=None):
     else:
         sep = separator()
         text = sacct(o.since, sep)
-    analysis = analyse(read_sacct(text, sep), rules, o.alpha)
+    runs = read_sacct(text, sep)
+    analysis = analyse(runs, rules, o.alpha)
+    recs = autopilot_traffic.recordings(runs, rules)
+    if o.command == "decide" and not o.dry_run:
+        for key, g in recs.items():
+            for step, outcome in autopilot_traffic.assemble(key, g, o.profile_command):
+                if outcome != "assembled":
+                    sys.stderr.write("slurm-pin autopilot: %s: the rows of step %s: %s\n" % (key[1], step, outcome))
+    states = {key: autopilot_traffic.state_of(key, g, rules) for key, g in recs.items()}
     if o.json:
         with open(o.json, "w") as f:
             json.dump([{"rule": a["key"][0], "app": a["key"][1], "step": a["key"][2], "partition": a["key"][3],
@@ -480,9 +539,10 @@ def main(argv=None):
                         "strategy": a["judged"]["strategy"], "look": a["judged"]["look"],
                         "stopped": a["judged"]["stopped"]} for a in analysis], f, indent=1)
     if o.command == "status":
-        sys.stdout.write(status_text(analysis, o.alpha))
+        sys.stdout.write(status_text(analysis, o.alpha, {k: v[1] for k, v in states.items()}))
         return 0
-    learned = learned_text(analysis, o.alpha)
+    recorded = autopilot_traffic.recorded_text({k: g for k, g in recs.items() if states[k][0]}, lua_string)
+    learned = learned_text(analysis, o.alpha, recorded)
     if o.dry_run or not directory:
         sys.stdout.write(learned)
         if not directory:

@@ -484,7 +484,9 @@ keep_explored = function(decision, was)
   if not (decision and decision.explore and was) then return end
   local given = string.match(was, " strategy=(%S+)")
   if given and string.match(was, " rule=(%S+)") == decision.rule and string.match(was, " explore=(%S+)") == decision.explore then
-    policy_engine.give_candidate(decision, given)
+    local scope = string.match(was, " store=(%S+)") or (string.find(was, " profile=", 1, true) and "store") or nil
+    policy_engine.give_candidate(decision, given, scope, string.find(was, " record=", 1, true) ~= nil)
+    decision._explore_key, decision._record_key = nil, nil
   end
 end
 

@@ -31,11 +31,14 @@ local ACTION_KEYS = { strategy = true, profile = true, mem = true, granularity =
 local ACTION_NAMES = "strategy, profile, mem, granularity, thread_binding, env, mode"
 local TOP_KEYS = { store = true, partitions = true, rules = true, autopilot = true }
 -- What a learned file (the autopilot's, slurm-pin autopilot decide) may hold.
-local LEARNED_KEYS = { rules = true, stopped = true }
+local LEARNED_KEYS = { rules = true, stopped = true, recorded = true }
 -- An explore rule's default and largest number of runs per candidate.
 M.EXPLORE_RUNS = 31
 M.MAX_EXPLORE_RUNS = 1000
-local EXPLORE_KEYS = { strategies = true, runs = true }
+-- The most jobs of an application an explore rule runs with the MPI
+-- traffic recorder (explore.record).
+M.MAX_RECORD = 10
+local EXPLORE_KEYS = { strategies = true, runs = true, record = true }
 -- The settings a decision carries besides env, in the order it records them.
 local SETTINGS = { "strategy", "profile", "mem", "granularity", "thread_binding" }
 
@@ -265,7 +268,9 @@ local function check_explore(r, where)
   local e = r.explore
   if type(e) ~= "table" then fail(where .. "explore must be a table { strategies = {...}, runs = N }") end
   for k in pairs(e) do
-    if not EXPLORE_KEYS[k] then fail(where .. "unknown explore field '" .. tostring(k) .. "' (use strategies, runs)") end
+    if not EXPLORE_KEYS[k] then
+      fail(where .. "unknown explore field '" .. tostring(k) .. "' (use strategies, runs, record)")
+    end
   end
   if type(e.strategies) ~= "table" or #e.strategies == 0 then
     fail(where .. "explore.strategies must list the candidates, for example { \"compact\", \"scatter\" }")
@@ -284,6 +289,18 @@ local function check_explore(r, where)
   if e.runs ~= nil and (type(e.runs) ~= "number" or e.runs ~= math.floor(e.runs) or e.runs < 3 or
                         e.runs > M.MAX_EXPLORE_RUNS) then
     fail(where .. "explore.runs must be a whole number from 3 to " .. M.MAX_EXPLORE_RUNS .. " (runs per candidate)")
+  end
+  if e.record ~= nil then
+    if type(e.record) ~= "number" or e.record ~= math.floor(e.record) or e.record < 1 or e.record > M.MAX_RECORD then
+      fail(where .. "explore.record must be a whole number from 1 to " .. M.MAX_RECORD ..
+           " (the first jobs, which record their MPI traffic)")
+    end
+    local guided = false
+    for _, s in ipairs(e.strategies) do guided = guided or M.NEEDS_PROFILE[s] == true end
+    if not guided then
+      fail(where .. "explore.record: no candidate places by what it records: add a profile-guided strategy " ..
+           "(gp, lpgp, gplp) to explore.strategies")
+    end
   end
   local a = r.action or {}
   if a.strategy ~= nil then fail(where .. "an explore rule chooses the strategy: remove strategy from its action") end
@@ -426,6 +443,34 @@ local function check_stopped(stopped, explore_rules)
   end
 end
 
+-- Traffic profiles the autopilot assembled from recording jobs (explore.
+-- record), each in the store of the user whose job recorded it:
+-- { rule, app, user, threads } (job and ranks say where it came from).
+-- Such a profile steers only that user's jobs of that rule and
+-- application, until an admin promotes it to the site store.
+local RECORDED_KEYS = { rule = true, app = true, user = true, threads = true, job = true, ranks = true }
+local function check_recorded(recorded, explore_rules)
+  if type(recorded) ~= "table" then fail("recorded must be a list of { rule = ..., app = ..., user = ..., threads = N }") end
+  for i, e in ipairs(recorded) do
+    local where = "recorded " .. i .. ": "
+    if type(e) ~= "table" or type(e.rule) ~= "string" or type(e.app) ~= "string" or type(e.user) ~= "string" or
+       type(e.threads) ~= "number" then
+      fail(where .. "each entry is { rule = \"NAME\", app = \"APP\", user = \"USER\", threads = N }")
+    end
+    for k in pairs(e) do
+      if not RECORDED_KEYS[k] then fail(where .. "unknown field '" .. tostring(k) .. "' (use rule, app, user, threads, job, ranks)") end
+    end
+    local r = explore_rules[e.rule]
+    if not r then fail(where .. "no explore rule is named '" .. e.rule .. "'") end
+    if not r.explore.record then fail(where .. "explore rule " .. e.rule .. " records no traffic (explore.record)") end
+    if not r.match._apps[e.app] then fail(where .. "app must be one application its explore rule " .. e.rule .. " names") end
+    if not string.match(e.user, "^[%w_][%w%._%-]*$") or #e.user > 64 then fail(where .. "user must be a user name") end
+    if e.threads ~= math.floor(e.threads) or e.threads < 1 or e.threads > 4096 then
+      fail(where .. "threads must be a whole number from 1 to 4096")
+    end
+  end
+end
+
 -- Merges the learned file's table into a checked policy; errors name the
 -- learned file's lines.
 function M.merge_learned(policy, learned, text, path)
@@ -433,7 +478,7 @@ function M.merge_learned(policy, learned, text, path)
   for k in pairs(learned) do
     if not LEARNED_KEYS[k] then
       at_line(errors, text, path, function() return tostring(k) end,
-              function() fail("unknown key '" .. tostring(k) .. "' (a learned file has rules and stopped)") end)
+              function() fail("unknown key '" .. tostring(k) .. "' (a learned file has rules, stopped and recorded)") end)
     end
   end
   local seen, explore_rules = {}, {}
@@ -451,6 +496,8 @@ function M.merge_learned(policy, learned, text, path)
   end
   at_line(errors, text, path, function() return "stopped" end,
           function() check_stopped(learned.stopped or {}, explore_rules) end)
+  at_line(errors, text, path, function() return "recorded" end,
+          function() check_recorded(learned.recorded or {}, explore_rules) end)
   fail_with(errors)
   -- Each learned rule goes just before its explore rule and matches only
   -- jobs that rule matches (its other keys, an account or a QOS, carried
@@ -477,6 +524,14 @@ function M.merge_learned(policy, learned, text, path)
     local key = e.rule .. "\n" .. e.app
     policy._stopped[key] = policy._stopped[key] or {}
     policy._stopped[key][e.strategy] = true
+  end
+  -- rule\napp -> user -> { [threads] = true }
+  policy._recorded = {}
+  for _, e in ipairs(learned.recorded or {}) do
+    local key = e.rule .. "\n" .. e.app
+    policy._recorded[key] = policy._recorded[key] or {}
+    policy._recorded[key][e.user] = policy._recorded[key][e.user] or {}
+    policy._recorded[key][e.user][e.threads] = true
   end
   policy._learned_rules = #rules
   index_rules(policy)
@@ -702,32 +757,69 @@ function M.block_pick(candidates, key, n)
   return order[at + 1]
 end
 
--- An explore decision given `strategy`: the baseline none places nothing
--- and takes no profile; any other candidate takes the rule's. For the
--- candidate picked here, and for the one a changed job keeps (the adapter).
-function M.give_candidate(decision, strategy)
+-- An explore decision given `strategy`: only a profile-guided candidate
+-- takes the rule's profile (from the site store, or with store=user from
+-- the user's own), so that each candidate means one placement throughout.
+-- `record`: the job records its MPI traffic instead (it runs unpinned and
+-- takes no candidate's turn). For the candidate picked here, and for the
+-- one a changed job keeps (the adapter).
+function M.give_candidate(decision, strategy, scope, record)
+  local guided = M.NEEDS_PROFILE[strategy] == true and scope ~= nil
   decision.strategy = strategy
-  decision.profile = strategy ~= "none" and decision._rule_profile or nil
+  decision.profile = guided and decision._rule_profile or nil
+  decision.store = guided and scope == "user" and "user" or nil
+  decision.record = record and decision.explore or nil
 end
 
-explore = function(policy, rule, app, job, decision)
+-- Where the job's profile of the rule's application comes from: "store"
+-- (the site's, for everyone), "user" (the user's own recording, listed
+-- in the learned file), or nil (none yet).
+local function profile_scope(policy, key, profile, job, index)
+  if not profile then return nil end
+  if index and index:has(profile, job.threads) then return "store" end
+  local mine = (policy._recorded or {})[key]
+  mine = mine and job.user and mine[job.user]
+  if mine and (job.threads == nil and next(mine) ~= nil or mine[job.threads or 0]) then return "user" end
+  return nil
+end
+
+-- Jobs given the traffic recorder so far, per explore rule and
+-- application (M.took).
+M.recording = {}
+
+explore = function(policy, rule, app, job, decision, index)
   local key = rule.name .. "\n" .. app
   local stopped = (policy._stopped or {})[key] or {}
-  local candidates = {}
-  for _, c in ipairs(rule._candidates) do
-    if not stopped[c] then candidates[#candidates + 1] = c end
-  end
+  local scope = profile_scope(policy, key, decision.profile, job, index)
   decision._rule_profile = decision.profile
-  M.give_candidate(decision, M.block_pick(candidates, key, M.explored[key] or 0))
-  decision.explore, decision._explore_key = app, key
+  decision.explore = app
   -- The shape, for grouping the outcomes (slurm-pin autopilot).
   decision.tasks, decision.threads = job.tasks, job.threads
+  -- The first jobs record their traffic while no profile of it exists.
+  if rule.explore.record and not scope and not (policy._recorded or {})[key] and
+     (M.recording[key] or 0) < rule.explore.record then
+    M.give_candidate(decision, "none", nil, true)
+    decision._record_key = key
+    return
+  end
+  -- Profile-guided candidates join once a profile is there; each set of
+  -- candidates (and a user's own profile) has its blocks of its own.
+  local candidates = {}
+  for _, c in ipairs(rule._candidates) do
+    if not stopped[c] and (scope or not M.NEEDS_PROFILE[c]) then candidates[#candidates + 1] = c end
+  end
+  local set = key .. "\n" .. table.concat(candidates, ",") .. (scope == "user" and "\n" .. job.user or "")
+  M.give_candidate(decision, M.block_pick(candidates, set, M.explored[set] or 0), scope)
+  decision._explore_key = set
 end
 
 -- A submitted job took its explore decision: the next job gets the next
 -- candidate. Jobs whose user chose a placement do not count.
 function M.took(decision)
-  if decision and decision._explore_key and decision.applied then
+  if not (decision and decision.applied) then return end
+  if decision._record_key then
+    M.recording[decision._record_key] = (M.recording[decision._record_key] or 0) + 1
+  elseif decision._explore_key then
     M.explored[decision._explore_key] = (M.explored[decision._explore_key] or 0) + 1
   end
 end
@@ -752,7 +844,7 @@ function M.decide(policy, job, index)
     if app then
       decision = settings_of(action, app)
       decision.rule, decision.mode = r.name, action.mode or "default"
-      if r.explore then explore(policy, r, app, job, decision) end
+      if r.explore then explore(policy, r, app, job, decision, index) end
       -- The shape a range matched is recorded: Slurm's job record does not
       -- show tasks or threads again when the job is changed.
       if m.tasks then decision.tasks = job.tasks end
@@ -785,7 +877,9 @@ function M.format(decision)
   for _, k in ipairs({ "tasks", "threads" }) do
     if decision[k] then parts[#parts + 1] = k .. "=" .. string.format("%d", decision[k]) end
   end
+  if decision.store then parts[#parts + 1] = "store=" .. decision.store end
   if decision.explore then parts[#parts + 1] = "explore=" .. decision.explore end
+  if decision.record then parts[#parts + 1] = "record=" .. decision.record end
   local names = {}
   for name in pairs(decision.env or {}) do names[#names + 1] = name end
   table.sort(names)

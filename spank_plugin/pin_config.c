@@ -520,7 +520,7 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
   int applied = 1, seen = 0;
   enum {
     RULE = 1, MODE = 2, STRATEGY = 4, PROFILE = 8, MEM = 16, GRANULARITY = 32, APPLIED = 64, THREAD_BINDING = 128,
-    TASKS = 256, THREADS = 512, EXPLORE = 1024
+    TASKS = 256, THREADS = 512, EXPLORE = 1024, STORE = 2048, RECORD = 4096
   };
   for (char *save = NULL, *tok = strtok_r(buf, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     if (strcmp(tok, "none") == 0 && !seen) return strtok_r(NULL, " ", &save) ? -1 : 0;
@@ -549,13 +549,20 @@ int pin_policy_parse(const char *text, struct pin_policy *p) {
       bit = THREAD_BINDING, snprintf(p->thread_binding, sizeof p->thread_binding, "%s", v);
     else if (strcmp(key, "tasks") == 0 && is_count(v)) bit = TASKS;     /* the shape the rule matched: */
     else if (strcmp(key, "threads") == 0 && is_count(v)) bit = THREADS; /* for slurmctld, not the node */
-    else if (strcmp(key, "explore") == 0 && sp_is_profile_name(v)) bit = EXPLORE; /* for slurm-pin autopilot */
+    else if (strcmp(key, "explore") == 0 && sp_is_profile_name(v)) bit = EXPLORE, p->explore = 1; /* slurm-pin autopilot */
+    else if (strcmp(key, "store") == 0 && strcmp(v, "user") == 0) bit = STORE, p->user_store = 1;
+    else if (strcmp(key, "record") == 0 && sp_is_profile_name(v) && strlen(v) < sizeof p->record)
+      bit = RECORD, snprintf(p->record, sizeof p->record, "%s", v);
     else if (strcmp(key, "applied") == 0 && strcmp(v, "no") == 0) bit = APPLIED, applied = 0;
     else return -1;
     if (seen & bit) return -1; /* a key given twice: someone appended fields */
     seen |= bit;
   }
   if (!(seen & RULE) || !(seen & MODE)) return -1;
+  /* The user's own store only for a profile, and only an explore rule's;
+   * a recording job explores and is given nothing to place with. */
+  if ((seen & STORE) && (!(seen & PROFILE) || !(seen & EXPLORE))) return -1;
+  if ((seen & RECORD) && (!(seen & EXPLORE) || (seen & PROFILE))) return -1;
   p->present = 1;
   p->applies = applied;
   return 0;

@@ -108,7 +108,7 @@ struct pin_policy_env {
 /* A site policy's decision for the job (lua/, docs/policy.md), as
  * job_submit.lua recorded it: "slurm-pin: rule=R mode=default|enforce
  * strategy=S profile=P mem=M granularity=G thread_binding=T [tasks=N threads=N]
- * env.NAME=VALUE... [applied=no]" (VALUE with %XX for other bytes than
+ * [store=user] [explore=APP] [record=APP] env.NAME=VALUE... [applied=no]" (VALUE with %XX for other bytes than
  * letters, digits and . _ - + / : ,). */
 struct pin_policy {
   int present; /* a rule decided for this job */
@@ -122,6 +122,9 @@ struct pin_policy {
   char thread_binding[16];
   int nenv;
   struct pin_policy_env env[PIN_POLICY_ENV_MAX];
+  int explore;       /* an explore rule's candidate (slurm-pin autopilot): a profile that cannot place fails */
+  int user_store;    /* store=user: the profile is in the user's own store (common/user_data.h) */
+  char record[256];  /* record=APP: the job's MPI ranks record their traffic (traffic_recording.h) */
 };
 
 /* Parses a decision; "slurm-pin: none" or "" is no decision. -1 if malformed:

@@ -151,6 +151,23 @@ void apply_policy_env(struct pin_step *s, spank_t sp);
 int policy_profile_source(struct pin_step *s);
 /* The strategy placed instead when a default rule's profile does not fit. */
 const char *policy_without_profile(const char *strategy);
+/* The store of the profile in force: the user's own for the autopilot's
+ * store=user candidate (found as the user, into buf), else the site's.
+ * NULL when the user's cannot be found. */
+const char *policy_profile_store(struct pin_step *s, char *buf, size_t len);
+/* An explore candidate whose profile cannot place the step: the step
+ * fails with one line (it must not run as another candidate than the one
+ * recorded for it). -1, for the caller to return. */
+int policy_candidate_fails(struct pin_step *s, const char *why);
+
+/* ---- traffic_recording.c: a recording job's ranks (explore.record) ------ */
+
+/* 1 when the policy's decision in force for this step records its traffic. */
+int recording_wanted(const struct pin_step *s);
+/* In the task, as the user, before exec: an MPI program gets the recorder
+ * for its MPI preloaded and the directory for its rows; anything else is
+ * left as it is, with a verbose note. Never fails the task. */
+void task_record_traffic(struct pin_step *s, spank_t sp);
 
 /* ---- step_helper.c: the placing helper's protocol ----------------------- */
 

@@ -12,8 +12,10 @@
 #include <slurm/slurm.h>
 #include <stdio.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job_decision.h"
+#include "user_data.h"
 
 /* Which profile is in force and where it comes from: 1 when from a default
  * rule of the policy (the user chose none), 2 from an enforced rule, 0
@@ -28,6 +30,20 @@ int policy_profile_source(struct pin_step *s) {
  * default rule's profile does not fit it. */
 const char *policy_without_profile(const char *strategy) {
   return sp_strategy_needs_profile(strategy) == 1 ? "compact" : strategy;
+}
+
+const char *policy_profile_store(struct pin_step *s, char *buf, size_t len) {
+  if (!policy_profile_source(s) || !s->policy.user_store) return s->config.store;
+  return user_data_dir(getuid(), USER_STORE_SUBDIR, buf, len) == 0 ? buf : NULL;
+}
+
+int policy_candidate_fails(struct pin_step *s, const char *why) {
+  char m[ERR_LEN * 2];
+  snprintf(m, sizeof m, "the site policy's rule %.128s gave this job the candidate %.64s with profile %.255s%s, which cannot "
+           "place it: %.500s (the job does not count for it; resubmit it, or tell the admin)",
+           s->policy.rule, s->policy.strategy, s->policy.profile, s->policy.user_store ? " of your own store" : "", why);
+  s->failure[0] = '\0';
+  return step_fail(s, m);
 }
 
 /* The decision job_submit.lua recorded for this job, as the job's first

@@ -156,6 +156,10 @@ int slurm_spank_task_init(spank_t sp, int ac, char **av) {
   (void)ac, (void)av;
   if (spank_remote(sp) && s->state != STEP_UNCONFIGURED && (is_application_step(sp) || is_batch_step(sp)))
     task_drop_inherited_binding(sp);
+  /* A recording job runs unpinned (left alone), its ranks recording. */
+  if (spank_remote(sp) && s->state != STEP_UNCONFIGURED && s->state != STEP_FAILING && is_application_step(sp) &&
+      recording_wanted(s))
+    task_record_traffic(s, sp);
   if (s->state != STEP_PINNED && s->state != STEP_FAILING) return 0;
   if (!s->failure[0]) task_pin(s, sp);
   if (s->failure[0]) {

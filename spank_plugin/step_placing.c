@@ -184,6 +184,9 @@ static int set_task_ranks(struct pin_step *s, spank_t sp, uint32_t ntasks) {
 static int compute(struct pin_step *s, spank_t sp, const char *strategy, const char *profile) {
   uint32_t ntasks = 0;
   int rc;
+  char mine[PATH_MAX];
+  const char *store = policy_profile_store(s, mine, sizeof mine);
+  if (!store) return step_fail(s, "cannot find your home directory, where your own profile store is");
   s->placement = sp_init();
   if (!s->placement) return step_fail(s, "out of memory");
   if (sp_set_topology(s->placement, s->config.topology[0] ? s->config.topology : "this") != 0 ||
@@ -209,7 +212,7 @@ static int compute(struct pin_step *s, spank_t sp, const char *strategy, const c
       sp_set_smt(s->placement, s->request.smt[0] ? atoi(s->request.smt) : 0) ||
       sp_set_budget(s->placement, (size_t)s->config.max_file, s->config.max_time) ||
       sp_set_placement_cache(s->placement, s->config.placement_cache > 0 ? s->placements_dir : NULL) ||
-      (*profile && sp_set_profile(s->placement, profile, s->config.store, "simple", NULL)) ||
+      (*profile && sp_set_profile(s->placement, profile, store, "simple", NULL)) ||
       sp_compute(s->placement))
     return step_fail(s, sp_error(s->placement));
   return s->request.dryrun ? 0 : describe_in_slurm_terms(s); /* a dry run sets no task's environment */
@@ -226,6 +229,7 @@ static int compute_with_policy(struct pin_step *s, spank_t sp, const char *strat
   if (rc != -1 || !from) return rc;
   char why[ERR_LEN], m[ERR_LEN];
   snprintf(why, sizeof why, "%s", s->failure);
+  if (s->policy.explore) return policy_candidate_fails(s, why);
   if (from == 2) {
     s->failure[0] = '\0';
     policy_enforced_error(m, sizeof m, s->policy.rule, "step", why);
@@ -343,8 +347,13 @@ static int prepare_launcher(struct pin_step *s, spank_t sp, const char *strategy
   /* A rule's profile that does not fit a rank: as compute_with_policy. */
   int from = policy_profile_source(s);
   const char *rule = from ? s->policy.rule : "", *mode = from == 2 ? "enforce" : from ? "default" : "";
-  const char *fallback = from == 1 ? policy_without_profile(strategy) : "";
-  struct rank_request r = {&ranks, &s->config, cache ? cache : "", s->policy_text, origin, s->launcher.name, node ? node : "",
+  const char *fallback = from == 1 && !s->policy.explore ? policy_without_profile(strategy) : "";
+  /* The ranks find the profile where the step would: the user's own store
+   * for the autopilot's store=user candidate. */
+  struct pin_config site = s->config;
+  if (!policy_profile_store(s, site.store, sizeof site.store))
+    return step_fail(s, "cannot find your home directory, where your own profile store is");
+  struct rank_request r = {&ranks, &site, cache ? cache : "", s->policy_text, origin, s->launcher.name, node ? node : "",
                            rule, mode, fallback};
   if (launcher_rank_options(&r, s->launcher.options, sizeof s->launcher.options) != 0)
     return step_fail(s, "the ranks' options are too long to pass on");

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: GPL-2.0-or-later
 #include "preflight.hh"
 
+#include "mpi_program.h"
+
 #include <elf.h>
 #include <fcntl.h>
 #include <sys/mman.h>
@@ -26,7 +28,7 @@ std::string dir_of(const std::string& path) {
 
 // What the binary says about itself, read once from one descriptor.
 struct BinaryFacts {
-  bool elf = false, tsan_hooks = false, libtsan = false, openmpi = false, mpich = false;
+  bool elf = false, tsan_hooks = false, libtsan = false;
   int dwarf_version = 0;  // of the first unit of .debug_info; 0: none or compressed
   bool dwarf_indexes = false;
 };
@@ -87,8 +89,6 @@ BinaryFacts facts_of(const std::string& program) {
   if (f.elf) {
     f.tsan_hooks = contains(data, "__tsan_func_entry") || contains(data, "__tsan_init");
     f.libtsan = contains(data, "libtsan.so");
-    f.openmpi = contains(data, "libmpi.so.");  // DT_NEEDED names, in .dynstr
-    f.mpich = contains(data, "libmpich.so.");
     read_dwarf(data, f);
   }
   munmap(map, static_cast<size_t>(st.st_size));
@@ -142,10 +142,8 @@ void check_binary(const std::string& backend, const std::string& program, const 
 }
 
 std::string mpi_library_of(const std::string& program) {
-  BinaryFacts f = facts_of(program);
-  if (f.openmpi && f.mpich)
-    throw Error(program + " names both Open MPI's and MPICH's library: give --mpi=openmpi or --mpi=mpich");
-  return f.openmpi ? "openmpi" : f.mpich ? "mpich" : "";
+  int kind = mpi_program_kind(program.c_str());  // the plugin's own reading, common/mpi_program.h
+  return kind > 0 ? mpi_kind_name(kind) : "";
 }
 
 void check_cpus(int cpus, int cpus_on_node, const std::vector<int>& node_cpus, const std::string& partition) {

@@ -19,8 +19,9 @@ void check_destination(const std::string& store, const std::string& output);
 // Not ELF (a script): nothing to check.
 void check_binary(const std::string& backend, const std::string& program, const std::string& valgrind_version);
 
-// Which MPI library an ELF program is linked with: "openmpi" (libmpi.so.N),
-// "mpich" (libmpich.so.N), "" for none or not ELF; throws Error for both.
+// Which MPI library an ELF program needs (its DT_NEEDED names, read by
+// common/mpi_program.h): "openmpi" (libmpi.so.N), "mpich" (libmpich.so.N),
+// "" for none or not ELF.
 std::string mpi_library_of(const std::string& program);
 
 // A job asking `cpus` CPUs per task must fit a node: of the current

@@ -33,6 +33,7 @@
 #include "error.hh"
 #include "file_sha256.hh"
 #include "mpi_traffic.hh"
+#include "user_data.h"
 #include "path_search.hh"
 #include "preflight.hh"
 #include "input/printable.hh"
@@ -57,6 +58,7 @@ const char kUsage[] =
     "       slurm-pin profile --mpi[=openmpi|mpich] --app NAME --ranks N [--threads N] [--backend valgrind|compiler]\n"
     "                         [--store DIR | --output FILE] [--srun-arg ARG]... [--baseline] -- PROGRAM [ARGS...]\n"
     "       slurm-pin profile --mpi[=openmpi|mpich] --app NAME --no-srun [--threads N] ... -- LAUNCHER ... PROGRAM ...\n"
+    "       slurm-pin profile --rows DIR --app NAME --threads N [--store DIR | --output FILE]\n"
     "Runs PROGRAM with N threads under the backend (as `srun -n1 -cCPUS`, inside\n"
     "the current allocation if there is one) and writes its sharing profile.\n"
     "N is what the program is asked to run with (OMP_NUM_THREADS); the profile\n"
@@ -77,10 +79,13 @@ const char kUsage[] =
     "running PROGRAM as `srun -nRANKS -cTHREADS` (THREADS default 1), or with\n"
     "--no-srun the launcher given (mpiexec, mpirun, srun). The MPI is the one\n"
     "PROGRAM is linked with, unless named. With --backend, each rank also runs under\n"
-    "that backend and the profile holds its threads' sharing too, summed over the ranks.\n";
+    "that backend and the profile holds its threads' sharing too, summed over the ranks.\n"
+    "--rows reads the rows a recording job's ranks wrote (the site policy's\n"
+    "explore.record, docs/autopilot.md) into a profile, by default in your own store\n"
+    "(~/" USER_STORE_SUBDIR "), and removes them.\n";
 
 struct Options {
-  std::string app, backend = "valgrind", store, output, workdir, from_trace, mpi_library;
+  std::string app, backend = "valgrind", store, output, workdir, from_trace, mpi_library, rows;
   int threads = 0, cpus = 0, ranks = 0;
   bool srun = true, keep_trace = false, serial = false, baseline = false, mpi = false, backend_given = false;
   std::vector<std::string> srun_args, program;
@@ -89,6 +94,13 @@ struct Options {
 // --mpi: the ranks' traffic alone, as a step of --ranks tasks (or the
 // launcher given); each rank runs --threads threads, 1 by default.
 void check_mpi_options(Options& o) {
+  if (!o.rows.empty()) {
+    // Rows a recording job's ranks wrote: nothing runs.
+    if (!o.program.empty() || o.ranks || o.backend_given || !o.srun_args.empty() || o.baseline)
+      throw UsageError("--rows reads what ranks already wrote: give no program, --ranks, --backend or --srun-arg");
+    if (!o.threads) throw UsageError("--rows needs --threads N (each rank's threads when they ran)");
+    return;
+  }
   if (o.mpi_library != "" && o.mpi_library != "openmpi" && o.mpi_library != "mpich")
     throw UsageError("--mpi takes openmpi or mpich (or nothing: the MPI the program is linked with), not '" +
                      o.mpi_library.substr(0, 64) + "'");
@@ -101,6 +113,19 @@ void check_mpi_options(Options& o) {
   if (!o.threads) o.threads = 1;
 }
 
+// The caller's own store (common/user_data.h), made when missing: where
+// recorded rows become a profile that steers only the caller's jobs.
+std::string own_store() {
+  char home[PATH_MAX], dir[PATH_MAX];
+  if (user_data_dir(geteuid(), "", home, sizeof home) != 0 ||
+      user_data_dir(geteuid(), USER_STORE_SUBDIR, dir, sizeof dir) != 0)
+    throw Error("cannot find your home directory, where your own profile store is: give --store or --output");
+  home[std::strlen(home) - 1] = '\0';
+  if (user_data_mkdirs(home, dir) != 0)
+    throw Error(std::string("cannot make your own profile store ") + dir + ": " + std::strerror(errno));
+  return dir;
+}
+
 Options parse(int argc, char** argv) {
   static const option longopts[] = {
       {"app", required_argument, nullptr, SP_OPT_APP},    {"threads", required_argument, nullptr, SP_OPT_THREADS},
@@ -111,7 +136,7 @@ Options parse(int argc, char** argv) {
       {"workdir", required_argument, nullptr, 'w'}, {"from-trace", required_argument, nullptr, 'f'},
       {"serial", no_argument, nullptr, 'l'},       {"baseline", no_argument, nullptr, 'B'},
       {"mpi", optional_argument, nullptr, 'M'},    {"ranks", required_argument, nullptr, 'r'},
-      {nullptr, 0, nullptr, 0}};
+      {"rows", required_argument, nullptr, 'R'},   {nullptr, 0, nullptr, 0}};
   Options o;
   opterr = 0;
   int c;
@@ -123,6 +148,7 @@ Options parse(int argc, char** argv) {
       case 'b': o.backend = optarg, o.backend_given = true; break;
       case 'M': o.mpi = true, o.mpi_library = optarg ? optarg : ""; break;
       case 'r': o.ranks = static_cast<int>(parse_count("--ranks", optarg, 1, 65536)); break;
+      case 'R': o.rows = optarg, o.mpi = true; break;
       case SP_OPT_STORE: o.store = optarg; break;
       case SP_OPT_OUTPUT: o.output = optarg; break;
       case 'n': o.srun = false; break;
@@ -144,9 +170,9 @@ Options parse(int argc, char** argv) {
   if (o.mpi) check_mpi_options(o);
   if (!o.threads && o.from_trace.empty())
     throw UsageError("--threads N is required (profile at the thread count the application runs with)");
-  if (o.program.empty() && o.from_trace.empty()) throw UsageError("no program to profile: put it after --");
+  if (o.program.empty() && o.from_trace.empty() && o.rows.empty()) throw UsageError("no program to profile: put it after --");
   if (!o.output.empty() && !o.store.empty()) throw UsageError("give either --store or --output, not both");
-  if (o.output.empty() && o.store.empty()) o.store = site_store();
+  if (o.output.empty() && o.store.empty()) o.store = o.rows.empty() ? site_store() : own_store();
   return o;
 }
 
@@ -568,7 +594,35 @@ Profile thread_part(const Options& o, const WorkDir& work) {
   return std::move(p);
 }
 
+// --rows: what a recording job's ranks wrote (explore.record, written
+// by the ranks into the caller's recordings), read into a profile; the
+// rows are removed once it is written.
+int profile_rows(const Options& o) {
+  check_destination(o.store, o.output);
+  WorkDir rows = open_work_dir(o.rows);
+  g_dir = rows;
+  std::snprintf(g_work_name, sizeof g_work_name, "%s", g_dir.name.c_str());
+  g_parent_fd = g_dir.parent;
+  g_work_fd = g_dir.fd;
+  Profile p;
+  std::vector<std::string> hosts;
+  read_rank_rows(rows, p, &hosts);
+  p.threads = o.threads;
+  p.date = utc_now();
+  p.topology = machine_fingerprint();
+  p.application = o.app;
+  p.binary_sha256 = "-";
+  p.tool = std::string("mpi-traffic (slurm-pin ") + SLURM_PIN_VERSION + ", recorded by a job's ranks)";
+  std::string where_to = write_profile(o, p);
+  g_rank_rows = 1;
+  remove_work();
+  std::fprintf(stderr, "profile of %s with %d ranks of %d thread%s: %s\n%s\n", o.app.c_str(), p.ranks, p.threads,
+               p.threads == 1 ? "" : "s", where_to.c_str(), traffic_summary(p, hosts).c_str());
+  return 0;
+}
+
 int profile_mpi(const Options& o) {
+  if (!o.rows.empty()) return profile_rows(o);
   catch_signals();
   std::string program;
   size_t word = 0;

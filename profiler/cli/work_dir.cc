@@ -94,6 +94,25 @@ WorkDir make_work_dir(const std::string& parent) {
   return w;
 }
 
+WorkDir open_work_dir(const std::string& path) {
+  WorkDir w;
+  size_t slash = path.find_last_of('/');
+  std::string parent = slash == std::string::npos ? "." : slash == 0 ? "/" : path.substr(0, slash);
+  w.name = slash == std::string::npos ? path : path.substr(slash + 1);
+  w.parent = open(parent.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (w.parent < 0) throw Error(path + ": " + std::strerror(errno));
+  w.fd = openat(w.parent, w.name.c_str(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+  struct stat st;
+  if (w.fd < 0 || fstat(w.fd, &st) != 0 || st.st_uid != geteuid()) {
+    std::string why = w.fd < 0 ? std::strerror(errno) : "not a directory of yours";
+    if (w.fd >= 0) close(w.fd);
+    close(w.parent);
+    throw Error(path + ": " + why);
+  }
+  w.path = path_of(w.fd, path);
+  return w;
+}
+
 std::vector<std::string> work_names(const WorkDir& dir, const std::string& prefix) {
   std::vector<std::string> out;
   int fd = openat(dir.fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);  // a description of its own to read

@@ -28,6 +28,11 @@ struct WorkDir {
 // user could put a directory of theirs in its place.
 WorkDir make_work_dir(const std::string& parent);
 
+// An existing directory of the caller's own, `path` (its last part not a
+// link): a recording job's rows (slurm-pin profile --rows). Throws Error
+// naming it otherwise.
+WorkDir open_work_dir(const std::string& path);
+
 // Names in `dir` starting with `prefix`, sorted.
 std::vector<std::string> work_names(const WorkDir& dir, const std::string& prefix);
 

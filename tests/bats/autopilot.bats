@@ -22,6 +22,8 @@ return {
   rules = {
     { name = "fixed-account", match = { account = "fixed" }, action = { strategy = "compact", mode = "enforce" } },
     { name = "learn-busy", match = { app = "busy_pair" }, explore = { strategies = { "compact" }, runs = $RUNS } },
+    { name = "learn-halo", match = { app = "halo" }, action = { profile = "%app" },
+      explore = { strategies = { "lpgp" }, runs = 3, record = 1 } },
   },
 }
 POLICY
@@ -33,9 +35,28 @@ setup_file() {
   write_policy
   mkdir -m 755 "$CLUSTER/autopilot"
   gcc -O1 -pthread "$PROGRAMS/busy_pair.c" -o "$WORK/bin/busy_pair"
-  chmod a+rx "$WORK/bin/busy_pair"
+  # An MPI application (MPICH, launched by srun --mpi=pmi2) whose ranks
+  # exchange messages in a ring: the bench's own stencil.
+  mpicc.mpich -O1 -fopenmp "$BATS_TEST_DIRNAME/../../bench/workloads/mpi_stencil.c" -o "$WORK/bin/halo"
+  chmod a+rx "$WORK/bin/busy_pair" "$WORK/bin/halo"
+  # Users have homes, where their recordings and their own store live.
+  : >"$CLUSTER/made-homes"
+  for u in "$TEST_USER" "$OTHER_USER"; do
+    id "$u" >/dev/null 2>&1 || useradd --system --no-create-home --shell /bin/bash "$u"
+    home=$(getent passwd "$u" | cut -d: -f6)
+    if [ ! -d "$home" ]; then
+      install -d -o "$u" -m 755 "$home"
+      echo "$home" >>"$CLUSTER/made-homes"
+    fi
+  done
 }
-teardown_file() { slurm_down; }
+teardown_file() {
+  [ -f "${CLUSTER:-/nonexistent}/made-homes" ] && xargs -r rm -rf <"$CLUSTER/made-homes"
+  slurm_down
+}
+
+OTHER_USER=slurmpin-other
+home_of() { getent passwd "$1" | cut -d: -f6; }
 
 admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p' | sed 's/ *$//'; }
 
@@ -158,4 +179,158 @@ wait_jobs_done() {
   job=$output
   wait_jobs_done
   [ "$(admin_comment "$job")" = "slurm-pin: rule=autopilot-busy_pair-debug-N1-n1-c2-t4 mode=default strategy=none threads=4" ]
+}
+
+# ---- MPI traffic on the first jobs (explore.record) -------------------------------
+
+# Waits until the accounting's window the autopilot reads (sacct -S ...
+# without -j) holds step $1: slurmdbd lists a job that just ended by id
+# before it lists it in a time window.
+wait_accounted() {
+  local i
+  for i in $(seq 1 100); do
+    sacct -a -n -P -S now-90days -E now+1days -o JobID | grep -qx "$1" && return 0
+    sleep 0.2
+  done
+  return 1
+}
+
+# A job of the MPI application halo: two ranks passing 512 KiB around a ring, 200 times.
+halo_job() {
+  local user=$1
+  shift
+  (cd "$WORK" && runuser -u "$user" -- env "SLURM_CONF=$SLURM_CONF" PATH="$PATH" \
+    sbatch --parsable -J halo -n2 -c1 -o "$WORK/halo.%j.out" "$@" --wrap "srun --mpi=pmi2 $WORK/bin/halo ring 256 200")
+}
+
+@test "the first job of an MPI application records its ranks' traffic into its user's own directory, unpinned" {
+  run halo_job "$TEST_USER"
+  [ "$status" -eq 0 ]
+  job=$output
+  wait_jobs_done
+  cat "$WORK/halo.$job.out" >&3
+  [ "$(admin_comment "$job")" = "slurm-pin: rule=learn-halo mode=default strategy=none tasks=2 threads=1 explore=halo record=halo" ]
+  [[ "$(sacct -a -n -P -o State -j "$job.0")" == COMPLETED ]]
+  wait_accounted "$job.0"
+  rows=$(home_of "$TEST_USER")/.local/share/slurm-pin/recorded/$job.0
+  [ -f "$rows/rank.0" ] && [ -f "$rows/rank.1" ]
+  [ "$(stat -c %U "$rows/rank.0" "$rows")" = "$TEST_USER"$'\n'"$TEST_USER" ]
+  grep -q "the site policy's rule learn-halo records this job's MPI traffic (mpich) into $rows" "$WORK/halo.$job.out"
+  # A recording job runs as Slurm placed it: no slurm-pin binding line.
+  ! grep -q "strategy none, " "$WORK/halo.$job.out"
+}
+
+@test "decide makes the rows a profile in that user's own store, as that user, and lists it; status shows it" {
+  run "$SLURM_PIN" autopilot decide
+  echo "$output" >&3
+  [ "$status" -eq 0 ]
+  home=$(home_of "$TEST_USER")
+  profile=$home/.local/share/slurm-pin/profiles/halo/t1.v1.profile
+  [ -f "$profile" ]
+  [ "$(stat -c %U "$profile")" = "$TEST_USER" ]
+  grep -q '^ranks 2$' "$profile"
+  [ -z "$(ls "$home/.local/share/slurm-pin/recorded")" ]  # the rows, once read
+  grep -q '{ rule = "learn-halo", app = "halo", user = "slurmpin-test", threads = 1, job = [0-9]*, ranks = 2 },' \
+    "$CLUSTER/autopilot/learned.lua"
+  "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
+  run "$SLURM_PIN" autopilot status
+  [[ "$output" == *"halo: MPI traffic (rule learn-halo): recorded: slurmpin-test's own store has halo at 1 thread"* ]]
+}
+
+@test "the recording user's next jobs get lpgp by their own traffic profile; another user's never do" {
+  sleep 11  # slurmctld looks at the policy and the learned file every 10 s
+  jobs=()
+  for i in 1 2 3 4; do
+    run halo_job "$TEST_USER"
+    [ "$status" -eq 0 ]
+    jobs+=("$output")
+  done
+  others=()
+  for i in 1 2 3 4; do
+    run halo_job "$OTHER_USER" --hold
+    others+=("$output")
+  done
+  for j in "${others[@]}"; do
+    [ "$(admin_comment "$j")" = "slurm-pin: rule=learn-halo mode=default strategy=none tasks=2 threads=1 explore=halo" ]
+  done
+  scancel "${others[@]}"
+  wait_jobs_done
+  lpgp=0
+  for j in "${jobs[@]}"; do
+    c=$(admin_comment "$j")
+    [[ "$(sacct -a -n -P -o State -j "$j.0")" == COMPLETED ]]
+    if [[ "$c" == *strategy=lpgp* ]]; then
+      lpgp=$((lpgp + 1))
+      [ "$c" = "slurm-pin: rule=learn-halo mode=default strategy=lpgp profile=halo tasks=2 threads=1 store=user explore=halo" ]
+      cat "$WORK/halo.$j.out" >&3
+      grep -q "strategy lpgp" "$WORK/halo.$j.out"
+    else
+      [ "$c" = "slurm-pin: rule=learn-halo mode=default strategy=none tasks=2 threads=1 explore=halo" ]
+    fi
+  done
+  [ "$lpgp" -eq 2 ]  # two blocks of none and lpgp
+}
+
+@test "promote puts the user's profile in the site store: then every user's jobs get lpgp from it" {
+  run "$SLURM_PIN" autopilot promote halo --user "$TEST_USER"
+  echo "$output" >&3
+  [ "$status" -eq 0 ]
+  [ -f "$STORE/halo/t1.v1.profile" ]
+  [ "$(stat -c %U "$STORE/halo/t1.v1.profile")" = root ]
+  sleep 11
+  seen=()
+  for i in 1 2; do
+    run halo_job "$OTHER_USER" --hold
+    seen+=("$(admin_comment "$output")")
+    scancel "$output"
+  done
+  printf '%s\n' "${seen[@]}" >&3
+  [[ "${seen[*]}" == *"strategy=lpgp profile=halo tasks=2 threads=1 explore=halo"* ]]
+  [[ "${seen[*]}" != *"store=user"* ]]
+  run "$SLURM_PIN" autopilot promote halo --user "$OTHER_USER"
+  [ "$status" -ne 0 ]
+  [[ "$output" == *"slurmpin-other's own store has no profile of halo"* ]]
+}
+
+@test "a candidate whose profile is gone fails that job with one line naming it; it never runs as another candidate" {
+  "$SLURM_PIN" profiles rm halo@1 --threads 1 --store "$STORE"
+  runuser -u "$TEST_USER" -- rm -r "$(home_of "$TEST_USER")/.local/share/slurm-pin/profiles/halo"
+  sleep 11
+  jobs=()
+  for i in 1 2; do
+    run halo_job "$TEST_USER"
+    jobs+=("$output")
+  done
+  wait_jobs_done
+  for j in "${jobs[@]}"; do
+    c=$(admin_comment "$j")
+    if [[ "$c" == *"strategy=lpgp profile=halo tasks=2 threads=1 store=user"* ]]; then
+      cat "$WORK/halo.$j.out" >&3
+      grep -q "vm: slurm-pin: the site policy's rule learn-halo gave this job the candidate lpgp with profile halo of your own store, which cannot place it" "$WORK/halo.$j.out"
+      [[ "$(sacct -a -n -P -o State -j "$j.0")" != COMPLETED ]]
+      ! grep -q "^time:" "$WORK/halo.$j.out"  # the program never ran
+      return 0
+    fi
+  done
+  false
+}
+
+@test "a user's planted link among their recordings is refused as that user: root reads and removes nothing through it" {
+  home=$(home_of "$TEST_USER")
+  runuser -u "$TEST_USER" -- mkdir -p "$home/.local/share/slurm-pin/recorded"
+  runuser -u "$TEST_USER" -- ln -sfn /etc "$home/.local/share/slurm-pin/recorded/999.0"
+  sep=$'\x1f'
+  {
+    printf '%s\n' "999${sep}halo${sep}$TEST_USER${sep}acct${sep}debug${sep}COMPLETED${sep}3${sep}1${sep}${sep}2${sep}sbatch${sep}slurm-pin: rule=learn-halo mode=default strategy=none tasks=2 threads=3 explore=halo record=halo"
+    printf '%s\n' "999.0${sep}halo${sep}${sep}${sep}${sep}COMPLETED${sep}3${sep}1${sep}2${sep}2${sep}srun --mpi=pmi2 halo${sep}"
+  } >"$WORK/planted.sacct"
+  before=$(ls /etc | wc -l)
+  run "$SLURM_PIN" autopilot decide --sacct-file "$WORK/planted.sacct"
+  echo "$output" >&3
+  [ "$status" -eq 0 ]
+  [[ "$output" == *"halo: the rows of step 999.0: "*"recorded/999.0: "* ]]
+  [ "$(ls /etc | wc -l)" -eq "$before" ]
+  [ ! -e "$home/.local/share/slurm-pin/profiles/halo/t3.v1.profile" ]
+  ! grep -q 'threads = 3' "$CLUSTER/autopilot/learned.lua"
+  rm "$home/.local/share/slurm-pin/recorded/999.0"
 }

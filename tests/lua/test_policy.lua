@@ -776,21 +776,145 @@ end)
 
 T.test("a changed job keeps its candidate whole, the rule's profile with it, whatever the next job would get", function()
   local path = write("explore_profile.lua", [[
-return { rules = { { name = "learn-prof", match = { app = "busy_pair" }, action = { profile = "%app" },
+return { rules = { { name = "learn-prof", match = { app = "stream" }, action = { profile = "%app" },
                      explore = { strategies = { "lpgp" } } } } }
 ]])
   adapter.setup({ file = path, recheck = 0, log = { info = function() end, error = function() end } })
-  local key = "learn-prof\nbusy_pair"
+  local set = "learn-prof\nstream\nnone,lpgp"
   local n = 0
-  while engine.block_pick({ "none", "lpgp" }, key, n) ~= "none" do n = n + 1 end
-  engine.explored[key] = n  -- the next job would get none
-  local was = "slurm-pin: rule=learn-prof mode=default strategy=lpgp profile=busy_pair threads=4 explore=busy_pair"
-  local rec = { job_id = 8, name = "busy_pair", partition = "debug", account = "users", user_name = "alice",
-                spank_job_env = {}, admin_comment = was }
+  while engine.block_pick({ "none", "lpgp" }, set, n) ~= "none" do n = n + 1 end
+  engine.explored[set] = n  -- the next job would get none
+  local was = "slurm-pin: rule=learn-prof mode=default strategy=lpgp profile=stream threads=8 explore=stream"
+  local rec = { job_id = 8, name = "stream", partition = "debug", account = "users", user_name = "alice",
+                spank_job_env = { "OMP_NUM_THREADS=8" }, admin_comment = was }
   local change = { partition = "other" }
   T.eq(adapter.modify(change, rec, {}, 1000), 0, "the decision is unchanged, so a user may make the change")
   T.eq(change.admin_comment, nil)
-  T.eq(engine.explored[key], n, "no turn taken")
+  T.eq(engine.explored[set], n, "no turn taken")
+end)
+
+-- ---- recording MPI traffic on the first jobs ------------------------------------
+
+local RECORD = [[
+return {
+  autopilot = "AUTOPILOT",
+  rules = {
+    { name = "learn-halo", match = { app = "halo" }, action = { profile = "%app" },
+      explore = { strategies = { "compact", "lpgp" }, runs = 5, record = 2 } },
+  },
+}
+]]
+local record_path = write("record.lua", (string.gsub(RECORD, "AUTOPILOT", autopilot)))
+
+T.test("the first jobs record their traffic; profile-guided candidates wait for a profile", function()
+  local p = assert(engine.load(record_path))
+  local key = "learn-halo\nhalo"
+  engine.recording[key] = nil
+  for i = 1, 2 do
+    local d = engine.decide(p, job({ apps = { "halo" }, tasks = 4, threads = 1, user = "alice" }), index)
+    T.eq(engine.format(d), "slurm-pin: rule=learn-halo mode=default strategy=none tasks=4 threads=1 explore=halo record=halo",
+         "recording job " .. i)
+    engine.took(d)
+  end
+  T.eq(engine.recording[key], 2)
+  -- No profile yet: the candidates without one, in blocks of their own.
+  for _ = 1, 8 do
+    local d = engine.decide(p, job({ apps = { "halo" }, tasks = 4, threads = 1, user = "alice" }), index)
+    T.eq(d.record, nil)
+    T.eq(d.strategy == "none" or d.strategy == "compact", true, "no profile-guided candidate: " .. d.strategy)
+    T.eq(d.profile, nil, "a candidate that needs no profile takes none")
+    engine.took(d)
+  end
+  engine.recording[key] = nil
+end)
+
+T.test("a user's recorded profile steers only that user's jobs; the site store's steers everyone's", function()
+  write("autopilot/learned.lua", [[
+return { recorded = { { rule = "learn-halo", app = "halo", user = "alice", threads = 1, job = 12, ranks = 4 } } }
+]])
+  local p = assert(engine.load(record_path))
+  local alice, bob = {}, {}
+  for _ = 1, 9 do
+    local d = engine.decide(p, job({ apps = { "halo" }, tasks = 4, threads = 1, user = "alice" }), index)
+    T.eq(d.record, nil, "a recorded profile ends the recording")
+    alice[d.strategy] = (alice[d.strategy] or 0) + 1
+    if d.strategy == "lpgp" then
+      T.contains(engine.format(d), " strategy=lpgp profile=halo tasks=4 threads=1 store=user explore=halo")
+    end
+    engine.took(d)
+    d = engine.decide(p, job({ apps = { "halo" }, tasks = 4, threads = 1, user = "bob" }), index)
+    T.eq(d.record, nil)
+    bob[d.strategy] = (bob[d.strategy] or 0) + 1
+    engine.took(d)
+  end
+  T.eq((alice.none or 0) .. " " .. (alice.compact or 0) .. " " .. (alice.lpgp or 0), "3 3 3", "alice's blocks")
+  T.eq(bob.lpgp, nil, "bob's jobs never use alice's profile")
+  -- At another thread count alice has no profile either.
+  for _ = 1, 4 do
+    local d = engine.decide(p, job({ apps = { "halo" }, tasks = 4, threads = 2, user = "alice" }), index)
+    T.eq(d.strategy ~= "lpgp", true)
+    engine.took(d)
+  end
+  -- Promoted to the site store: everyone's jobs, from the store.
+  write_index(2, { "p stream 8 1", "p stream 8 3", "p stream 16 1", "p halo 1 1" })
+  index:refresh()
+  local seen = 0
+  for _ = 1, 6 do
+    local d = engine.decide(p, job({ apps = { "halo" }, tasks = 4, threads = 1, user = "bob" }), index)
+    if d.strategy == "lpgp" then
+      seen = seen + 1
+      T.contains(engine.format(d), " strategy=lpgp profile=halo tasks=4 threads=1 explore=halo")
+      T.eq(d.store, nil)
+    end
+    engine.took(d)
+  end
+  T.eq(seen, 2, "bob's blocks hold lpgp")
+  write_index(3, { "p stream 8 1", "p stream 8 3", "p stream 16 1" })
+  index:refresh()
+  os.remove(autopilot .. "/learned.lua")
+end)
+
+T.test("a changed job keeps its recording or its user-store candidate", function()
+  write("autopilot/learned.lua", [[
+return { recorded = { { rule = "learn-halo", app = "halo", user = "alice", threads = 1 } } }
+]])
+  adapter.setup({ file = record_path, recheck = 0, log = { info = function() end, error = function() end } })
+  for _, was in ipairs({
+    "slurm-pin: rule=learn-halo mode=default strategy=none tasks=4 threads=1 explore=halo record=halo",
+    "slurm-pin: rule=learn-halo mode=default strategy=lpgp profile=halo tasks=4 threads=1 store=user explore=halo",
+  }) do
+    local rec = { job_id = 9, name = "halo", partition = "debug", account = "users", user_name = "alice",
+                  num_tasks = 4, cpus_per_task = 1, spank_job_env = {}, admin_comment = was }
+    local change = { partition = "other" }
+    T.eq(adapter.modify(change, rec, {}, 1000), 0, was)
+    T.eq(change.admin_comment, nil)
+  end
+  os.remove(autopilot .. "/learned.lua")
+end)
+
+T.test("record and recorded entries are checked", function()
+  local function err_of(rule)
+    local _, err = engine.load(write("bad_record.lua", "return { rules = { " .. rule .. " } }"))
+    return err or ""
+  end
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, action = { profile = "%app" },
+    explore = { strategies = { "lpgp" }, record = 0 } }]]), "explore.record must be a whole number from 1 to 10")
+  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "compact" }, record = 1 } }]]),
+             "add a profile-guided strategy")
+  local function learned_err(text)
+    write("autopilot/learned.lua", text)
+    local _, err = engine.load(record_path)
+    os.remove(autopilot .. "/learned.lua")
+    return err or ""
+  end
+  T.contains(learned_err([[return { recorded = { { rule = "nope", app = "halo", user = "alice", threads = 1 } } }]]),
+             "no explore rule is named 'nope'")
+  T.contains(learned_err([[return { recorded = { { rule = "learn-halo", app = "other", user = "alice", threads = 1 } } }]]),
+             "app must be one application")
+  T.contains(learned_err([[return { recorded = { { rule = "learn-halo", app = "halo", user = "a b", threads = 1 } } }]]),
+             "user must be a user name")
+  T.contains(learned_err([[return { recorded = { { rule = "learn-halo", app = "halo", user = "alice", threads = 1, path = "/x" } } }]]),
+             "unknown field 'path'")
 end)
 
 T.test("a learned rule takes only its explore rule's jobs: an enforced rule after it still gets the others", function()

@@ -171,5 +171,70 @@ class Accounting(unittest.TestCase):
         self.assertIn('name = "autopilot-busy_pair-debug-N1-n1-c2-t4-2", learned_by', twice)
 
 
+def job_of(jid, comment, user, name="halo"):
+    return [str(jid), name, user, "acct", "debug", "COMPLETED", "3", "1", "", "4", "sbatch ...", comment]
+
+
+class Recordings(unittest.TestCase):
+    RECORD = "slurm-pin: rule=learn mode=default strategy=none tasks=4 threads=%s explore=halo record=halo"
+    LPGP = "slurm-pin: rule=learn mode=default strategy=lpgp profile=halo tasks=4 threads=1 %sexplore=halo"
+
+    def rules(self):
+        return {"learn": ap.Rule("learn", 5, ["none", "compact", "lpgp"], ["halo"], record=1)}
+
+    def test_recording_jobs_are_no_runs_of_none_and_group_by_user(self):
+        text = sacct_lines([
+            job_of(30, self.RECORD % "1", "alice"), step(30, 0, 9, tasks="4", cpus="4", name="halo"),
+            step(30, 1, 9, state="FAILED", tasks="4", cpus="4", name="halo"),
+            job_of(31, self.RECORD % "2", "bob"), step(31, 0, 9, tasks="4", cpus="4", name="halo"),
+            job_of(32, "slurm-pin: rule=learn mode=default strategy=none tasks=4 threads=1 explore=halo", "alice"),
+            step(32, 0, 3, tasks="4", cpus="4", name="halo"),
+        ])
+        runs = ap.read_sacct(text)
+        groups = ap.group_runs(runs, self.rules())
+        self.assertEqual([r["id"] for g in groups.values() for r in g["runs"]], ["32.0"],
+                         "a recording job's steps are not the baseline's runs")
+        recs = ap.autopilot_traffic.recordings(runs, self.rules())
+        self.assertEqual(sorted(recs), [("learn", "halo", "alice"), ("learn", "halo", "bob")])
+        self.assertEqual(recs[("learn", "halo", "alice")]["threads"], 1)
+        self.assertEqual(recs[("learn", "halo", "bob")]["threads"], 2)
+        self.assertEqual([s["id"] for s in recs[("learn", "halo", "alice")]["steps"]], ["30.0", "30.1"])
+        lines = ap.autopilot_traffic.recorded_text({k: recs[k] for k in [("learn", "halo", "alice")]}, ap.lua_string)
+        self.assertEqual(lines, ['    { rule = "learn", app = "halo", user = "alice", threads = 1, job = 30, ranks = 4 },'])
+
+    def test_the_user_store_is_listed_by_name_only(self):
+        import tempfile
+        with tempfile.TemporaryDirectory() as home:
+            d = os.path.join(home, ap.autopilot_traffic.USER_STORE, "halo")
+            os.makedirs(d)
+            for name in ("t1.v1.profile", "t4.v2.profile", "t8.v1.profile.tmp", "notes"):
+                open(os.path.join(d, name), "w").close()
+            os.symlink("/etc/passwd", os.path.join(d, "t2.v1.profile"))
+            self.assertEqual(ap.autopilot_traffic.store_threads(home, "halo"), {1, 4}, "no link, no other name")
+            self.assertEqual(ap.autopilot_traffic.store_threads(home, "other"), set())
+
+    def test_a_winner_measured_with_one_users_profile_waits_for_promotion(self):
+        rows, jid, rnd = [], 200, random.Random(9)
+        for n in range(16):
+            for c, mean in (("none", 10), ("compact", 10), ("lpgp", 5)):
+                d = self.LPGP % "store=user " if c == "lpgp" else \
+                    "slurm-pin: rule=learn mode=default strategy=%s tasks=4 threads=1 explore=halo" % c
+                rows += [job_of(jid, d, "alice"), step(jid, 0, max(1, round(rnd.gauss(mean, 1))), tasks="4", cpus="4",
+                                                       name="halo")]
+                jid += 1
+        runs = ap.read_sacct(sacct_lines(rows))
+        analysis = ap.analyse(runs, self.rules(), 0.05)
+        self.assertEqual(analysis[0]["judged"]["strategy"], "lpgp")
+        text = ap.learned_text(analysis, 0.05)
+        self.assertNotIn("learned_by", text, "no rule for everyone from one user's profile")
+        self.assertIn("promote halo --user alice", text)
+        self.assertIn("promote halo --user alice", ap.status_text(analysis, 0.05))
+        # Promoted: the last lpgp runs use the site store's profile, and the rule is written.
+        rows += [job_of(jid, self.LPGP % "", "bob"), step(jid, 0, 5, tasks="4", cpus="4", name="halo")]
+        analysis = ap.analyse(ap.read_sacct(sacct_lines(rows)), self.rules(), 0.05)
+        text = ap.learned_text(analysis, 0.05)
+        self.assertIn('action = { strategy = "lpgp", profile = "halo" } },', text)
+
+
 if __name__ == "__main__":
     unittest.main()

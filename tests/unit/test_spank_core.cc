@@ -132,6 +132,22 @@ TEST(PluginPolicy, ParsesDecisions) {
   EXPECT_STREQ(p.strategy, "none");
   EXPECT_EQ(pin_policy_parse("slurm-pin: rule=learn mode=default strategy=none explore=../x", &p), -1);
   EXPECT_EQ(pin_policy_parse("slurm-pin: rule=learn mode=default explore=a explore=b", &p), -1);
+  // A recording job, and a candidate with the user's own profile.
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=learn mode=default strategy=none tasks=4 threads=1 explore=halo record=halo",
+                             &p), 0);
+  EXPECT_STREQ(p.record, "halo");
+  EXPECT_TRUE(p.explore && !p.user_store);
+  ASSERT_EQ(pin_policy_parse("slurm-pin: rule=learn mode=default strategy=lpgp profile=halo store=user explore=halo", &p),
+            0);
+  EXPECT_TRUE(p.user_store && p.explore && !p.record[0]);
+  // store=user only for an explore candidate's profile; record only on an
+  // explore decision without a profile; nothing else is a store or a record.
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=lpgp profile=halo store=user", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=compact store=user explore=halo", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=lpgp profile=h store=/tmp explore=h", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=none record=halo", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=none explore=h record=../h", &p), -1);
+  EXPECT_EQ(pin_policy_parse("slurm-pin: rule=r mode=default strategy=lpgp profile=h explore=h record=h", &p), -1);
   EXPECT_EQ(pin_policy_parse("slurm-pin: mode=default", &p), -1);  // no rule
   EXPECT_EQ(pin_policy_parse("hello", &p), -1);
 }
