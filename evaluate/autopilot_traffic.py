@@ -92,6 +92,12 @@ def as_user(pw, argv):
     return out.returncode, lines[-1][:300] if lines else ""
 
 
+def rows_dir(pw, step):
+    """Where a recording step's ranks wrote their rows (the plugin's
+    traffic_recording.c)."""
+    return os.path.join(pw.pw_dir, USER_RECORDINGS, "%d.%d" % (step["job"], step["step"]))
+
+
 def assemble(key, g, profile_cmd):
     """A completed step's rows made into a profile in the user's store, as
     the user, unless the store has one: at most ASSEMBLE_STEPS tried, the
@@ -106,7 +112,7 @@ def assemble(key, g, profile_cmd):
     for s in g["steps"]:
         if s["state"] != "COMPLETED" or len(out) >= ASSEMBLE_STEPS:
             continue
-        rows = os.path.join(pw.pw_dir, USER_RECORDINGS, "%d.%d" % (s["job"], s["step"]))
+        rows = rows_dir(pw, s)
         if not os.path.lexists(rows):
             continue  # nothing was recorded (not an MPI program, say)
         rc, why = as_user(pw, [profile_cmd, "--rows", rows, "--app", app, "--threads", str(g["threads"])])
@@ -127,9 +133,12 @@ def state_of(key, g, rules):
         text = "recorded: %s's own store has %s at %d thread%s (its profile-guided candidates steer %s's jobs alone; " \
                "slurm-pin autopilot promote %s --user %s makes them everyone's)" % (
                    user, app, g["threads"], "s" * (g["threads"] != 1), user, app, user)
-    elif done:
+    elif done and pw is not None and any(os.path.lexists(rows_dir(pw, s)) for s in done):
         text = "recorded by %s (%s): not assembled yet (decide does it, as %s)" % (
             user, ", ".join(s["id"] for s in done[:5]), user)
+    elif done:
+        text = "nothing recorded by %s's %s: no rank wrote its row (ranks not started by srun, or no MPI " \
+               "program; --pin-verbose says why)" % (user, ", ".join(s["id"] for s in done[:5]))
     else:
         text = "recording by %s: no step completed yet" % user
     if failed:

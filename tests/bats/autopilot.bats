@@ -308,7 +308,7 @@ halo_job() {
       cat "$WORK/halo.$j.out" >&3
       grep -q "vm: slurm-pin: the site policy's rule learn-halo gave this job the candidate lpgp with profile halo of your own store, which cannot place it" "$WORK/halo.$j.out"
       [[ "$(sacct -a -n -P -o State -j "$j.0")" != COMPLETED ]]
-      ! grep -q "^time:" "$WORK/halo.$j.out"  # the program never ran
+      ! grep -q "^time:" "$WORK/halo.$j.out" || false  # the program never ran
       return 0
     fi
   done
@@ -331,6 +331,6 @@ halo_job() {
   [[ "$output" == *"halo: the rows of step 999.0: "*"recorded/999.0: "* ]]
   [ "$(ls /etc | wc -l)" -eq "$before" ]
   [ ! -e "$home/.local/share/slurm-pin/profiles/halo/t3.v1.profile" ]
-  ! grep -q 'threads = 3' "$CLUSTER/autopilot/learned.lua"
+  ! grep -q 'threads = 3' "$CLUSTER/autopilot/learned.lua" || false
   rm "$home/.local/share/slurm-pin/recorded/999.0"
 }
