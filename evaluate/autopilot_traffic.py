@@ -151,7 +151,10 @@ def recorded_text(entries, lua_string):
     lines = []
     for (rule, app, user), g in sorted(entries.items()):
         jobs = sorted({s["job"] for s in g["steps"]})
-        ranks = max((s["tasks"] for s in g["steps"]), default=0)
+        # The job's tasks as the policy saw them (a step of mpirun's daemons
+        # has a task per node, not per rank), else the steps' own.
+        ranks = max((int(s["decision"]["tasks"]) if s["decision"].get("tasks", "").isdigit() else s["tasks"]
+                     for s in g["steps"]), default=0)
         lines.append("    { rule = %s, app = %s, user = %s, threads = %d, job = %d, ranks = %d }," % (
             lua_string(rule), lua_string(app), lua_string(user), g["threads"], jobs[0] if jobs else 0, ranks))
     return lines

@@ -2,9 +2,10 @@
 /*
  * A recording job's ranks (the policy's explore.record, docs/autopilot.md):
  * the first jobs of an MPI application the autopilot learns run unpinned
- * with slurm-pin's traffic recorder (profiler/mpi/) preloaded, each rank
- * writing its row at MPI_Finalize into the user's own recordings
- * (common/user_data.h), JOBID.STEPID. `slurm-pin autopilot decide`
+ * with slurm-pin's traffic recorder (profiler/mpi/) preloaded into the
+ * ranks srun starts, or into an mpirun's or mpiexec's daemons, whose ranks
+ * inherit it. Each rank writes its row at MPI_Finalize into the user's own
+ * recordings (common/user_data.h), JOBID.STEPID. `slurm-pin autopilot decide`
  * assembles them, as the user, into the user's own store, whose profile
  * then steers that user's jobs alone. All of it happens in the task, as
  * the user, before exec: nothing here reads or writes as root. Recording is
@@ -21,6 +22,7 @@
 #include <unistd.h>
 
 #include "job_decision.h"
+#include "launcher_step.h"
 #include "mpi_program.h"
 #include "stderr_line.h"
 #include "user_data.h"
@@ -66,15 +68,39 @@ static int rows_dir(spank_t sp, char *buf, size_t len) {
   return n > 0 && (size_t)n < len && user_data_mkdirs(home, buf) == 0 ? 0 : -1;
 }
 
+/* The MPI whose ranks a launcher's daemon starts (they inherit its
+ * environment, as slurm-pin's own rank placement relies on): Open MPI's
+ * orted and prted, MPICH's hydra proxies. 0 for another daemon. */
+static int daemon_kind(const char *name) {
+  static const char *const openmpi[] = {"orted", "prted", NULL}, *const mpich[] = {"hydra_pmi_proxy", "hydra_bstrap_proxy",
+                                                                                 "pmi_proxy", NULL};
+  for (const char *const *n = openmpi; *n; ++n)
+    if (strcmp(name, *n) == 0) return MPI_KIND_OPENMPI;
+  for (const char *const *n = mpich; *n; ++n)
+    if (strcmp(name, *n) == 0) return MPI_KIND_MPICH;
+  return MPI_KIND_NONE;
+}
+
+/* The MPI of the task's program: a launcher's daemon by its name (root's
+ * alone where PATH finds it, as launcher_step.h trusts one), any other by
+ * its ELF dynamic section. -1 when PATH finds no program. */
+static int task_kind(struct pin_step *s, const char *argv0, const char *path) {
+  char name[64], program[PATH_MAX], why[ERR_LEN];
+  if (launcher_named(s->config.launchers, argv0, name, sizeof name) &&
+      launcher_program_trusted(argv0, path, why, sizeof why))
+    return daemon_kind(name);
+  return mpi_program_find(argv0, path, program, sizeof program) == 0 ? mpi_program_kind(program) : -1;
+}
+
 void task_record_traffic(struct pin_step *s, spank_t sp) {
   int argc = 0;
-  char **argv = NULL, path[LIST_LEN], program[PATH_MAX], lib[PATH_MAX], dir[PATH_MAX], m[PATH_MAX + 128];
+  char **argv = NULL, path[LIST_LEN], lib[PATH_MAX], dir[PATH_MAX], m[PATH_MAX + 128];
   if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0]) return;
   if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
-  int kind = mpi_program_find(argv[0], path, program, sizeof program) == 0 ? mpi_program_kind(program) : -1;
+  int kind = task_kind(s, argv[0], path);
   if (kind <= 0) {
-    snprintf(m, sizeof m, "%.512s is %s (start the ranks with srun, not through a script or mpirun)", argv[0],
-             kind < 0 ? "not a program found in PATH" : "linked with no MPI");
+    snprintf(m, sizeof m, "%.512s is %s (start the ranks with srun, mpirun or mpiexec, not through a script)",
+             argv[0], kind < 0 ? "not a program found in PATH" : "linked with no MPI");
     return note(s, sp, m);
   }
   if (recorder_path(s, kind, lib, sizeof lib) != 0) {

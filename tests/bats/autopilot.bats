@@ -24,6 +24,8 @@ return {
     { name = "learn-busy", match = { app = "busy_pair" }, explore = { strategies = { "compact" }, runs = $RUNS } },
     { name = "learn-halo", match = { app = "halo" }, action = { profile = "%app" },
       explore = { strategies = { "lpgp" }, runs = 3, record = 1 } },
+    { name = "learn-ring", match = { app = "ring" }, action = { profile = "%app" },
+      explore = { strategies = { "gplp" }, runs = 3, record = 1 } },
   },
 }
 POLICY
@@ -38,7 +40,8 @@ setup_file() {
   # An MPI application (MPICH, launched by srun --mpi=pmi2) whose ranks
   # exchange messages in a ring: the bench's own stencil.
   mpicc.mpich -O1 -fopenmp "$BATS_TEST_DIRNAME/../../bench/workloads/mpi_stencil.c" -o "$WORK/bin/halo"
-  chmod a+rx "$WORK/bin/busy_pair" "$WORK/bin/halo"
+  cp "$WORK/bin/halo" "$WORK/bin/ring"  # the same program as another application
+  chmod a+rx "$WORK/bin/busy_pair" "$WORK/bin/halo" "$WORK/bin/ring"
   # Users have homes, where their recordings and their own store live.
   : >"$CLUSTER/made-homes"
   for u in "$TEST_USER" "$OTHER_USER"; do
@@ -213,11 +216,28 @@ halo_job() {
   [[ "$(sacct -a -n -P -o State -j "$job.0")" == COMPLETED ]]
   wait_accounted "$job.0"
   rows=$(home_of "$TEST_USER")/.local/share/slurm-pin/recorded/$job.0
-  [ -f "$rows/rank.0" ] && [ -f "$rows/rank.1" ]
+  [ -f "$rows/rank.0" ]
+  [ -f "$rows/rank.1" ]
   [ "$(stat -c %U "$rows/rank.0" "$rows")" = "$TEST_USER"$'\n'"$TEST_USER" ]
   grep -q "the site policy's rule learn-halo records this job's MPI traffic (mpich) into $rows" "$WORK/halo.$job.out"
   # A recording job runs as Slurm placed it: no slurm-pin binding line.
   ! grep -q "strategy none, " "$WORK/halo.$job.out"
+}
+
+@test "ranks started by MPICH's mpiexec record too: the recorder goes into hydra's proxies, whose ranks inherit it" {
+  run --separate-stderr as_user sbatch --parsable -J ring -n2 -c1 -o "$WORK/ring.%j.out" \
+    --wrap "mpiexec.hydra -n 2 $WORK/bin/ring ring 128 100"
+  [ "$status" -eq 0 ]
+  job=$output
+  wait_jobs_done
+  cat "$WORK/ring.$job.out" >&3
+  [[ "$(admin_comment "$job")" == *" explore=ring record=ring" ]]
+  [[ "$(sacct -a -n -P -o State -j "$job.0")" == COMPLETED ]]
+  rows=$(home_of "$TEST_USER")/.local/share/slurm-pin/recorded/$job.0
+  [ -f "$rows/rank.0" ]
+  [ -f "$rows/rank.1" ]
+  grep -q "the site policy's rule learn-ring records this job's MPI traffic (mpich) into $rows" "$WORK/ring.$job.out"
+  wait_accounted "$job.0"
 }
 
 @test "decide makes the rows a profile in that user's own store, as that user, and lists it; status shows it" {
@@ -231,6 +251,10 @@ halo_job() {
   grep -q '^ranks 2$' "$profile"
   [ -z "$(ls "$home/.local/share/slurm-pin/recorded")" ]  # the rows, once read
   grep -q '{ rule = "learn-halo", app = "halo", user = "slurmpin-test", threads = 1, job = [0-9]*, ranks = 2 },' \
+    "$CLUSTER/autopilot/learned.lua"
+  # The ranks mpiexec started: a profile of two ranks too.
+  grep -q '^ranks 2$' "$home/.local/share/slurm-pin/profiles/ring/t1.v1.profile"
+  grep -q '{ rule = "learn-ring", app = "ring", user = "slurmpin-test", threads = 1, job = [0-9]*, ranks = 2 },' \
     "$CLUSTER/autopilot/learned.lua"
   "$SLURM_PIN" policy check "$CLUSTER/slurm-pin-policy.lua"
   run "$SLURM_PIN" autopilot status

@@ -140,7 +140,8 @@ expect_fixed_decisions() {
   [ "$rc" -eq 130 ] || { echo "exit $rc"; cat "$WORK/resume1.err"; false; }
   grep -q "slurm-pin evaluate: interrupted: [0-9]* of 30 runs are kept in $WORK/stop.journal; continue with slurm-pin evaluate --resume $WORK/stop.journal" "$WORK/resume1.err"
   kept=$(grep -c '	0	' "$WORK/stop.journal")
-  [ "$kept" -gt "$before" ] && [ "$kept" -lt 30 ]
+  [ "$kept" -gt "$before" ]
+  [ "$kept" -lt 30 ]
   # Resumed to the end: the same order, every figure once, the known decisions.
   run --separate-stderr as_user "$SLURM_PIN" evaluate --resume "$WORK/stop.journal" --json "$WORK/stop.json"
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }

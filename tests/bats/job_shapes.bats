@@ -52,7 +52,8 @@ omp() { echo "$WORK/bin/omp_gomp"; }
     -n1 -c2 --pin-strategy=scatter --pin-verbose "$(omp)"
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
   claims_are_real
-  [ "$(grep -c 'strategy scatter' <<<"$stderr")" -eq 1 ] && [ "$(grep -c 'strategy compact' <<<"$stderr")" -eq 1 ]
+  [ "$(grep -c 'strategy scatter' <<<"$stderr")" -eq 1 ]
+  [ "$(grep -c 'strategy compact' <<<"$stderr")" -eq 1 ]
 }
 
 @test "a batch job's srun steps: placed as reported; the batch shell itself is not" {

@@ -124,3 +124,12 @@ engine_includes_of() {
   [ "$status" -eq 0 ]
   [ -z "$output" ] || { echo "$output"; false; }
 }
+
+@test "every check of a chained line can fail its test: '[ a ] && [ b ]' checks only b under bats unless it ends the test" {
+  # set -e ignores a failing command before && : a line of checks joined
+  # by && passes when its first fails. One check per line (or || false).
+  run grep -nE '^[[:space:]]*\[\[? .*\]\]? && \[' "$BATS_TEST_DIRNAME"/*.bats "$BATS_TEST_DIRNAME"/*.bash
+  found=$(grep -v '||' <<<"$output" || true)
+  [ -z "$found" ] || { echo "$found"; false; }
+}
+

@@ -158,7 +158,8 @@ section() { sed -n "/^$2\$/,/^[a-z]/p" "$WORK/$1.profile" | grep -v '^[a-z]'; }
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
   [ "$(grep -c "rank traffic is of 4 ranks but the job has 2 tasks" <<<"$stderr")" -eq 1 ] || { echo "$stderr"; false; }
   claims_are_real
-  [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 1 ]
+  [ "$(thread_cpus 0)" = 0 ]
+  [ "$(thread_cpus 1)" = 1 ]
 }
 
 @test "slurm-pin evaluate compares an MPI program's ranks placed by their measured traffic, and says when a placement is the same" {

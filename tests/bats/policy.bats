@@ -81,7 +81,8 @@ admin_comment() { scontrol show job "$1" | sed -n 's/.*AdminComment=\(.*\)$/\1/p
   # pairs2 is a 2-thread profile; these ranks run one thread each.
   batch "export OMP_NUM_THREADS=1
 mpirun.openmpi -np 2 $WORK/bin/fixedapp" -n2 -c1 --pin-verbose
-  [ "$(rank_cpus 0)" = 0 ] && [ "$(rank_cpus 1)" = 1 ]
+  [ "$(rank_cpus 0)" = 0 ]
+  [ "$(rank_cpus 1)" = 1 ]
   [ "$(rank_env 0 SLURM_PIN_STRATEGY)" = compact ]
   grep -q "rank 0 (local 0 of 2, started by batch script): note: policy rule fixed-profile: profile pairs2 does not fit this step (.*): placed compact without it" <<<"$output"
   ! grep -q "cannot be placed" <<<"$output" || false
@@ -288,7 +289,8 @@ decisions() { ls "$CLUSTER/pin-run/jobs" 2>/dev/null | sort | tr '\n' ' '; }
   echo "left: $(decisions)"
   [[ "$(decisions)" != *"4242.$node"* ]]
   [[ "$(decisions)" == *"$job.$node"* ]]  # still running here
-  [ -e "$CLUSTER/pin-run/jobs/notes" ] && [ -L "$CLUSTER/pin-run/jobs/4243.$node" ]
+  [ -e "$CLUSTER/pin-run/jobs/notes" ]
+  [ -L "$CLUSTER/pin-run/jobs/4243.$node" ]
   [ "$(cat /etc/hostname)" = "$(cat "$CLUSTER/pin-run/jobs/4243.$node")" ]
   scancel "$job"
   node_is_idle

@@ -282,7 +282,8 @@ print(int(((a[:, :, 0] > 0.4) & (a[:, :, 1] < 0.3) & (a[:, :, 2] < 0.3)).sum()))
   [[ "$stderr" == *"slurm-pin: warning: the program was asked for 6 threads and created 4"* ]]
   [[ "$stderr" == *"profile of pc with 4 threads"* ]]
   # The summary is a message: standard output is the program's alone.
-  [[ "$output" != *"profile of"* ]] && [[ "$output" != *DRR* ]]
+  [[ "$output" != *"profile of"* ]]
+  [[ "$output" != *DRR* ]]
 }
 
 @test "the valgrind backend asks for one CPU; the compiler backend for one per thread" {

@@ -205,7 +205,8 @@ JOB
   run as_user srun -n1 -c1 --pin-strategy=compact "$(omp gomp)"
   [ "$(thread_cpus 0)" = 0 ]
   run as_user srun -n2 --exclusive --pin-strategy=compact "$(omp gomp)"
-  [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 1 ]
+  [ "$(thread_cpus 0)" = 0 ]
+  [ "$(thread_cpus 1)" = 1 ]
 }
 
 # Errors only the node can see: one slurmstepd line per task, the step
@@ -239,7 +240,9 @@ step_fails() {
   run as_user timeout 120 sbatch --wait -N1 -n2 -c1 -o "$WORK/overcommit.out" "$WORK/overcommit.sh"
   [ "$status" -eq 0 ] || { cat "$WORK/overcommit.out"; false; }
   output=$(cat "$WORK/overcommit.out")
-  [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 0 ] && [ "$(thread_cpus 2)" = 1 ]
+  [ "$(thread_cpus 0)" = 0 ]
+  [ "$(thread_cpus 1)" = 0 ]
+  [ "$(thread_cpus 2)" = 1 ]
   [[ "$output" == *"note: 3 tasks on 2 cores (oversubscribed): neighbouring tasks share a core"* ]]
   node_is_idle
 }

@@ -88,7 +88,8 @@ check_ranks() {
   run --separate-stderr as_user srun -N2 -n4 -c1 -m cyclic --pin-strategy="file:$WORK/swap.placement" "$(omp)"
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
   # Cyclic: ranks 0 and 2 are tasks 0 and 1 of n1, ranks 1 and 3 of n2.
-  [ "$(thread_cpus 0)" = 1 ] && [ "$(thread_cpus 1)" = 1 ]
+  [ "$(thread_cpus 0)" = 1 ]
+  [ "$(thread_cpus 1)" = 1 ]
   [ "$(thread_cpus 2)" = 0 ] && [ "$(thread_cpus 3)" = 0 ] || { echo "$output"; false; }
   # A file for another number of tasks per node is an error on every node,
   # and nothing runs.

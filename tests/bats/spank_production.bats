@@ -59,7 +59,8 @@ EOF
   [ "$status" -eq 0 ]
   output=$(cat "$WORK/inner.out")
   grep -q "^shell mask 0-1 places=unset$" <<<"$output"
-  [ "$(thread_cpus 0)" = 0 ] && [ "$(thread_cpus 1)" = 1 ]
+  [ "$(thread_cpus 0)" = 0 ]
+  [ "$(thread_cpus 1)" = 1 ]
 }
 
 @test "--exclusive steps and a 1-CPU step beside another job stay on their own CPUs" {
@@ -70,7 +71,8 @@ EOF
     "echo \$(grep Cpus_allowed_list /proc/self/status | cut -f2) \$($cgroup_cpus_probe) \$OMP_PLACES"
   [ "$status" -eq 0 ]
   set -- $output
-  [ "$1" = "$2" ] && [ "$3" = "{$1}" ]
+  [ "$1" = "$2" ]
+  [ "$3" = "{$1}" ]
   scancel -u "$TEST_USER"
   # Two --exclusive steps of one job side by side: one CPU each.
   cat >"$WORK/exclusive.sh" <<'EOF'
