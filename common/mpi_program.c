@@ -82,27 +82,6 @@ int mpi_program_kind(const char *path) {
   return kind;
 }
 
-static int executable(const char *path) {
-  struct stat st;
-  return stat(path, &st) == 0 && S_ISREG(st.st_mode) && access(path, X_OK) == 0;
-}
-
-int mpi_program_find(const char *argv0, const char *path_env, char *buf, size_t len) {
-  if (!argv0 || !*argv0) return -1;
-  if (strchr(argv0, '/')) {
-    if ((size_t)snprintf(buf, len, "%s", argv0) >= len) return -1;
-    return executable(buf) ? 0 : -1;
-  }
-  const char *p = path_env && *path_env ? path_env : "/usr/local/bin:/usr/bin:/bin";
-  while (*p) {
-    size_t n = strcspn(p, ":");
-    int w = snprintf(buf, len, "%.*s%s%s", (int)n, p, n ? "/" : "", argv0);
-    if (w > 0 && (size_t)w < len && executable(buf)) return 0;
-    p += n + (p[n] == ':');
-  }
-  return -1;
-}
-
 const char *mpi_kind_name(int kind) {
   return kind == MPI_KIND_OPENMPI ? "openmpi" : kind == MPI_KIND_MPICH ? "mpich" : "";
 }

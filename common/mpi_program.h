@@ -24,10 +24,6 @@ enum mpi_kind { MPI_KIND_NONE = 0, MPI_KIND_OPENMPI = 1, MPI_KIND_MPICH = 2 };
  * errno when it cannot be read. */
 int mpi_program_kind(const char *path);
 
-/* argv0 as execvp would find it with `path_env` (a name with a slash as
- * it is): its path into buf, 0; -1 when no executable regular file. */
-int mpi_program_find(const char *argv0, const char *path_env, char *buf, size_t len);
-
 /* "openmpi", "mpich" or "" */
 const char *mpi_kind_name(int kind);
 

@@ -24,10 +24,12 @@ extern "C" {
  * user or no home; ENAMETOOLONG: buf too small). */
 int user_data_dir(uid_t uid, const char *sub, char *buf, size_t len);
 
-/* Creates `path` and its missing parents (mode 0755), as the caller, who
- * must own each directory it creates or finds below `home`: 0, or -1 with
- * errno (ENOTDIR: a part is no directory or a link; EPERM: another's). */
-int user_data_mkdirs(const char *home, const char *path);
+/* HOME/sub for user `uid` into buf, as user_data_dir, then made with its
+ * missing parents below HOME (mode 0755) as the caller, who must own each
+ * directory it makes or finds there: 0, or -1 with errno (buf empty when
+ * the home cannot be found; ENOTDIR: a part is no directory or a link;
+ * EPERM: another's). */
+int user_data_make(uid_t uid, const char *sub, char *buf, size_t len);
 
 #ifdef __cplusplus
 }

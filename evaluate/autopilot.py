@@ -329,6 +329,7 @@ def status_text(analysis, alpha, states=None):
         lines.append("")
     for a in analysis:
         rule, (explore_rule, app, step, partition, shape), j = a["rule"], a["key"], a["judged"]
+        owner = own_profile_of(a)
         lines.append("%s: step %s, partition %s, %s (rule %s)" % (app, shown(step), partition, shape_text(shape),
                                                                     explore_rule))
         spent = "alpha %.4g at this look (%.3g over %d looks, alpha t^2)" % (j["alpha"], alpha, j["looks"]) \
@@ -366,9 +367,9 @@ def status_text(analysis, alpha, states=None):
             need = {c: max(0, j["next"] - len(a["times"].get(c, []))) for c in j["active"]} if j["next"] else {}
             lines.append("  next look at %d runs each: still needed %s" % (
                 j["next"], ", ".join("%s %d" % (c, n) for c, n in need.items())) if need else "  " + j["why"])
-        elif j["state"] == "decided" and own_profile_of(a):
+        elif j["state"] == "decided" and owner:
             lines.append("  faster: %s (%s), with %s's own profile: promote it to decide (slurm-pin autopilot promote "
-                         "%s --user %s)" % (j["strategy"], j["why"], own_profile_of(a), app, own_profile_of(a)))
+                         "%s --user %s)" % (j["strategy"], j["why"], owner, app, owner))
         elif j["state"] == "decided":
             lines.append("  decided: %s (%s)" % (j["strategy"], j["why"]))
         else:
@@ -531,7 +532,7 @@ def main(argv=None):
             for step, outcome in autopilot_traffic.assemble(key, g, o.profile_command):
                 if outcome != "assembled":
                     sys.stderr.write("slurm-pin autopilot: %s: the rows of step %s: %s\n" % (key[1], step, outcome))
-    states = {key: autopilot_traffic.state_of(key, g, rules) for key, g in recs.items()}
+    states = {key: autopilot_traffic.state_of(key, g) for key, g in recs.items()}
     if o.json:
         with open(o.json, "w") as f:
             json.dump([{"rule": a["key"][0], "app": a["key"][1], "step": a["key"][2], "partition": a["key"][3],

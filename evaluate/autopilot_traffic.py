@@ -74,18 +74,21 @@ def store_threads(home, app):
     return found
 
 
-def as_user(pw, argv):
-    """argv run as the user (their ids and groups, a clean environment),
-    under the budget; root stays root only for setpriv itself."""
-    budget = ["prlimit", "--as=%d" % ASSEMBLE_MEMORY, "--"]
+def user_command(pw, argv):
+    """argv as the user runs it (their ids and groups, a clean environment),
+    under the memory budget; root stays root only for setpriv itself."""
+    cmd = ["prlimit", "--as=%d" % ASSEMBLE_MEMORY, "--"] + argv
     if os.geteuid() == pw.pw_uid:
-        cmd = budget + argv
-    else:
-        cmd = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, "--init-groups", "--reset-env",
-               "--"] + budget + argv
+        return cmd
+    return ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, "--init-groups", "--reset-env", "--"] + cmd
+
+
+def as_user(pw, argv):
+    """argv run as the user (user_command) within the time budget: its exit
+    status and the last line it wrote on standard error."""
     try:
-        out = subprocess.run(cmd, capture_output=True, text=True, errors="replace", timeout=ASSEMBLE_SECONDS,
-                             cwd="/")
+        out = subprocess.run(user_command(pw, argv), capture_output=True, text=True, errors="replace",
+                             timeout=ASSEMBLE_SECONDS, cwd="/")
     except (OSError, subprocess.TimeoutExpired) as e:
         return 1, str(e)
     lines = (out.stderr or "").strip().splitlines()
@@ -122,7 +125,7 @@ def assemble(key, g, profile_cmd):
     return out
 
 
-def state_of(key, g, rules):
+def state_of(key, g):
     """(recorded: the user's store has the profile, text for status)."""
     _, app, user = key
     pw = user_of(user)
@@ -178,11 +181,7 @@ def promote(app, user, threads, profiles_cmd):
     if threads not in have:
         return 1, "%s's own store has no profile of %s at %d threads" % (user, app, threads)
     store = os.path.join(pw.pw_dir, USER_STORE)
-    cmd = ["prlimit", "--as=%d" % ASSEMBLE_MEMORY, "--", profiles_cmd, "export", app, "--threads", str(threads),
-           "--store", store]
-    if os.geteuid() != pw.pw_uid:
-        cmd = ["setpriv", "--reuid=%d" % pw.pw_uid, "--regid=%d" % pw.pw_gid, "--init-groups", "--reset-env",
-               "--"] + cmd
+    cmd = user_command(pw, [profiles_cmd, "export", app, "--threads", str(threads), "--store", store])
     try:
         out = subprocess.run(cmd, capture_output=True, timeout=ASSEMBLE_SECONDS, cwd="/")
     except (OSError, subprocess.TimeoutExpired) as e:

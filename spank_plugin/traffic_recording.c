@@ -24,6 +24,7 @@
 #include "job_decision.h"
 #include "launcher_step.h"
 #include "mpi_program.h"
+#include "program_path.h"
 #include "stderr_line.h"
 #include "user_data.h"
 
@@ -33,11 +34,15 @@ int recording_wanted(const struct pin_step *s) {
   return p->present && p->applies && p->record[0] && !s->request.strategy_set && !s->launcher.on;
 }
 
-/* The node's first task says why nothing is recorded, to verbose users. */
-static void note(struct pin_step *s, spank_t sp, const char *what) {
+/* Verbose users hear of recording once per node: from its first task. */
+static int tells(struct pin_step *s, spank_t sp) {
   int task = -1;
-  if (!(s->request.verbose || s->config.verbose) || spank_get_item(sp, S_TASK_ID, &task) != ESPANK_SUCCESS || task != 0)
-    return;
+  return (s->request.verbose || s->config.verbose) && spank_get_item(sp, S_TASK_ID, &task) == ESPANK_SUCCESS && task == 0;
+}
+
+/* Why nothing is recorded, to verbose users. */
+static void note(struct pin_step *s, spank_t sp, const char *what) {
+  if (!tells(s, sp)) return;
   const char *node = job_decision_node();
   stderr_line("slurm-pin: %s: note: the site policy's rule %s records this job's MPI traffic, but %s\n",
               node ? node : "this node", s->policy.rule, what);
@@ -57,15 +62,12 @@ static int recorder_path(struct pin_step *s, int kind, char *buf, size_t len) {
 
 /* JOBID.STEPID in the user's recordings, made as the user. */
 static int rows_dir(spank_t sp, char *buf, size_t len) {
-  char home[PATH_MAX], dir[PATH_MAX];
+  char sub[PATH_MAX];
   uint32_t job = 0, step = 0;
-  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS ||
-      user_data_dir(getuid(), "", home, sizeof home) != 0 ||
-      user_data_dir(getuid(), USER_RECORDINGS_SUBDIR, dir, sizeof dir) != 0)
+  if (spank_get_item(sp, S_JOB_ID, &job) != ESPANK_SUCCESS || spank_get_item(sp, S_JOB_STEPID, &step) != ESPANK_SUCCESS)
     return -1;
-  home[strlen(home) - 1] = '\0'; /* "HOME/" */
-  int n = snprintf(buf, len, "%s/%u.%u", dir, job, step);
-  return n > 0 && (size_t)n < len && user_data_mkdirs(home, buf) == 0 ? 0 : -1;
+  snprintf(sub, sizeof sub, "%s/%u.%u", USER_RECORDINGS_SUBDIR, job, step);
+  return user_data_make(getuid(), sub, buf, len);
 }
 
 /* The MPI whose ranks a launcher's daemon starts (they inherit its
@@ -87,17 +89,17 @@ static int daemon_kind(const char *name) {
 static int task_kind(struct pin_step *s, const char *argv0, const char *path) {
   char name[64], program[PATH_MAX], why[ERR_LEN];
   if (launcher_named(s->config.launchers, argv0, name, sizeof name) &&
-      launcher_program_trusted(argv0, path, why, sizeof why))
+      launcher_program_trusted(argv0, path ? path : "", why, sizeof why))
     return daemon_kind(name);
-  return mpi_program_find(argv0, path, program, sizeof program) == 0 ? mpi_program_kind(program) : -1;
+  return program_path_find(argv0, path, program, sizeof program) == 0 ? mpi_program_kind(program) : -1;
 }
 
 void task_record_traffic(struct pin_step *s, spank_t sp) {
   int argc = 0;
   char **argv = NULL, path[LIST_LEN], lib[PATH_MAX], dir[PATH_MAX], m[PATH_MAX + 128];
   if (spank_get_item(sp, S_JOB_ARGV, &argc, &argv) != ESPANK_SUCCESS || argc < 1 || !argv[0]) return;
-  if (spank_getenv(sp, "PATH", path, sizeof path) != ESPANK_SUCCESS) path[0] = '\0';
-  int kind = task_kind(s, argv[0], path);
+  int has_path = spank_getenv(sp, "PATH", path, sizeof path) == ESPANK_SUCCESS;
+  int kind = task_kind(s, argv[0], has_path ? path : NULL);
   if (kind <= 0) {
     snprintf(m, sizeof m, "%.512s is %s (start the ranks with srun, mpirun or mpiexec, not through a script)",
              argv[0], kind < 0 ? "not a program found in PATH" : "linked with no MPI");
@@ -118,8 +120,7 @@ void task_record_traffic(struct pin_step *s, spank_t sp) {
   if (spank_setenv(sp, "LD_PRELOAD", value, 1) != ESPANK_SUCCESS ||
       spank_setenv(sp, "SLURM_PIN_MPI_DIR", dir, 1) != ESPANK_SUCCESS)
     return note(s, sp, "the task's environment cannot be set");
-  int task = -1;
-  if ((s->request.verbose || s->config.verbose) && spank_get_item(sp, S_TASK_ID, &task) == ESPANK_SUCCESS && task == 0) {
+  if (tells(s, sp)) {
     const char *node = job_decision_node();
     stderr_line("slurm-pin: %s: the site policy's rule %s records this job's MPI traffic (%s) into %s\n",
                 node ? node : "this node", s->policy.rule, mpi_kind_name(kind), dir);

@@ -12,7 +12,7 @@
 #include "error.hh"
 #include "input/text_lines.hh"
 #include "input/user_file.hh"
-#include "path_search.hh"
+#include "program_path.h"
 #include "preflight.hh"
 
 namespace slurmpin {

@@ -34,7 +34,7 @@
 #include "file_sha256.hh"
 #include "mpi_traffic.hh"
 #include "user_data.h"
-#include "path_search.hh"
+#include "program_path.h"
 #include "preflight.hh"
 #include "input/printable.hh"
 #include "sharing/profile.hh"
@@ -116,14 +116,10 @@ void check_mpi_options(Options& o) {
 // The caller's own store (common/user_data.h), made when missing: where
 // recorded rows become a profile that steers only the caller's jobs.
 std::string own_store() {
-  char home[PATH_MAX], dir[PATH_MAX];
-  if (user_data_dir(geteuid(), "", home, sizeof home) != 0 ||
-      user_data_dir(geteuid(), USER_STORE_SUBDIR, dir, sizeof dir) != 0)
-    throw Error("cannot find your home directory, where your own profile store is: give --store or --output");
-  home[std::strlen(home) - 1] = '\0';
-  if (user_data_mkdirs(home, dir) != 0)
-    throw Error(std::string("cannot make your own profile store ") + dir + ": " + std::strerror(errno));
-  return dir;
+  char dir[PATH_MAX];
+  if (user_data_make(geteuid(), USER_STORE_SUBDIR, dir, sizeof dir) == 0) return dir;
+  if (!dir[0]) throw Error("cannot find your home directory, where your own profile store is: give --store or --output");
+  throw Error(std::string("cannot make your own profile store ") + dir + ": " + std::strerror(errno));
 }
 
 Options parse(int argc, char** argv) {
@@ -437,15 +433,18 @@ double run_native(const Options& o) {
   return seconds_since(t);
 }
 
-// A new work directory, whose files remove_work() then removes (on errors
-// and signals too).
-const WorkDir& start_work(const Options& o) {
-  g_dir = make_work_dir(work_parent(o));
+// `dir` as the work directory, whose files remove_work() then removes (on
+// errors and signals too).
+const WorkDir& adopt_work(WorkDir dir) {
+  g_dir = std::move(dir);
   std::snprintf(g_work_name, sizeof g_work_name, "%s", g_dir.name.c_str());
   g_parent_fd = g_dir.parent;
   g_work_fd = g_dir.fd;
   return g_dir;
 }
+
+// A new work directory (adopt_work).
+const WorkDir& start_work(const Options& o) { return adopt_work(make_work_dir(work_parent(o))); }
 
 // What a backend wrote as `name` in the work directory, read through its
 // descriptor by `parse` (parse_sums, parse_trace).
@@ -599,11 +598,7 @@ Profile thread_part(const Options& o, const WorkDir& work) {
 // rows are removed once it is written.
 int profile_rows(const Options& o) {
   check_destination(o.store, o.output);
-  WorkDir rows = open_work_dir(o.rows);
-  g_dir = rows;
-  std::snprintf(g_work_name, sizeof g_work_name, "%s", g_dir.name.c_str());
-  g_parent_fd = g_dir.parent;
-  g_work_fd = g_dir.fd;
+  const WorkDir& rows = adopt_work(open_work_dir(o.rows));
   Profile p;
   std::vector<std::string> hosts;
   read_rank_rows(rows, p, &hosts);

@@ -646,6 +646,12 @@ end)
 
 -- ---- exploring (docs/autopilot.md) ----------------------------------------------
 
+-- The error loading a policy of the one rule `rule` (Lua text) gives.
+local function rule_error(rule)
+  local _, err = engine.load(write("bad_rule.lua", "return { rules = { " .. rule .. " } }"))
+  return err or ""
+end
+
 local EXPLORE = [[
 return {
   autopilot = "AUTOPILOT",
@@ -697,20 +703,16 @@ T.test("an explore decision records its application and shape; a user's choice d
 end)
 
 T.test("explore rules are checked", function()
-  local function err_of(rule)
-    local _, err = engine.load(write("bad_explore.lua", "return { rules = { " .. rule .. " } }"))
-    return err or ""
-  end
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "packed" } } }]]), "unknown strategy 'packed'")
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "none" } } }]]), "besides none")
-  T.contains(err_of([[{ name = "e", explore = { strategies = { "compact" } } }]]), "names its applications")
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, action = { mode = "enforce" }, explore = { strategies = { "compact" } } }]]),
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, explore = { strategies = { "packed" } } }]]), "unknown strategy 'packed'")
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, explore = { strategies = { "none" } } }]]), "besides none")
+  T.contains(rule_error([[{ name = "e", explore = { strategies = { "compact" } } }]]), "names its applications")
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, action = { mode = "enforce" }, explore = { strategies = { "compact" } } }]]),
              "never explores")
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, action = { strategy = "scatter" }, explore = { strategies = { "compact" } } }]]),
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, action = { strategy = "scatter" }, explore = { strategies = { "compact" } } }]]),
              "chooses the strategy")
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "lpgp" } } }]]), "needs a profile")
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "compact" }, runs = 2 } }]]), "from 3 to")
-  T.contains(err_of([[{ name = "e", match = { app = "a b" }, explore = { strategies = { "compact" } } }]]), "store name")
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, explore = { strategies = { "lpgp" } } }]]), "needs a profile")
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, explore = { strategies = { "compact" }, runs = 2 } }]]), "from 3 to")
+  T.contains(rule_error([[{ name = "e", match = { app = "a b" }, explore = { strategies = { "compact" } } }]]), "store name")
 end)
 
 T.test("the learned file's rules come before their explore rule; stopped candidates are not given", function()
@@ -893,13 +895,9 @@ return { recorded = { { rule = "learn-halo", app = "halo", user = "alice", threa
 end)
 
 T.test("record and recorded entries are checked", function()
-  local function err_of(rule)
-    local _, err = engine.load(write("bad_record.lua", "return { rules = { " .. rule .. " } }"))
-    return err or ""
-  end
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, action = { profile = "%app" },
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, action = { profile = "%app" },
     explore = { strategies = { "lpgp" }, record = 0 } }]]), "explore.record must be a whole number from 1 to 10")
-  T.contains(err_of([[{ name = "e", match = { app = "a" }, explore = { strategies = { "compact" }, record = 1 } }]]),
+  T.contains(rule_error([[{ name = "e", match = { app = "a" }, explore = { strategies = { "compact" }, record = 1 } }]]),
              "add a profile-guided strategy")
   local function learned_err(text)
     write("autopilot/learned.lua", text)

@@ -10,6 +10,7 @@
 #include <string>
 
 #include "mpi_program.h"
+#include "program_path.h"
 #include "test_support.hh"
 
 namespace {
@@ -43,17 +44,17 @@ TEST(MpiProgram, NoMpiScriptsAndMissingFiles) {
   EXPECT_EQ(mpi_program_kind(dir.path.c_str()), MPI_KIND_NONE);  // a directory
 }
 
-TEST(MpiProgram, FindsTheProgramAsExecDoes) {
-  slurmpin::test::TempDir dir("mpi_program_find");
+TEST(ProgramPath, FindsTheProgramAsExecDoes) {
+  slurmpin::test::TempDir dir("program_path");
   char buf[4096];
-  ASSERT_EQ(mpi_program_find("true", "/nonexistent:/bin", buf, sizeof buf), 0);
+  ASSERT_EQ(program_path_find("true", "/nonexistent:/bin", buf, sizeof buf), 0);
   EXPECT_STREQ(buf, "/bin/true");
-  EXPECT_EQ(mpi_program_find("surely-not-a-program", "/bin", buf, sizeof buf), -1);
+  EXPECT_EQ(program_path_find("surely-not-a-program", "/bin", buf, sizeof buf), -1);
   std::string plain = dir.path.string() + "/data";
   std::ofstream(plain) << "x";
   chmod(plain.c_str(), 0644);
-  EXPECT_EQ(mpi_program_find(plain.c_str(), "/bin", buf, sizeof buf), -1);  // not executable
-  EXPECT_EQ(mpi_program_find("", "/bin", buf, sizeof buf), -1);
+  EXPECT_EQ(program_path_find(plain.c_str(), "/bin", buf, sizeof buf), -1);  // not executable
+  EXPECT_EQ(program_path_find("", "/bin", buf, sizeof buf), -1);
 }
 
 }  // namespace
