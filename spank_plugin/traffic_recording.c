@@ -101,7 +101,7 @@ void task_record_traffic(struct pin_step *s, spank_t sp) {
   int has_path = spank_getenv(sp, "PATH", path, sizeof path) == ESPANK_SUCCESS;
   int kind = task_kind(s, argv[0], has_path ? path : NULL);
   if (kind <= 0) {
-    snprintf(m, sizeof m, "%.512s is %s (start the ranks with srun, mpirun or mpiexec, not through a script)",
+    snprintf(m, sizeof m, "%.512s is %s (start the ranks with srun, or MPICH's mpiexec, not through a script)",
              argv[0], kind < 0 ? "not a program found in PATH" : "linked with no MPI");
     return note(s, sp, m);
   }
