@@ -26,6 +26,8 @@ return {
       explore = { strategies = { "lpgp" }, runs = 3, record = 1 } },
     { name = "learn-ring", match = { app = "ring" }, action = { profile = "%app" },
       explore = { strategies = { "gplp" }, runs = 3, record = 1 } },
+    { name = "learn-wrapped", match = { app = "wrapped" }, action = { profile = "%app" },
+      explore = { strategies = { "gplp" }, runs = 3, record = 1 } },
   },
 }
 POLICY
@@ -238,6 +240,25 @@ halo_job() {
   [ -f "$rows/rank.1" ]
   grep -q "the site policy's rule learn-ring records this job's MPI traffic (mpich) into $rows" "$WORK/ring.$job.out"
   wait_accounted "$job.0"
+}
+
+@test "a recording job whose ranks start through a script runs as it is; the verbose line and status say nothing was recorded" {
+  printf '#!/bin/sh\nexec %s "$@"\n' "$WORK/bin/halo" >"$WORK/bin/wrapped.sh"
+  chmod 755 "$WORK/bin/wrapped.sh"
+  run --separate-stderr as_user sbatch --parsable -J wrapped -n2 -c1 -o "$WORK/wrapped.%j.out" \
+    --wrap "srun --mpi=pmi2 $WORK/bin/wrapped.sh ring 64 10"
+  [ "$status" -eq 0 ]
+  job=$output
+  wait_jobs_done
+  cat "$WORK/wrapped.$job.out" >&3
+  [[ "$(admin_comment "$job")" == *" explore=wrapped record=wrapped" ]]
+  [[ "$(sacct -a -n -P -o State -j "$job.0")" == COMPLETED ]]
+  grep -q "^checksum:" "$WORK/wrapped.$job.out"
+  [ "$(grep -c "the site policy's rule learn-wrapped records this job's MPI traffic, but $WORK/bin/wrapped.sh is linked with no MPI (start the ranks with srun" "$WORK/wrapped.$job.out")" -eq 1 ]
+  [ ! -e "$(home_of "$TEST_USER")/.local/share/slurm-pin/recorded/$job.0" ]
+  wait_accounted "$job.0"
+  run "$SLURM_PIN" autopilot status
+  [[ "$output" == *"wrapped: MPI traffic (rule learn-wrapped): nothing recorded by slurmpin-test's $job.0: no rank wrote its row"* ]]
 }
 
 @test "decide makes the rows a profile in that user's own store, as that user, and lists it; status shows it" {
