@@ -187,37 +187,3 @@ TEST(RanksAcrossNodes, UnevenCountsAndBadInputAreOneLine) {
 }
 
 }  // namespace
-
-namespace {
-
-// Random sparse traffic: each of n ranks sends to 3 others.
-slurmpin::SharingMatrix random_traffic(int n, uint64_t seed) {
-  std::mt19937_64 rng(seed);
-  std::vector<slurmpin::Edge> e;
-  for (int i = 0; i < n; ++i)
-    for (int k = 0; k < 3; ++k) e.push_back({i, static_cast<int>(rng() % n), static_cast<double>(1 + rng() % 100)});
-  return slurmpin::SharingMatrix::from_edges(n, e);
-}
-
-double kept(const slurmpin::Tree& t, const std::vector<int>& slot, const slurmpin::SharingMatrix& w) {
-  return slurmpin::quality(slurmpin::score_levels(t, {slot}, &w));
-}
-
-}  // namespace
-
-TEST(TaskTraffic, TheDefaultKeepsTheMoreOfGplpAndLpgp) {
-  using slurmpin::Strategy;
-  // Cores paired under an L2: both run, the better kept; without pairs, gplp.
-  slurmpin::Tree paired = slurmpin::test::tree_of("pack:2 l3:2 l2:2 core:2 pu:1");
-  slurmpin::Tree plain = slurmpin::test::tree_of("pack:2 l3:2 core:4 pu:1");
-  int lpgp_lost = 0;
-  for (uint64_t seed = 1; seed <= 30; ++seed) {
-    slurmpin::SharingMatrix w = random_traffic(16, seed);
-    double lp = kept(paired, slurmpin::place_profile_guided(paired, w, Strategy::kLpgp, 1), w);
-    double gp = kept(paired, slurmpin::place_profile_guided(paired, w, Strategy::kGplp, 1), w);
-    EXPECT_DOUBLE_EQ(kept(paired, slurmpin::place_by_traffic(paired, w, 1), w), std::max(lp, gp)) << seed;
-    lpgp_lost += lp < gp;
-    EXPECT_EQ(slurmpin::place_by_traffic(plain, w, 1), slurmpin::place_profile_guided(plain, w, Strategy::kGplp, 1));
-  }
-  EXPECT_GT(lpgp_lost, 0);  // lpgp alone, the default before, would have kept less
-}

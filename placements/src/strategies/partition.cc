@@ -552,6 +552,20 @@ std::vector<int> relabel(std::vector<int> part, const std::vector<int>& live) {
 
 }  // namespace
 
+std::vector<int> partition_greedily(const SharingMatrix& w, const std::vector<int>& weight,
+                                    const std::vector<int>& target) {
+  // Grown over each item's strongest edges, as METIS is given them: each
+  // part's growth then reads O(n kMetisDegree), not every pair of a dense
+  // matrix; the refinement sees every edge.
+  SharingMatrix sparse = strongest_edges(w);
+  std::vector<int> part = grown_start(sparse.size() ? sparse : w, weight, target);
+  Refiner r(w, weight, static_cast<int>(target.size()), part);
+  r.repair(target);
+  r.refine();
+  r.swap_search();
+  return part;
+}
+
 std::vector<int> partition_items(const SharingMatrix& w, const std::vector<int>& weight,
                                  const std::vector<int>& target, uint64_t seed) {
   int k = static_cast<int>(target.size());

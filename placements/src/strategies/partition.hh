@@ -18,6 +18,12 @@ namespace slurmpin {
 std::vector<int> partition_items(const SharingMatrix& w, const std::vector<int>& weight,
                                  const std::vector<int>& target, uint64_t seed);
 
+// The same from a greedy start (parts grown one after another over each
+// item's strongest edges, as EagerMap groups threads), then refined: no
+// METIS; the start costs O(n^2 + k n), whatever the matrix's density.
+std::vector<int> partition_greedily(const SharingMatrix& w, const std::vector<int>& weight,
+                                    const std::vector<int>& target);
+
 // Whether no part can take two items: nothing can then be kept together,
 // every assignment that fits is as good, and the matrix is not read.
 bool nothing_to_keep(const std::vector<int>& weight, const std::vector<int>& target);

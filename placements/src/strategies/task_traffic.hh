@@ -16,7 +16,10 @@ namespace slurmpin {
 
 // The tasks' places by their traffic where no profile-guided strategy is
 // asked for (the default of --task-matrix and of rank profiles): the slot
-// of t of each task of `traffic`, t holding at least as many slots.
+// of t of each task of `traffic`, t holding at least as many slots. Ranks
+// are grouped from the cores up (bottom_up.hh) and cut from the root down
+// (gplp, and lpgp where cores pair); a cut is taken where it keeps at least
+// as much as the groups at every level, else the groups.
 std::vector<int> place_by_traffic(const Tree& t, const SharingMatrix& traffic, uint64_t seed);
 
 // `shares` (task i's slots, from split_tasks) reordered so that task i gets
