@@ -208,6 +208,16 @@ halo_job() {
     sbatch --parsable -J halo -n2 -c1 -o "$WORK/halo.%j.out" "$@" --wrap "srun --mpi=pmi2 $WORK/bin/halo ring 256 200")
 }
 
+# Sets rows to the directory recording step $1.0 wrote into the test
+# user's home, and fails unless both ranks' rows are there and job output
+# $3 has rule $2's verbose line naming it.
+rows_recorded() {
+  rows=$(home_of "$TEST_USER")/.local/share/slurm-pin/recorded/$1.0
+  [ -f "$rows/rank.0" ] || { echo "no $rows/rank.0"; return 1; }
+  [ -f "$rows/rank.1" ] || { echo "no $rows/rank.1"; return 1; }
+  grep -q "the site policy's rule $2 records this job's MPI traffic (mpich) into $rows" "$3"
+}
+
 @test "the first job of an MPI application records its ranks' traffic into its user's own directory, unpinned" {
   run halo_job "$TEST_USER"
   [ "$status" -eq 0 ]
@@ -217,11 +227,8 @@ halo_job() {
   [ "$(admin_comment "$job")" = "slurm-pin: rule=learn-halo mode=default strategy=none tasks=2 threads=1 explore=halo record=halo" ]
   [[ "$(sacct -a -n -P -o State -j "$job.0")" == COMPLETED ]]
   wait_accounted "$job.0"
-  rows=$(home_of "$TEST_USER")/.local/share/slurm-pin/recorded/$job.0
-  [ -f "$rows/rank.0" ]
-  [ -f "$rows/rank.1" ]
+  rows_recorded "$job" learn-halo "$WORK/halo.$job.out"
   [ "$(stat -c %U "$rows/rank.0" "$rows")" = "$TEST_USER"$'\n'"$TEST_USER" ]
-  grep -q "the site policy's rule learn-halo records this job's MPI traffic (mpich) into $rows" "$WORK/halo.$job.out"
   # A recording job runs as Slurm placed it: no slurm-pin binding line.
   ! grep -q "strategy none, " "$WORK/halo.$job.out"
 }
@@ -235,10 +242,7 @@ halo_job() {
   cat "$WORK/ring.$job.out" >&3
   [[ "$(admin_comment "$job")" == *" explore=ring record=ring" ]]
   [[ "$(sacct -a -n -P -o State -j "$job.0")" == COMPLETED ]]
-  rows=$(home_of "$TEST_USER")/.local/share/slurm-pin/recorded/$job.0
-  [ -f "$rows/rank.0" ]
-  [ -f "$rows/rank.1" ]
-  grep -q "the site policy's rule learn-ring records this job's MPI traffic (mpich) into $rows" "$WORK/ring.$job.out"
+  rows_recorded "$job" learn-ring "$WORK/ring.$job.out"
   wait_accounted "$job.0"
 }
 

@@ -60,10 +60,7 @@ clean_env() {
 direct_launch() {
   run_ranks env $OMPI_TRANSPORT OMP_NUM_THREADS=1 srun --mpi="$1" -N2 -n4 -c1 --pin-strategy=compact "$WORK/bin/$2"
   [ "$status" -eq 0 ] || { echo "$stderr"; false; }
-  [ "$(rank_threads 0)" = "n1:0" ]
-  [ "$(rank_threads 1)" = "n1:1" ]
-  [ "$(rank_threads 2)" = "n2:0" ]
-  [ "$(rank_threads 3)" = "n2:1" ]
+  ranks_run_on "n1:0" "n1:1" "n2:0" "n2:1"
   [ "$(rank_env 1 OMP_PLACES)" = "{1}" ]
   run_ranks srun --mpi="$1" -N1 -n1 -c2 --pin-strategy=scatter "$WORK/bin/$2"
   [ "$status" -eq 0 ]
@@ -82,10 +79,7 @@ direct_launch() {
 @test "MPICH mpiexec (hydra) over two nodes: each node's ranks by local rank, one verbose line each" {
   batch 'export OMP_NUM_THREADS=1; mpiexec.hydra -n 4 -ppn 2 '"$WORK/bin/report_mpich" \
     -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact --pin-verbose
-  [ "$(rank_threads 0)" = "n1:0" ]
-  [ "$(rank_threads 1)" = "n1:1" ]
-  [ "$(rank_threads 2)" = "n2:0" ]
-  [ "$(rank_threads 3)" = "n2:1" ]
+  ranks_run_on "n1:0" "n1:1" "n2:0" "n2:1"
   [ "$(rank_env 0 OMP_PLACES)" = "{0}" ]
   [ "$(rank_env 1 OMP_PLACES)" = "{1}" ]
   [ "$(rank_env 3 SLURM_PIN_CPUS)" = "1" ]
@@ -102,10 +96,7 @@ direct_launch() {
   for bind in "" "--bind-to core" "--bind-to none"; do
     batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 4 $bind $WORK/bin/report_openmpi" \
       -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact --pin-verbose
-    [ "$(rank_threads 0)" = "n1:0" ]
-    [ "$(rank_threads 1)" = "n1:1" ]
-    [ "$(rank_threads 2)" = "n2:0" ]
-    [ "$(rank_threads 3)" = "n2:1" ]
+    ranks_run_on "n1:0" "n1:1" "n2:0" "n2:1"
     clean_env 0 1 2 3
     [ "$(grep -Ec "started by (orted|prted)\): strategy compact" <<<"$output")" -eq 4 ]
     stderr=$output claims_are_real
@@ -114,10 +105,7 @@ direct_launch() {
   # binding (rank to core in order) would give.
   batch "export OMP_NUM_THREADS=1; mpirun.openmpi -np 4 --bind-to core $WORK/bin/report_openmpi" \
     -N2 --ntasks-per-node=2 -c1 --pin-strategy="file:$WORK/reverse.placement"
-  [ "$(rank_threads 0)" = "n1:1" ]
-  [ "$(rank_threads 1)" = "n1:0" ]
-  [ "$(rank_threads 2)" = "n2:1" ]
-  [ "$(rank_threads 3)" = "n2:0" ]
+  ranks_run_on "n1:1" "n1:0" "n2:1" "n2:0"
   [ "$(rank_env 0 OMP_PLACES)" = "{1}" ]
   [ "$(rank_env 0 SLURM_CPU_BIND)" = "quiet,mask_cpu:0x2,0x1" ]
 }
@@ -127,15 +115,13 @@ direct_launch() {
     "mpiexec.hydra -n 2 -ppn 1 $WORK/bin/report_mpich"; do
     [[ $launch != mpirun* ]] || [ -n "${OPENMPI_ACROSS_NODES:-}" ] || continue  # need_openmpi_across_nodes
     batch "export OMP_NUM_THREADS=2; $launch" -N2 --ntasks-per-node=1 -c2 --pin-strategy=scatter --pin-verbose
-    [ "$(rank_threads 0)" = "n1:0 n1:1" ]
-    [ "$(rank_threads 1)" = "n2:0 n2:1" ]
+    ranks_run_on "n1:0 n1:1" "n2:0 n2:1"
     stderr=$output claims_are_real
     [ "$(rank_env 1 OMP_PLACES)" = "{0},{1}" ]
   done
   # OMP_NUM_THREADS unset: one thread per core of the rank's share.
   batch "mpiexec.hydra -n 4 -ppn 2 $WORK/bin/report_mpich" -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact
-  [ "$(rank_threads 0)" = "n1:0" ]
-  [ "$(rank_threads 1)" = "n1:1" ]
+  ranks_run_on "n1:0" "n1:1"
   [ "$(rank_env 1 OMP_NUM_THREADS)" = "1" ]
   batch "mpiexec.hydra -n 4 -ppn 2 $WORK/bin/pure_mpich" -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact
   [ "$(rank_threads 2)" = "n2:0" ]
@@ -147,12 +133,7 @@ direct_launch() {
   # Three ranks on a node of two CPUs: placed, neighbours sharing a CPU.
   batch "export OMP_NUM_THREADS=1; mpiexec.hydra -n 6 -ppn 3 $WORK/bin/report_mpich" \
     -N2 --ntasks-per-node=2 -c1 --pin-strategy=compact --pin-verbose
-  [ "$(rank_threads 0)" = "n1:0" ]
-  [ "$(rank_threads 1)" = "n1:0" ]
-  [ "$(rank_threads 2)" = "n1:1" ]
-  [ "$(rank_threads 3)" = "n2:0" ]
-  [ "$(rank_threads 4)" = "n2:0" ]
-  [ "$(rank_threads 5)" = "n2:1" ]
+  ranks_run_on "n1:0" "n1:0" "n1:1" "n2:0" "n2:0" "n2:1"
   [ "$(grep -c 'started by hydra_pmi_proxy): strategy compact' <<<"$output")" -eq 6 ]
   stderr=$output claims_are_real
   clean_env 0 1 2 3 4 5

@@ -43,6 +43,17 @@ rank_threads() {
     awk '{ printf "%s%s:%s", sep, $4, $8; sep = " " }'
 }
 
+# Fails unless rank 0's threads are "$1" (rank_threads), rank 1's "$2", and
+# so on, naming the first rank that is not.
+ranks_run_on() {
+  local rank=0 want
+  for want; do
+    [ "$(rank_threads "$rank")" = "$want" ] ||
+      { echo "rank $rank runs on '$(rank_threads "$rank")', not '$want'"; return 1; }
+    rank=$((rank + 1))
+  done
+}
+
 # "cpu cpu ..." of rank $1's threads, in thread order.
 rank_cpus() { rank_threads "$1" | sed 's/[^ ]*://g'; }
 

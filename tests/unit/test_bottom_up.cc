@@ -21,6 +21,7 @@ namespace {
 
 using slurmpin::SharingMatrix;
 using slurmpin::Tree;
+using slurmpin::test::kept_in;
 
 SharingMatrix random_traffic(int n, int partners, uint64_t seed) {
   std::mt19937_64 rng(seed);
@@ -33,14 +34,6 @@ SharingMatrix random_traffic(int n, int partners, uint64_t seed) {
 
 std::vector<slurmpin::LevelScore> levels(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w) {
   return slurmpin::score_levels(t, {slot}, &w);
-}
-
-// What the domains of `kind` keep of w under `slot`.
-double kept_in(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w, const char* kind) {
-  for (const auto& l : levels(t, slot, w))
-    if (l.kind == kind) return l.kept;
-  ADD_FAILURE() << "no level " << kind;
-  return 0;
 }
 
 // Every thread on its own slot of t.

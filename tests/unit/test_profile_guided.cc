@@ -468,12 +468,6 @@ TEST(Phases, PlacingThreadsNeverExceedTheStepsCpus) {
 
 namespace {
 
-double kept_in(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w, const std::string& kind) {
-  for (const auto& l : score_levels(t, {slot}, &w))
-    if (l.kind == kind) return l.kept;
-  return -1;
-}
-
 SharingMatrix random_pairs(int n, uint64_t seed) {
   std::mt19937_64 rng(seed);
   return random_affinity(n, rng, 1000);

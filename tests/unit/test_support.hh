@@ -17,6 +17,7 @@
 #include "sharing/sharing_matrix.hh"
 #include "engine.hh"
 #include "error.hh"
+#include "strategies/score.hh"
 #include "topology/topology.hh"
 
 namespace slurmpin::test {
@@ -124,6 +125,15 @@ inline SharingMatrix random_affinity(int n, std::mt19937_64& rng, double max = 1
       a.set(i, j, integral ? std::floor(v) : v);
     }
   return a.affinity();
+}
+
+// What the domains of `kind` keep of w with each thread at slot[thread]; a
+// failure (and -1) when t has no such level.
+inline double kept_in(const Tree& t, const std::vector<int>& slot, const SharingMatrix& w, const std::string& kind) {
+  for (const auto& l : score_levels(t, {slot}, &w))
+    if (l.kind == kind) return l.kept;
+  ADD_FAILURE() << "no level " << kind;
+  return -1;
 }
 
 inline Tree tree_of(const std::string& source, const std::vector<unsigned>& allowed = {},
