@@ -25,13 +25,13 @@
  * counters per page, and a walk through a page pays the helper for its
  * first few lines only. 16-bit counters, since a page is kept per thread
  * and region and a program's arrays are paged once per region that walks
- * them. A counter holds up to LC_COUNT_MAX (32767); one that would pass it
+ * them. A counter holds up to LC_COUNT_MAX (65535); one that would pass it
  * moves what it holds into the page's spill (64-bit counts per line, made
- * for the few pages with a line that hot): every count stays exact. The
- * top bit is a guard: the Valgrind tool's inline count adds first and
- * checks the guard after, and its helper then moves that count to the
- * spill at once (lc_settle), so outside that moment no counter holds
- * LC_GUARD.
+ * for the few pages with a line that hot): every count stays exact.
+ *
+ * The compiler runtime counts every access here (lc_cached, lc_bump); the
+ * Valgrind tool counts in its own per-site lanes first and moves a block of
+ * lines at a time here (lc_count_lines, valgrind/sp_main.c).
  *
  * The includer defines LC_CALLOC(count, size), zeroed memory that is never
  * NULL (it aborts instead), and LC_FREE(p): libc's in the compiler runtime,
@@ -52,8 +52,7 @@
 #define LC_SPARSE_LINES 64 /* lines a kind of a page holds before it is made dense */
 #define LC_SPARSE_RUN 4     /* consecutive lines that make it dense at once: a walk through the page */
 
-#define LC_COUNT_MAX 0x7FFFu
-#define LC_GUARD 0x8000u /* LC_COUNT_MAX + 1 */
+#define LC_COUNT_MAX 0xFFFFu
 
 typedef struct {
   uint64_t reads, writes;
@@ -89,7 +88,7 @@ typedef struct {
 static inline uint64_t lc_tag(uint64_t key, uint32_t region) { return key | ((uint64_t)region << 40); }
 
 /* A cache slot: only what the fast paths read, 16 bytes, so that the
- * Valgrind tool finds a slot with a shift and the cache fits in L1. */
+ * cache fits in L1. */
 typedef struct {
   uint64_t tag;      /* lc_tag of the page held, 0: none */
   uint16_t *counts;  /* its dense counters of the cache's kind (NULL or any page's while tag is 0) */
@@ -99,9 +98,7 @@ typedef struct {
   LcPage *map; /* open addressing, at most half full */
   size_t cap, used;
   size_t bytes; /* of counters made, dense and sparse: the table's size */
-  /* A cache per kind, the reads' first: the Valgrind tool finds the
-   * writes' at a fixed distance from the reads'. */
-  LcCached cache[2][LC_CACHE];
+  LcCached cache[2][LC_CACHE]; /* a cache per kind, [LC_READS] and [LC_WRITES] */
 } LineCounts;
 
 static inline size_t lc_hash(uint64_t key, uint32_t region) {
@@ -199,7 +196,7 @@ static inline uint16_t *lc_counter(LineCounts *t, LcPage *p, int write, uint32_t
  * a power of two of pages apart (two grids of 128 MiB), which the low bits
  * would put in one slot to evict each other on every access, do not
  * collide; the region is in the tag, so one region's pages and the next's
- * differ too. The Valgrind tool computes the same in IR (count_inline). */
+ * differ too. */
 static inline size_t lc_cache_slot(uint64_t key, uint32_t region) {
   return (size_t)((lc_tag(key, region) * LC_SLOT_MUL) >> (64 - LC_CACHE_BITS));
 }
@@ -248,24 +245,6 @@ __attribute__((noinline)) static void lc_overflow(LineCounts *t, uint64_t line, 
   lc_spill(t, line, region, write, 1);
 }
 
-/* The Valgrind tool's helper, before it counts an access of `size` bytes at
- * `addr`: when a counter of a line it touches holds LC_GUARD, the inline
- * count already counted the access (no counter holds LC_GUARD otherwise)
- * and that count goes to the spill; 1 then (the access is counted), else 0. */
-static inline int lc_settle(LineCounts *t, uint64_t addr, uint64_t size, unsigned line_shift, uint32_t region,
-                            int write) {
-  int settled = 0;
-  uint64_t last = (addr + size - 1) >> line_shift;
-  for (uint64_t line = addr >> line_shift; size && line <= last; ++line) {
-    const uint16_t *n = lc_cached(t, line, region, write);
-    if (n && *n == LC_GUARD) {
-      lc_spill(t, line, region, write, 0);
-      settled = 1;
-    }
-  }
-  return settled;
-}
-
 /* One access to `line`, whose counter of the access's kind is c. */
 __attribute__((always_inline)) static inline void lc_bump(LineCounts *t, uint16_t *c, uint64_t line, uint32_t region,
                                                          int write) {
@@ -283,6 +262,33 @@ __attribute__((always_inline)) static inline void lc_count(LineCounts *t, uint64
   }
   if (!size) return;
   for (; line <= last; ++line) lc_bump(t, lc_line(t, line, region, write), line, region, write);
+}
+
+/* Counts n accesses of one kind to a line (the Valgrind tool, moving what
+ * a site of the program counted into the table). */
+static inline void lc_count_n(LineCounts *t, uint64_t line, uint32_t region, int write, uint64_t n) {
+  uint16_t *c = lc_line(t, line, region, write);
+  if (*c + n > LC_COUNT_MAX) lc_spill(t, line, region, write, n);
+  else *c = (uint16_t)(*c + n);
+}
+
+/* Counts counts[i] accesses of one kind to line first + i, for i < n: lines
+ * of one page (the Valgrind tool, moving what a site of the program counted
+ * in a block of lines into the table). The page is found once when it is
+ * in the cache. */
+static inline void lc_count_lines(LineCounts *t, uint64_t first, uint32_t region, int write, const uint64_t *counts,
+                                  unsigned n) {
+  uint16_t *c = lc_cached(t, first, region, write);
+  if (c) { /* no branch per line: a site's lines come in any pattern */
+    uint64_t any = 0;
+    for (unsigned i = 0; i < n; ++i) any |= c[i] + counts[i];
+    if (any <= LC_COUNT_MAX) {
+      for (unsigned i = 0; i < n; ++i) c[i] = (uint16_t)(c[i] + counts[i]);
+      return;
+    }
+  }
+  for (unsigned i = 0; i < n; ++i)
+    if (counts[i]) lc_count_n(t, first + i, region, write, counts[i]);
 }
 
 /* Adds any counts of one kind to a line. */

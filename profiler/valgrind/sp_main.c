@@ -89,47 +89,123 @@ static UInt region_id(const HChar *name) {
 #define SS_SNPRINTF VG_(snprintf)
 #include "sharing_sums.h"
 
-typedef LineCounts Table;
+/* Every site of the code that accesses memory inline (an instruction's load
+ * or store) keeps, per thread, counts not yet in the table: per line of one
+ * block of BLOCK_LINES aligned lines (its `key`, with the region and the
+ * access's kind), how many accesses the site made to it. A loop's site
+ * walks its array a block at a time (64 accesses of 8 bytes, 32 of 16), so
+ * the inline code only compares the block with the site's and adds 1 to
+ * the line's lane, in words that stay in L1; a helper moves the lanes into
+ * the table when the site turns to another block, one page found for the
+ * block's lines. Counting every access in the table instead (its page
+ * cache, inline) cost a hashed probe into counters far bigger than the
+ * CPU's caches on each access: 2.6x Valgrind's own time on NPB MG, where
+ * this costs 2.3x (bench/profiler).
+ *
+ * key = block | region << KEY_REGION_SHIFT | write << KEY_WRITE_SHIFT: the
+ * blocks of any address Valgrind gives a client (below 2^47) stay below
+ * 2^50 for any line size, regions below MAX_REGIONS (2^12). A zeroed site
+ * counts nothing, so it needs no empty mark. */
+#define KEY_REGION_SHIFT 50
+#define KEY_WRITE_SHIFT 62
+#define KEY_BLOCK_MASK ((1ULL << KEY_REGION_SHIFT) - 1)
+#define BLOCK_BITS 3
+#define BLOCK_LINES (1u << BLOCK_BITS)
+_Static_assert(MAX_REGIONS <= 1u << (KEY_WRITE_SHIFT - KEY_REGION_SHIFT), "a key holds every region");
+typedef struct {
+  ULong key;
+  uint64_t count[BLOCK_LINES]; /* 64 bits: a site spinning on one line never overflows */
+} Pending;
 
-static Table *tables; /* by creation index */
-/* The table of the thread Valgrind runs now; `nobody` (whose page cache
- * matches nothing) until the helper finds out, since the inline code reads
- * through it unconditionally. */
-static Table nobody;
-static Table *running = &nobody;
+/* Sites are numbered as code is instrumented; from SITES_MAX on, new sites
+ * share numbers (modulo SITES_MAX): two sites sharing one only move counts
+ * to the table more often, since a site that finds another's block there
+ * moves those counts, whatever their kind, before it counts its own. So a
+ * thread's sites take at most 72 bytes x SITES_MAX (1.1 MiB). */
+#define SITES_MAX (1u << 14)
 
-/* Every cache slot's counters point somewhere valid, a slot that holds no
- * page here, so that count_inline loads and stores them unguarded. */
-static uint16_t no_page[LC_PAGE_LINES];
+typedef struct {
+  LineCounts lines;
+  Pending *pending; /* cap_sites of them */
+} Thread;
 
-static void point_cache_at_no_page(Table *t) {
-  for (UInt k = 0; k < 2; ++k)
-    for (UInt i = 0; i < LC_CACHE; ++i)
-      if (!t->cache[k][i].counts) t->cache[k][i].counts = no_page;
+static Thread **threads; /* by creation index; a Thread never moves */
+static UInt n_threads, cap_threads;
+/* Counts of threads Valgrind runs before it reports their creation: made,
+ * never written out. */
+static Thread nobody;
+static Thread *running = &nobody;
+/* running->pending: the inline code loads it once per superblock (thread
+ * switches end a superblock). */
+static Pending *running_pending;
+
+static ULong n_sites;  /* numbered so far */
+static UInt cap_sites; /* of every thread's pending array */
+
+static ULong key_of(ULong block, UInt region, Bool write) {
+  return block | (ULong)region << KEY_REGION_SHIFT | (ULong)write << KEY_WRITE_SHIFT;
 }
 
-static UInt n_tables, cap_tables;
-static Int *index_of_tid; /* Valgrind thread id -> creation index */
+/* What a site counted goes to its thread's table. */
+static void pending_to_table(Thread *t, Pending *p) {
+  ULong first = (p->key & KEY_BLOCK_MASK) << BLOCK_BITS;
+  uint32_t region = (uint32_t)((p->key >> KEY_REGION_SHIFT) & (MAX_REGIONS - 1));
+  int write = (int)(p->key >> KEY_WRITE_SHIFT);
+  lc_count_lines(&t->lines, first, region, write, p->count, BLOCK_LINES);
+  for (UInt i = 0; i < BLOCK_LINES; ++i) p->count[i] = 0;
+}
+
+static Pending *pending_resized(Pending *p, UInt from, UInt to) {
+  p = VG_(realloc)("sp.sites", p, to * sizeof(Pending));
+  VG_(memset)(p + from, 0, (to - from) * sizeof(Pending));
+  return p;
+}
+
+/* A number for a new site, every thread's array grown to hold it. Called
+ * while instrumenting, when no instrumented code runs. */
+static UInt new_site(void) {
+  UInt site = (UInt)(n_sites++ % SITES_MAX);
+  if (site >= cap_sites) {
+    UInt cap = cap_sites ? cap_sites * 2 : 1024;
+    for (UInt t = 0; t < n_threads; ++t) threads[t]->pending = pending_resized(threads[t]->pending, cap_sites, cap);
+    nobody.pending = pending_resized(nobody.pending, cap_sites, cap);
+    cap_sites = cap;
+    running_pending = running->pending;
+  }
+  return site;
+}
+
+static void runs(Thread *t) {
+  running = t;
+  running_pending = t->pending;
+}
+
+/* Every count the thread's sites hold, into its table. */
+static void pending_flush(Thread *t) {
+  for (UInt i = 0; i < cap_sites; ++i) pending_to_table(t, &t->pending[i]);
+}
+
 /* Where each thread came from, by creation index: its creator's index (-1
  * for the main thread) and its start routine's name (NULL: unknown). */
 static Int *creator_of;
 static HChar **start_of;
+static Int *index_of_tid; /* Valgrind thread id -> creation index */
 /* The start routine a thread announced (pthread_create wrapper) for the
  * thread it is creating, by Valgrind thread id. */
 static HChar **pending_start;
 
 static UInt new_thread_index(void) {
-  if (n_tables == cap_tables) {
-    cap_tables = cap_tables ? cap_tables * 2 : 64;
-    tables = VG_(realloc)("sp.tables", tables, cap_tables * sizeof(Table));
-    creator_of = VG_(realloc)("sp.origins", creator_of, cap_tables * sizeof(Int));
-    start_of = VG_(realloc)("sp.origins", start_of, cap_tables * sizeof(HChar *));
+  if (n_threads == cap_threads) {
+    cap_threads = cap_threads ? cap_threads * 2 : 64;
+    threads = VG_(realloc)("sp.threads", threads, cap_threads * sizeof(Thread *));
+    creator_of = VG_(realloc)("sp.origins", creator_of, cap_threads * sizeof(Int));
+    start_of = VG_(realloc)("sp.origins", start_of, cap_threads * sizeof(HChar *));
   }
-  creator_of[n_tables] = -1;
-  start_of[n_tables] = NULL;
-  VG_(memset)(&tables[n_tables], 0, sizeof(Table));
-  point_cache_at_no_page(&tables[n_tables]);
-  return n_tables++;
+  creator_of[n_threads] = -1;
+  start_of[n_threads] = NULL;
+  threads[n_threads] = VG_(calloc)("sp.threads", 1, sizeof(Thread));
+  threads[n_threads]->pending = VG_(calloc)("sp.sites", cap_sites ? cap_sites : 1, sizeof(Pending));
+  return n_threads++;
 }
 
 static void sp_thread_created(ThreadId parent, ThreadId child) {
@@ -142,46 +218,70 @@ static void sp_thread_created(ThreadId parent, ThreadId child) {
   } else {
     start_of[idx] = VG_(strdup)("sp.origins", "main");
   }
-  running = &nobody; /* tables may have moved */
 }
 
 static void progress(void);
 
-/* Valgrind switches threads here: point the fast paths at the new one. */
+/* Valgrind switches threads here: point the inline code at the new one. */
 static void sp_thread_runs(ThreadId tid, ULong blocks_done) {
   (void)blocks_done;
   progress();
   Int idx = index_of_tid[tid];
-  running = idx >= 0 ? &tables[idx] : &nobody;
+  runs(idx >= 0 ? threads[idx] : &nobody);
 }
 
 /* ---- what the instrumented code calls ------------------------------------ */
 
+/* An access of `size` bytes at `a`, counted in the running thread's table. */
 static void record(Addr a, SizeT size, Bool write) {
-  if (running == &nobody) {
-    Int idx = index_of_tid[VG_(get_running_tid)()];
-    if (idx < 0) return;
-    running = &tables[idx];
+  lc_count(&running->lines, a, size, line_shift, current_region, write);
+}
+
+/* The inline code's fallback: the site `p` last counted another line, or
+ * this access ends in the next line. The inline code already added this
+ * access to the site's count, which held the other line's accesses: those
+ * go to the table, and the site holds this line from now on (an access
+ * across lines is counted in the table at once). */
+/* The inline code's fallback: the site's lanes held another block, or the
+ * access ends in the next line. The inline code already added this access
+ * to the lane of its first line, in the block the site held: that lane
+ * gives it back, the block goes to the table and the site takes this one.
+ * An access across lines adds 1 to the next line too, whose block the site
+ * takes if it is the next block. */
+static void settle(Pending *p, Addr a, SizeT size, Bool write) {
+  ULong line = a >> line_shift, last = (a + size - 1) >> line_shift;
+  ULong key = key_of(line >> BLOCK_BITS, current_region, write);
+  if (p->key != key) {
+    p->count[line % BLOCK_LINES]--;
+    pending_to_table(running, p);
+    p->key = key;
+    p->count[line % BLOCK_LINES] = 1;
   }
-  if (lc_settle(running, a, size, line_shift, current_region, write)) return;
-  lc_count(running, a, size, line_shift, current_region, write);
+  if (last == line) return;
+  if (last >> BLOCK_BITS != line >> BLOCK_BITS) {
+    pending_to_table(running, p);
+    p->key = key_of(last >> BLOCK_BITS, current_region, write);
+  }
+  p->count[last % BLOCK_LINES]++;
 }
 
 static VG_REGPARM(2) void sp_read(Addr a, SizeT size) { record(a, size, False); }
 static VG_REGPARM(2) void sp_write(Addr a, SizeT size) { record(a, size, True); }
-/* The inline count's fallbacks for the usual sizes: one argument to set up
- * on every access, not two. The sizes, listed once for the helpers and for
- * call_sized_helper's choice among them: */
-#define SP_SIZES(X) X(1) X(2) X(4) X(8) X(16) X(32)
-#define SP_SIZED(n)                                                     \
-  static VG_REGPARM(1) void sp_read##n(Addr a) { record(a, n, False); } \
-  static VG_REGPARM(1) void sp_write##n(Addr a) { record(a, n, True); }
-SP_SIZES(SP_SIZED)
-#undef SP_SIZED
 static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
   record(a, size, False);
   record(a, size, True);
 }
+/* The inline count's fallbacks, one per usual size (two arguments to set
+ * up, not three). The sizes, listed once for the helpers and for
+ * call_settle's choice among them: */
+#define SP_SIZES(X) X(1) X(2) X(4) X(8) X(16) X(32)
+#define SP_SIZED(n)                                                                               \
+  static VG_REGPARM(2) void sp_settle_read##n(Addr a, Pending *p) { settle(p, a, n, False); } \
+  static VG_REGPARM(2) void sp_settle_write##n(Addr a, Pending *p) { settle(p, a, n, True); }
+SP_SIZES(SP_SIZED)
+#undef SP_SIZED
+static VG_REGPARM(3) void sp_settle_read(Addr a, Pending *p, SizeT size) { settle(p, a, size, False); }
+static VG_REGPARM(3) void sp_settle_write(Addr a, Pending *p, SizeT size) { settle(p, a, size, True); }
 
 /* ---- data the kernel copies ------------------------------------------------ */
 
@@ -192,7 +292,7 @@ static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
 static void kernel_access(ThreadId tid, Addr a, SizeT size, Bool write) {
   Int idx = tid <= VG_N_THREADS ? index_of_tid[tid] : -1;
   if (idx < 0 || !size) return;
-  lc_count(&tables[idx], a, size, line_shift, current_region, write);
+  lc_count(&threads[idx]->lines, a, size, line_shift, current_region, write);
 }
 
 static void sp_kernel_reads(CorePart part, ThreadId tid, const HChar *what, Addr a, SizeT size) {
@@ -216,10 +316,10 @@ static void progress(void) {
   if (!clo_progress || now - last_progress_ms < (UInt)clo_progress * 1000) return;
   last_progress_ms = now;
   ULong bytes = 0;
-  for (UInt t = 0; t < n_tables; ++t) bytes += tables[t].bytes;
+  for (UInt t = 0; t < n_threads; ++t) bytes += threads[t]->lines.bytes;
   HChar line[200];
   Int n = VG_(snprintf)(line, sizeof line, "slurm-pin: profiling: %u s, %llu M accesses, %u threads, %llu MiB of line tables\n",
-                        (now - started_ms) / 1000, accesses_seen / 1000000, n_tables,
+                        (now - started_ms) / 1000, accesses_seen / 1000000, n_threads,
                         bytes >> 20);
   VG_(write)(2, line, n);
 }
@@ -237,26 +337,32 @@ static void call_helper(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *gua
   addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
-/* A call of the fallback for `size` bytes taking only the address, if that
- * size has one. */
-static Bool call_sized_helper(IRSB *sb, IRExpr *addr, Int size, Bool write, IRExpr *guard) {
-#define SP_CASE(n)                                  \
-  case n:                                           \
-    fn = write ? (void *)sp_write##n : (void *)sp_read##n; \
-    name = write ? "sp_write" #n : "sp_read" #n;     \
+/* A guarded call of settle for the site at `pending`. */
+static void call_settle(IRSB *sb, IRExpr *addr, IRExpr *pending, Int size, Bool write, IRExpr *guard) {
+#define SP_CASE(n)                                                         \
+  case n:                                                                  \
+    fn = write ? (void *)sp_settle_write##n : (void *)sp_settle_read##n;   \
+    name = write ? "sp_settle_write" #n : "sp_settle_read" #n;             \
     break;
   void *fn;
   const HChar *name;
+  IRDirty *di;
   switch (size) {
     SP_SIZES(SP_CASE)
     default:
-      return False;
+      fn = NULL;
   }
 #undef SP_CASE
-  IRDirty *di = unsafeIRDirty_0_N(1, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_1(addr));
+  if (fn)
+    di = unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_2(addr, pending));
+  else if (write)
+    di = unsafeIRDirty_0_N(3, "sp_settle_write", VG_(fnptr_to_fnentry)(sp_settle_write),
+                           mkIRExprVec_3(addr, pending, mkIRExpr_HWord((HWord)size)));
+  else
+    di = unsafeIRDirty_0_N(3, "sp_settle_read", VG_(fnptr_to_fnentry)(sp_settle_read),
+                           mkIRExprVec_3(addr, pending, mkIRExpr_HWord((HWord)size)));
   di->guard = guard;
   addStmtToIRSB(sb, IRStmt_Dirty(di));
-  return True;
 }
 
 /* IR is flat: every intermediate value goes into a temporary. */
@@ -270,64 +376,39 @@ static IRExpr *test(IRSB *sb, IROp op, IRExpr *a, IRExpr *b) { return tmp(sb, It
 static IRExpr *load64(IRSB *sb, IRExpr *addr) { return tmp(sb, Ity_I64, IRExpr_Load(Iend_LE, Ity_I64, addr)); }
 static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
 
-/* Loaded once per superblock (sp_instrument): the running thread's page
- * cache and the current region change only between superblocks (thread
- * switches and client requests end one). A helper that finds the table
- * mid-block leaves this copy at `nobody`'s, which never hits: still
- * correct. */
-static IRExpr *sb_cache, *sb_tag_base; /* lc_tag(1, region) */
+/* Loaded once per superblock (sp_instrument): the running thread's sites
+ * and the current region change only between superblocks (thread switches
+ * and client requests end one). */
+static IRExpr *sb_pending, *sb_key_base[2]; /* key_of(0, region, kind) */
 
-_Static_assert(offsetof(LineCounts, cache[LC_WRITES]) - offsetof(LineCounts, cache[LC_READS]) == LC_CACHE * sizeof(LcCached),
-               "count_inline finds the writes' cache at a fixed distance from the reads'");
-_Static_assert(sizeof(LcCached) == 16, "count_inline finds a cache slot by a shift of 4");
-
-/* The common case inline, the rest in the helper: the access lies in one
- * line whose page is in the running thread's page cache of the access's
- * kind, dense (lc_line in line_counts.h, written in IR). Then its counter
- * is incremented with no call; on a miss the helper counts it (filling
- * the cache). This halves the tool's cost over Valgrind's own on strided
- * loops.
- *
- * Written for Valgrind's code generator, which makes a set and a test of
- * every 1-bit value and a branch of a guarded load or store: the checks are
- * word arithmetic that is 0 when the access counts inline (the slot's tag
- * xor the page's, the access's first and last byte xor'ed above the line's
- * bits), compared once for the increment and once, with the counter's
- * guard bit, for the helper's guard. The counter is loaded and stored back
- * unguarded, plus 1 or plus 0: on a miss it is another page's counter, or
- * no_page's, written back unchanged, and Valgrind runs one guest thread at
- * a time, so nothing changes it in between. A count that reaches the guard
- * bit (LC_GUARD) calls the helper too, which moves it to the spill. */
+/* One access counted at its site (see Pending): 1 added to its line's lane,
+ * and when the site held another block, or the access ends in the next
+ * line, a call of settle. Written for Valgrind's code generator, which
+ * makes a set and a test of every 1-bit value: the checks are word
+ * arithmetic that is 0 when the count stays at the site (the site's key
+ * xor the access's, the access's first and last byte xor'ed above the
+ * line's bits), tested once for the call's guard. The lane is added to
+ * unconditionally, before the call, which knows it. */
 static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
-  ULong line_size = 1ULL << line_shift;
-  /* lc_tag: page + 1 plus the region's bits (no carry: pages stay below 2^40). */
-  IRExpr *tag = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + LC_PAGE_BITS))),
-                     sb_tag_base);
-  /* lc_cache_slot, times the slot's size (16: the shift stops 4 short). */
-  IRExpr *offset = op64(sb, Iop_And64,
-                        op64(sb, Iop_Shr64, op64(sb, Iop_Mul64, tag, u64(LC_SLOT_MUL)),
-                             IRExpr_Const(IRConst_U8(64 - LC_CACHE_BITS - 4))),
-                        u64((LC_CACHE - 1) * sizeof(LcCached)));
-  if (write) offset = op64(sb, Iop_Add64, offset, u64(LC_CACHE * sizeof(LcCached))); /* the writes' cache */
-  IRExpr *slot = op64(sb, Iop_Add64, sb_cache, offset);
-  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, tag)))), tag);
+  ULong line_size = 1ULL << line_shift, at = (ULong)new_site() * sizeof(Pending);
+  IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + BLOCK_BITS))),
+                     sb_key_base[write]);
+  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, sb_pending, u64(at))), key);
   if (size > 1) { /* the access ends in the next line */
     IRExpr *last = op64(sb, Iop_Add64, addr, u64((ULong)size - 1));
     missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, op64(sb, Iop_Xor64, addr, last), u64(~(line_size - 1))));
   }
-  IRExpr *counts = load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, counts))));
-  /* The line's 16-bit counter of the access's kind. */
-  IRExpr *word = op64(sb, Iop_Add64, counts,
-                      op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 1))),
-                           u64((LC_PAGE_LINES - 1) * sizeof(uint16_t))));
-  IRExpr *old = tmp(sb, Ity_I32, IRExpr_Unop(Iop_16Uto32, tmp(sb, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, word))));
-  IRExpr *one = tmp(sb, Ity_I32, IRExpr_Unop(Iop_1Uto32, test(sb, Iop_CmpEQ64, missed, u64(0))));
-  IRExpr *counted = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, old, one));
-  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, tmp(sb, Ity_I16, IRExpr_Unop(Iop_32to16, counted))));
-  IRExpr *guard = tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, counted, IRExpr_Const(IRConst_U32(LC_GUARD))));
-  IRExpr *not_inline = op64(sb, Iop_Or64, missed, tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, guard)));
-  IRExpr *slow = test(sb, Iop_CmpNE64, not_inline, u64(0));
-  if (!call_sized_helper(sb, addr, size, write, slow)) call_helper(sb, addr, size, write ? WRITE : READ, slow);
+  /* The lane's offset: the line within its block times 8 (line sizes are
+   * 8 bytes or more). */
+  IRExpr *lane = op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 3))),
+                      u64((BLOCK_LINES - 1) * sizeof(uint64_t)));
+  IRExpr *lanes = op64(sb, Iop_Add64, sb_pending, lane);
+  /* The lane's address twice, each used once, so that both the load and
+   * the store take it as an addressing mode. */
+  IRExpr *from = op64(sb, Iop_Add64, lanes, u64(at + offsetof(Pending, count)));
+  IRExpr *to = op64(sb, Iop_Add64, lanes, u64(at + offsetof(Pending, count)));
+  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, to, op64(sb, Iop_Add64, load64(sb, from), u64(1))));
+  call_settle(sb, addr, op64(sb, Iop_Add64, sb_pending, u64(at)), size, write, test(sb, Iop_CmpNE64, missed, u64(0)));
 }
 
 static ULong sb_accesses; /* in the superblock being instrumented */
@@ -435,10 +516,11 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   if (excluded((Addr)vge->base[0])) return in;
   IRSB *out = deepCopyIRSBExceptStmts(in);
   sb_accesses = 0;
-  sb_cache = op64(out, Iop_Add64, load64(out, mkIRExpr_HWord((HWord)&running)), u64(offsetof(LineCounts, cache)));
+  sb_pending = load64(out, mkIRExpr_HWord((HWord)&running_pending));
   IRExpr *region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
       mkIRExpr_HWord((HWord)&current_region)))));
-  sb_tag_base = op64(out, Iop_Add64, op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(40))), u64(1));
+  sb_key_base[False] = op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(KEY_REGION_SHIFT)));
+  sb_key_base[True] = op64(out, Iop_Or64, sb_key_base[False], u64(1ULL << KEY_WRITE_SHIFT));
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
@@ -526,7 +608,6 @@ static void sp_post_clo_init(void) {
   /* Valgrind reports the main thread's creation too, so indices follow
    * creation order with the main thread first. */
   region_id("serial");
-  point_cache_at_no_page(&nobody);
 }
 
 typedef struct {
@@ -562,9 +643,9 @@ static void out_text(void *ctx, const HChar *text) { out_line(ctx, text); }
 static void out_header(Out *o, const HChar *magic) {
   HChar line[512];
   VG_(snprintf)(line, sizeof line, "%s 1\ntool valgrind %s\nline_size %u\nthreads %u\n", magic, VERSION,
-                clo_line_size, n_tables);
+                clo_line_size, n_threads);
   out_line(o, line);
-  for (UInt t = 0; t < n_tables; ++t) {
+  for (UInt t = 0; t < n_threads; ++t) {
     if (creator_of[t] < 0) VG_(snprintf)(line, sizeof line, "thread %u - %s\n", t, start_of[t] ? start_of[t] : "-");
     else VG_(snprintf)(line, sizeof line, "thread %u %d %s\n", t, creator_of[t], start_of[t] ? start_of[t] : "-");
     out_line(o, line);
@@ -600,20 +681,21 @@ static void out_close(Out *o) {
 static void sp_fini(Int exitcode) {
   (void)exitcode;
   static Out o;
+  for (UInt t = 0; t < n_threads; ++t) pending_flush(threads[t]);
   if (clo_trace && out_open(&o, "--trace", clo_trace)) {
     out_header(&o, "slurm-pin-trace");
-    for (UInt t = 0; t < n_tables; ++t) {
+    for (UInt t = 0; t < n_threads; ++t) {
       o.thread = t;
-      lc_for_each(&tables[t], out_record, &o);
+      lc_for_each(&threads[t]->lines, out_record, &o);
     }
     out_close(&o);
   }
   if (!out_open(&o, "--out", clo_out)) return;
-  LineCounts **of = VG_(calloc)("sp.sums", n_tables ? n_tables : 1, sizeof(LineCounts *));
-  for (UInt t = 0; t < n_tables; ++t) of[t] = &tables[t];
+  LineCounts **of = VG_(calloc)("sp.sums", n_threads ? n_threads : 1, sizeof(LineCounts *));
+  for (UInt t = 0; t < n_threads; ++t) of[t] = &threads[t]->lines;
   SharingSums sums;
   VG_(memset)(&sums, 0, sizeof sums);
-  ss_compute(&sums, of, n_tables, n_regions);
+  ss_compute(&sums, of, n_threads, n_regions);
   out_header(&o, "slurm-pin-sharing");
   ss_write(&sums, out_text, &o);
   out_close(&o);
