@@ -85,12 +85,19 @@ static inline SsPair *ss_region_matrix(SharingSums *s, uint32_t region) {
   return s->region[region];
 }
 
-/* The users of one line in one region (entries [from, to) share key and region). */
-static inline void ss_region_line(SharingSums *s, const SsEntry *e, size_t from, size_t to, uint32_t j, SsUse *users) {
+/* One entry's counts of the line being summed: read once per line, for
+ * every sum made of it. */
+typedef struct {
+  uint64_t reads, writes;
+} SsCounts;
+
+/* The users of one line in one region (entries [from, to) share key and
+ * region; c[k - base] holds entry k's counts). */
+static inline void ss_region_line(SharingSums *s, const SsEntry *e, const SsCounts *c, size_t base, size_t from,
+                                  size_t to, SsUse *users) {
   unsigned n = 0;
   for (size_t k = from; k < to; ++k) {
-    uint64_t reads, writes;
-    lc_get(e[k].page, j, &reads, &writes);
+    uint64_t reads = c[k - base].reads, writes = c[k - base].writes;
     if (!reads && !writes) continue;
     s->region_accesses[e[k].region] += reads + writes;
     users[n].thread = e[k].thread, users[n].reads = reads, users[n].writes = writes, n++;
@@ -100,12 +107,11 @@ static inline void ss_region_line(SharingSums *s, const SsEntry *e, size_t from,
 
 /* Per-thread counts of one line merged over regions (all, or all but the
  * serial one), as a list of users in thread order. */
-static inline unsigned ss_merged_line(const SsEntry *e, size_t from, size_t to, uint32_t j, int parallel_only,
-                               SsUse *sum, unsigned char *seen, SsUse *users) {
+static inline unsigned ss_merged_line(const SsEntry *e, const SsCounts *c, size_t from, size_t to, int parallel_only,
+                                      SsUse *sum, unsigned char *seen, SsUse *users) {
   unsigned n = 0;
   for (size_t k = from; k < to; ++k) {
-    uint64_t reads, writes;
-    lc_get(e[k].page, j, &reads, &writes);
+    uint64_t reads = c[k - from].reads, writes = c[k - from].writes;
     if ((!reads && !writes) || (parallel_only && e[k].region == 0)) continue;
     uint32_t t = e[k].thread;
     if (!seen[t]) seen[t] = 1, sum[t].thread = t, sum[t].reads = 0, sum[t].writes = 0, users[n++].thread = t;
@@ -121,24 +127,31 @@ static inline unsigned ss_merged_line(const SsEntry *e, size_t from, size_t to, 
   return n;
 }
 
-static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t to, SsUse *sum, unsigned char *seen,
-                    SsUse *users) {
+/* The lines of one page, entries [from, to) (every thread and region that
+ * has it); c: room for their counts of one line. */
+static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t to, SsCounts *c, SsUse *sum,
+                           unsigned char *seen, SsUse *users) {
   for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
+    uint64_t any = 0;
+    for (size_t k = from; k < to; ++k) {
+      lc_get(e[k].page, j, &c[k - from].reads, &c[k - from].writes);
+      any |= c[k - from].reads | c[k - from].writes;
+    }
+    if (!any) continue;
     for (size_t k = from; k < to;) {
       size_t end = k;
       while (end < to && e[end].region == e[k].region) ++end;
-      ss_region_line(s, e, k, end, j, users);
+      ss_region_line(s, e, c, from, k, end, users);
       k = end;
     }
-    unsigned n = ss_merged_line(e, from, to, j, 0, sum, seen, users);
-    if (!n) continue;
+    unsigned n = ss_merged_line(e, c, from, to, 0, sum, seen, users);
     s->lines++;
     for (unsigned a = 0; a < n; ++a) {
       s->thread_lines[users[a].thread]++;
       s->thread_accesses[users[a].thread] += users[a].reads + users[a].writes;
     }
     ss_add_pairs(users, n, s->threads, s->run, s->shared);
-    n = ss_merged_line(e, from, to, j, 1, sum, seen, users);
+    n = ss_merged_line(e, c, from, to, 1, sum, seen, users);
     ss_add_pairs(users, n, s->threads, s->par, NULL);
   }
 }
@@ -168,13 +181,14 @@ static inline void ss_compute(SharingSums *s, LineCounts *const *tables, unsigne
   SsUse *sum = (SsUse *)LC_CALLOC(threads ? threads : 1, sizeof(SsUse));
   SsUse *users = (SsUse *)LC_CALLOC(threads ? threads : 1, sizeof(SsUse));
   unsigned char *seen = (unsigned char *)LC_CALLOC(threads ? threads : 1, 1);
+  SsCounts *c = (SsCounts *)LC_CALLOC(k ? k : 1, sizeof(SsCounts));
   for (size_t from = 0; from < k;) {
     size_t to = from;
     while (to < k && e[to].key == e[from].key) ++to;
-    ss_page(s, e, from, to, sum, seen, users);
+    ss_page(s, e, from, to, c, sum, seen, users);
     from = to;
   }
-  LC_FREE(e), LC_FREE(sum), LC_FREE(users), LC_FREE(seen);
+  LC_FREE(e), LC_FREE(sum), LC_FREE(users), LC_FREE(seen), LC_FREE(c);
 }
 
 /* The sums as text (docs/profiler.md, after the header the backend writes):
