@@ -25,13 +25,19 @@
  * counters per page, and a walk through a page pays the helper for its
  * first few lines only. 16-bit counters, since a page is kept per thread
  * and region and a program's arrays are paged once per region that walks
- * them. A counter holds up to LC_COUNT_MAX (65535); one that would pass it
+ * them. A counter holds up to LC_COUNT_MAX (32767); one that would pass it
  * moves what it holds into the page's spill (64-bit counts per line, made
- * for the few pages with a line that hot): every count stays exact.
+ * for the few pages with a line that hot): every count stays exact. The
+ * top bit is a guard: the Valgrind tool's inline count adds first and
+ * checks the guard after, and its helper then moves that count to the
+ * spill at once (lc_settle), so outside that moment no counter holds
+ * LC_GUARD.
  *
- * The compiler runtime counts every access here (lc_cached, lc_bump); the
- * Valgrind tool counts in its own per-site lanes first and moves a block of
- * lines at a time here (lc_count_lines, valgrind/sp_main.c).
+ * The compiler runtime counts every access here (lc_cached, lc_bump). The
+ * Valgrind tool counts here inline an access whose address came from
+ * memory (a gather), and counts the others in its own per-site lanes first,
+ * moving a block of lines at a time here (lc_count_lines,
+ * valgrind/sp_main.c).
  *
  * The includer defines LC_CALLOC(count, size), zeroed memory that is never
  * NULL (it aborts instead), and LC_FREE(p): libc's in the compiler runtime,
@@ -52,7 +58,8 @@
 #define LC_SPARSE_LINES 64 /* lines a kind of a page holds before it is made dense */
 #define LC_SPARSE_RUN 4     /* consecutive lines that make it dense at once: a walk through the page */
 
-#define LC_COUNT_MAX 0xFFFFu
+#define LC_COUNT_MAX 0x7FFFu
+#define LC_GUARD 0x8000u /* LC_COUNT_MAX + 1 */
 
 typedef struct {
   uint64_t reads, writes;
@@ -88,7 +95,7 @@ typedef struct {
 static inline uint64_t lc_tag(uint64_t key, uint32_t region) { return key | ((uint64_t)region << 40); }
 
 /* A cache slot: only what the fast paths read, 16 bytes, so that the
- * cache fits in L1. */
+ * Valgrind tool finds a slot with a shift and the cache fits in L1. */
 typedef struct {
   uint64_t tag;      /* lc_tag of the page held, 0: none */
   uint16_t *counts;  /* its dense counters of the cache's kind (NULL or any page's while tag is 0) */
@@ -98,7 +105,9 @@ typedef struct {
   LcPage *map; /* open addressing, at most half full */
   size_t cap, used;
   size_t bytes; /* of counters made, dense and sparse: the table's size */
-  LcCached cache[2][LC_CACHE]; /* a cache per kind, [LC_READS] and [LC_WRITES] */
+  /* A cache per kind, the reads' first: the Valgrind tool finds the
+   * writes' at a fixed distance from the reads'. */
+  LcCached cache[2][LC_CACHE];
 } LineCounts;
 
 static inline size_t lc_hash(uint64_t key, uint32_t region) {
@@ -196,7 +205,7 @@ static inline uint16_t *lc_counter(LineCounts *t, LcPage *p, int write, uint32_t
  * a power of two of pages apart (two grids of 128 MiB), which the low bits
  * would put in one slot to evict each other on every access, do not
  * collide; the region is in the tag, so one region's pages and the next's
- * differ too. */
+ * differ too. The Valgrind tool computes the same in IR (count_in_table). */
 static inline size_t lc_cache_slot(uint64_t key, uint32_t region) {
   return (size_t)((lc_tag(key, region) * LC_SLOT_MUL) >> (64 - LC_CACHE_BITS));
 }
@@ -243,6 +252,24 @@ static inline void lc_spill(LineCounts *t, uint64_t line, uint32_t region, int w
  * to the spill. Out of line: once per 32768 accesses to a line at most. */
 __attribute__((noinline)) static void lc_overflow(LineCounts *t, uint64_t line, uint32_t region, int write) {
   lc_spill(t, line, region, write, 1);
+}
+
+/* The Valgrind tool's helper, before it counts an access of `size` bytes at
+ * `addr`: when a counter of a line it touches holds LC_GUARD, the inline
+ * count already counted the access (no counter holds LC_GUARD otherwise)
+ * and that count goes to the spill; 1 then (the access is counted), else 0. */
+static inline int lc_settle(LineCounts *t, uint64_t addr, uint64_t size, unsigned line_shift, uint32_t region,
+                            int write) {
+  int settled = 0;
+  uint64_t last = (addr + size - 1) >> line_shift;
+  for (uint64_t line = addr >> line_shift; size && line <= last; ++line) {
+    const uint16_t *n = lc_cached(t, line, region, write);
+    if (n && *n == LC_GUARD) {
+      lc_spill(t, line, region, write, 0);
+      settled = 1;
+    }
+  }
+  return settled;
 }
 
 /* One access to `line`, whose counter of the access's kind is c. */

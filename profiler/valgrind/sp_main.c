@@ -12,7 +12,10 @@
  * sharing); --exclude changes that.
  *
  * Valgrind runs one thread at a time, so per-thread tables need no locks.
- * At exit the tables are summed here (profiler/common/sharing_sums.h) and
+ * An access is counted inline: at its site first, in lanes for a block of
+ * lines that a helper moves into the table a block at a time (see
+ * Pending), or, for a gather, in the table directly (count_in_table). At
+ * exit every site's lanes go to the tables, and the tables are summed here (profiler/common/sharing_sums.h) and
  * only the sums go to --out: no trace of every line to write and read back.
  * --trace also writes the raw records, for debugging and re-analysis.
  */
@@ -97,10 +100,12 @@ static UInt region_id(const HChar *name) {
  * the inline code only compares the block with the site's and adds 1 to
  * the line's lane, in words that stay in L1; a helper moves the lanes into
  * the table when the site turns to another block, one page found for the
- * block's lines. Counting every access in the table instead (its page
- * cache, inline) cost a hashed probe into counters far bigger than the
- * CPU's caches on each access: 2.6x Valgrind's own time on NPB MG, where
- * this costs 2.3x (bench/profiler).
+ * block's lines. Counting every such access in the table instead (its page
+ * cache, inline: count_in_table) cost a hashed probe into counters far
+ * bigger than the CPU's caches on each access: 2.9x Valgrind's own time on
+ * NPB MG, where sites cost 2.3x (bench/profiler). A gather, whose site
+ * would turn to another block nearly every time, still counts in the
+ * table (NPB CG's x[col[k]]: 2.2x with sites, 1.5x in the table).
  *
  * key = block | region << KEY_REGION_SHIFT | write << KEY_WRITE_SHIFT: the
  * blocks of any address Valgrind gives a client (below 2^47) stay below
@@ -138,6 +143,16 @@ static Thread *running = &nobody;
 /* running->pending: the inline code loads it once per superblock (thread
  * switches end a superblock). */
 static Pending *running_pending;
+
+/* Every page cache slot's counters point somewhere valid, a slot that holds
+ * no page here, so that count_in_table loads and stores them unguarded. */
+static uint16_t no_page[LC_PAGE_LINES];
+
+static void point_cache_at_no_page(LineCounts *t) {
+  for (UInt k = 0; k < 2; ++k)
+    for (UInt i = 0; i < LC_CACHE; ++i)
+      if (!t->cache[k][i].counts) t->cache[k][i].counts = no_page;
+}
 
 static ULong n_sites;  /* numbered so far */
 static UInt cap_sites; /* of every thread's pending array */
@@ -204,6 +219,7 @@ static UInt new_thread_index(void) {
   creator_of[n_threads] = -1;
   start_of[n_threads] = NULL;
   threads[n_threads] = VG_(calloc)("sp.threads", 1, sizeof(Thread));
+  point_cache_at_no_page(&threads[n_threads]->lines);
   threads[n_threads]->pending = VG_(calloc)("sp.sites", cap_sites ? cap_sites : 1, sizeof(Pending));
   return n_threads++;
 }
@@ -232,17 +248,14 @@ static void sp_thread_runs(ThreadId tid, ULong blocks_done) {
 
 /* ---- what the instrumented code calls ------------------------------------ */
 
-/* An access of `size` bytes at `a`, counted in the running thread's table. */
+/* An access of `size` bytes at `a`, counted in the running thread's table
+ * (unless count_in_table's inline code counted it already: lc_settle). */
 static void record(Addr a, SizeT size, Bool write) {
+  if (lc_settle(&running->lines, a, size, line_shift, current_region, write)) return;
   lc_count(&running->lines, a, size, line_shift, current_region, write);
 }
 
-/* The inline code's fallback: the site `p` last counted another line, or
- * this access ends in the next line. The inline code already added this
- * access to the site's count, which held the other line's accesses: those
- * go to the table, and the site holds this line from now on (an access
- * across lines is counted in the table at once). */
-/* The inline code's fallback: the site's lanes held another block, or the
+/* count_at_site's fallback: the site's lanes held another block, or the
  * access ends in the next line. The inline code already added this access
  * to the lane of its first line, in the block the site held: that lane
  * gives it back, the block goes to the table and the site takes this one.
@@ -271,17 +284,24 @@ static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
   record(a, size, False);
   record(a, size, True);
 }
-/* The inline count's fallbacks, one per usual size (two arguments to set
- * up, not three). The sizes, listed once for the helpers and for
- * call_settle's choice among them: */
+/* The running thread's site at byte offset `at` of its sites (a constant in
+ * the instrumented code: nothing to compute there). */
+static Pending *site_at(UWord at) { return (Pending *)((HChar *)running_pending + at); }
+
+/* The inline counts' fallbacks, one per usual size: record's for
+ * count_in_table (one argument to set up, not two), settle's for
+ * count_at_site (two, not three). The sizes, listed once for the helpers
+ * and for the table they are chosen from (sized_helpers): */
 #define SP_SIZES(X) X(1) X(2) X(4) X(8) X(16) X(32)
 #define SP_SIZED(n)                                                                               \
-  static VG_REGPARM(2) void sp_settle_read##n(Addr a, Pending *p) { settle(p, a, n, False); } \
-  static VG_REGPARM(2) void sp_settle_write##n(Addr a, Pending *p) { settle(p, a, n, True); }
+  static VG_REGPARM(1) void sp_read##n(Addr a) { record(a, n, False); }                           \
+  static VG_REGPARM(1) void sp_write##n(Addr a) { record(a, n, True); }                           \
+  static VG_REGPARM(2) void sp_settle_read##n(Addr a, UWord at) { settle(site_at(at), a, n, False); } \
+  static VG_REGPARM(2) void sp_settle_write##n(Addr a, UWord at) { settle(site_at(at), a, n, True); }
 SP_SIZES(SP_SIZED)
 #undef SP_SIZED
-static VG_REGPARM(3) void sp_settle_read(Addr a, Pending *p, SizeT size) { settle(p, a, size, False); }
-static VG_REGPARM(3) void sp_settle_write(Addr a, Pending *p, SizeT size) { settle(p, a, size, True); }
+static VG_REGPARM(3) void sp_settle_read(Addr a, UWord at, SizeT size) { settle(site_at(at), a, size, False); }
+static VG_REGPARM(3) void sp_settle_write(Addr a, UWord at, SizeT size) { settle(site_at(at), a, size, True); }
 
 /* ---- data the kernel copies ------------------------------------------------ */
 
@@ -337,29 +357,36 @@ static void call_helper(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *gua
   addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
-/* A guarded call of settle for the site at `pending`. */
-static void call_settle(IRSB *sb, IRExpr *addr, IRExpr *pending, Int size, Bool write, IRExpr *guard) {
-#define SP_CASE(n)                                                         \
-  case n:                                                                  \
-    fn = write ? (void *)sp_settle_write##n : (void *)sp_settle_read##n;   \
-    name = write ? "sp_settle_write" #n : "sp_settle_read" #n;             \
-    break;
-  void *fn;
-  const HChar *name;
+/* The helpers taking the size as known, by size: [0] record's for
+ * count_in_table (reads, writes), [1] settle's for count_at_site. */
+typedef struct {
+  Int size;
+  void *fn[2][2];
+  const HChar *name[2][2];
+} SizedHelpers;
+#define SP_ENTRY(n)                                                        \
+  {n,                                                                      \
+   {{sp_read##n, sp_write##n}, {sp_settle_read##n, sp_settle_write##n}},   \
+   {{"sp_read" #n, "sp_write" #n}, {"sp_settle_read" #n, "sp_settle_write" #n}}},
+static const SizedHelpers sized_helpers[] = {SP_SIZES(SP_ENTRY)};
+#undef SP_ENTRY
+
+static const SizedHelpers *sized_helpers_of(Int size) {
+  for (UInt i = 0; i < sizeof sized_helpers / sizeof *sized_helpers; ++i)
+    if (sized_helpers[i].size == size) return &sized_helpers[i];
+  return NULL;
+}
+
+/* A guarded call of settle for the site at byte offset `at`. */
+static void call_settle(IRSB *sb, IRExpr *addr, UInt at, Int size, Bool write, IRExpr *guard) {
+  const SizedHelpers *h = sized_helpers_of(size);
+  IRExpr *pending = mkIRExpr_HWord(at);
   IRDirty *di;
-  switch (size) {
-    SP_SIZES(SP_CASE)
-    default:
-      fn = NULL;
-  }
-#undef SP_CASE
-  if (fn)
-    di = unsafeIRDirty_0_N(2, name, VG_(fnptr_to_fnentry)(fn), mkIRExprVec_2(addr, pending));
-  else if (write)
-    di = unsafeIRDirty_0_N(3, "sp_settle_write", VG_(fnptr_to_fnentry)(sp_settle_write),
-                           mkIRExprVec_3(addr, pending, mkIRExpr_HWord((HWord)size)));
+  if (h)
+    di = unsafeIRDirty_0_N(2, h->name[1][write], VG_(fnptr_to_fnentry)(h->fn[1][write]), mkIRExprVec_2(addr, pending));
   else
-    di = unsafeIRDirty_0_N(3, "sp_settle_read", VG_(fnptr_to_fnentry)(sp_settle_read),
+    di = unsafeIRDirty_0_N(3, write ? "sp_settle_write" : "sp_settle_read",
+                           VG_(fnptr_to_fnentry)(write ? (void *)sp_settle_write : (void *)sp_settle_read),
                            mkIRExprVec_3(addr, pending, mkIRExpr_HWord((HWord)size)));
   di->guard = guard;
   addStmtToIRSB(sb, IRStmt_Dirty(di));
@@ -377,9 +404,70 @@ static IRExpr *load64(IRSB *sb, IRExpr *addr) { return tmp(sb, Ity_I64, IRExpr_L
 static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
 
 /* Loaded once per superblock (sp_instrument): the running thread's sites
- * and the current region change only between superblocks (thread switches
- * and client requests end one). */
+ * and page cache, and the current region, change only between superblocks
+ * (thread switches and client requests end one). */
 static IRExpr *sb_pending, *sb_key_base[2]; /* key_of(0, region, kind) */
+static IRExpr *sb_cache, *sb_tag_base;      /* lc_tag(1, region) */
+
+/* A sized helper of record taking only the address, if that size has one. */
+static Bool call_sized_helper(IRSB *sb, IRExpr *addr, Int size, Bool write, IRExpr *guard) {
+  const SizedHelpers *h = sized_helpers_of(size);
+  if (!h) return False;
+  IRDirty *di = unsafeIRDirty_0_N(1, h->name[0][write], VG_(fnptr_to_fnentry)(h->fn[0][write]), mkIRExprVec_1(addr));
+  di->guard = guard;
+  addStmtToIRSB(sb, IRStmt_Dirty(di));
+  return True;
+}
+
+_Static_assert(offsetof(LineCounts, cache[LC_WRITES]) - offsetof(LineCounts, cache[LC_READS]) == LC_CACHE * sizeof(LcCached),
+               "count_in_table finds the writes' cache at a fixed distance from the reads'");
+_Static_assert(sizeof(LcCached) == 16, "count_in_table finds a cache slot by a shift of 4");
+
+/* An access whose address came from memory (a gather: x[col[k]]) goes
+ * straight to the table, since its site would turn to another block nearly
+ * every time: the common case inline, the access in one line whose page is
+ * in the running thread's page cache of the access's kind, dense (lc_line
+ * in line_counts.h, written in IR). Then its counter is incremented with no
+ * call; on a miss the helper counts it (filling the cache). The checks are
+ * word arithmetic that is 0 when the access counts inline (the slot's tag
+ * xor the page's, the access's first and last byte xor'ed above the line's
+ * bits), compared once for the increment and once, with the counter's
+ * guard bit, for the helper's guard. The counter is loaded and stored back
+ * unguarded, plus 1 or plus 0: on a miss it is another page's counter, or
+ * no_page's, written back unchanged, and Valgrind runs one guest thread at
+ * a time, so nothing changes it in between. A count that reaches the guard
+ * bit (LC_GUARD) calls the helper too, which moves it to the spill. */
+static void count_in_table(IRSB *sb, IRExpr *addr, Int size, Bool write) {
+  ULong line_size = 1ULL << line_shift;
+  /* lc_tag: page + 1 plus the region's bits (no carry: pages stay below 2^40). */
+  IRExpr *tag = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + LC_PAGE_BITS))),
+                     sb_tag_base);
+  /* lc_cache_slot, times the slot's size (16: the shift stops 4 short). */
+  IRExpr *offset = op64(sb, Iop_And64,
+                        op64(sb, Iop_Shr64, op64(sb, Iop_Mul64, tag, u64(LC_SLOT_MUL)),
+                             IRExpr_Const(IRConst_U8(64 - LC_CACHE_BITS - 4))),
+                        u64((LC_CACHE - 1) * sizeof(LcCached)));
+  if (write) offset = op64(sb, Iop_Add64, offset, u64(LC_CACHE * sizeof(LcCached))); /* the writes' cache */
+  IRExpr *slot = op64(sb, Iop_Add64, sb_cache, offset);
+  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, tag)))), tag);
+  if (size > 1) { /* the access ends in the next line */
+    IRExpr *last = op64(sb, Iop_Add64, addr, u64((ULong)size - 1));
+    missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, op64(sb, Iop_Xor64, addr, last), u64(~(line_size - 1))));
+  }
+  IRExpr *counts = load64(sb, op64(sb, Iop_Add64, slot, u64(offsetof(LcCached, counts))));
+  /* The line's 16-bit counter of the access's kind. */
+  IRExpr *word = op64(sb, Iop_Add64, counts,
+                      op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 1))),
+                           u64((LC_PAGE_LINES - 1) * sizeof(uint16_t))));
+  IRExpr *old = tmp(sb, Ity_I32, IRExpr_Unop(Iop_16Uto32, tmp(sb, Ity_I16, IRExpr_Load(Iend_LE, Ity_I16, word))));
+  IRExpr *one = tmp(sb, Ity_I32, IRExpr_Unop(Iop_1Uto32, test(sb, Iop_CmpEQ64, missed, u64(0))));
+  IRExpr *counted = tmp(sb, Ity_I32, IRExpr_Binop(Iop_Add32, old, one));
+  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, word, tmp(sb, Ity_I16, IRExpr_Unop(Iop_32to16, counted))));
+  IRExpr *guard = tmp(sb, Ity_I32, IRExpr_Binop(Iop_And32, counted, IRExpr_Const(IRConst_U32(LC_GUARD))));
+  IRExpr *not_inline = op64(sb, Iop_Or64, missed, tmp(sb, Ity_I64, IRExpr_Unop(Iop_32Uto64, guard)));
+  IRExpr *slow = test(sb, Iop_CmpNE64, not_inline, u64(0));
+  if (!call_sized_helper(sb, addr, size, write, slow)) call_helper(sb, addr, size, write ? WRITE : READ, slow);
+}
 
 /* One access counted at its site (see Pending): 1 added to its line's lane,
  * and when the site held another block, or the access ends in the next
@@ -389,7 +477,7 @@ static IRExpr *sb_pending, *sb_key_base[2]; /* key_of(0, region, kind) */
  * xor the access's, the access's first and last byte xor'ed above the
  * line's bits), tested once for the call's guard. The lane is added to
  * unconditionally, before the call, which knows it. */
-static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
+static void count_at_site(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   ULong line_size = 1ULL << line_shift, at = (ULong)new_site() * sizeof(Pending);
   IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + BLOCK_BITS))),
                      sb_key_base[write]);
@@ -398,30 +486,61 @@ static void count_inline(IRSB *sb, IRExpr *addr, Int size, Bool write) {
     IRExpr *last = op64(sb, Iop_Add64, addr, u64((ULong)size - 1));
     missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, op64(sb, Iop_Xor64, addr, last), u64(~(line_size - 1))));
   }
-  /* The lane's offset: the line within its block times 8 (line sizes are
-   * 8 bytes or more). */
-  IRExpr *lane = op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift - 3))),
-                      u64((BLOCK_LINES - 1) * sizeof(uint64_t)));
-  IRExpr *lanes = op64(sb, Iop_Add64, sb_pending, lane);
-  /* The lane's address twice, each used once, so that both the load and
-   * the store take it as an addressing mode. */
-  IRExpr *from = op64(sb, Iop_Add64, lanes, u64(at + offsetof(Pending, count)));
-  IRExpr *to = op64(sb, Iop_Add64, lanes, u64(at + offsetof(Pending, count)));
-  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, to, op64(sb, Iop_Add64, load64(sb, from), u64(1))));
-  call_settle(sb, addr, op64(sb, Iop_Add64, sb_pending, u64(at)), size, write, test(sb, Iop_CmpNE64, missed, u64(0)));
+  /* The lane: the line within its block. Its address, Valgrind's
+   * addressing mode (site, plus lane times 8), built twice, each used once,
+   * so that both the load and the store take it whole. */
+  IRExpr *lane = op64(sb, Iop_And64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift))),
+                      u64(BLOCK_LINES - 1));
+  IRExpr *at_lane[2];
+  for (Int i = 0; i < 2; ++i)
+    at_lane[i] = op64(sb, Iop_Add64, op64(sb, Iop_Add64, sb_pending, op64(sb, Iop_Shl64, lane, IRExpr_Const(IRConst_U8(3)))),
+                      u64(at + offsetof(Pending, count)));
+  addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at_lane[1], op64(sb, Iop_Add64, load64(sb, at_lane[0]), u64(1))));
+  call_settle(sb, addr, (UInt)at, size, write, test(sb, Iop_CmpNE64, missed, u64(0)));
 }
 
 static ULong sb_accesses; /* in the superblock being instrumented */
 
-/* Guarded guest accesses, and those wider than a line, go to the helper. */
+/* Temporaries of the superblock being instrumented whose value came from
+ * memory, directly or through arithmetic (by temporary number). */
+static Bool *from_memory;
+static Int from_memory_cap;
+
+static Bool is_from_memory(const IRExpr *e) { return e->tag == Iex_RdTmp && from_memory[e->Iex.RdTmp.tmp]; }
+
+/* Marks what statement `st` defines from memory: a load's value, and any
+ * value computed from one (an index loaded, then scaled and added). */
+static void note_from_memory(const IRStmt *st) {
+  if (st->tag == Ist_LoadG) from_memory[st->Ist.LoadG.details->dst] = True;
+  if (st->tag != Ist_WrTmp) return;
+  const IRExpr *e = st->Ist.WrTmp.data;
+  Bool m = False;
+  switch (e->tag) {
+    case Iex_Load: m = True; break;
+    case Iex_RdTmp: m = is_from_memory(e); break;
+    case Iex_Unop: m = is_from_memory(e->Iex.Unop.arg); break;
+    case Iex_Binop: m = is_from_memory(e->Iex.Binop.arg1) || is_from_memory(e->Iex.Binop.arg2); break;
+    case Iex_Triop:
+      m = is_from_memory(e->Iex.Triop.details->arg1) || is_from_memory(e->Iex.Triop.details->arg2) ||
+          is_from_memory(e->Iex.Triop.details->arg3);
+      break;
+    case Iex_ITE: m = is_from_memory(e->Iex.ITE.iftrue) || is_from_memory(e->Iex.ITE.iffalse); break;
+    default: break;
+  }
+  from_memory[st->Ist.WrTmp.tmp] = m;
+}
+
+/* Guarded guest accesses, and those wider than a line, go to the helper; a
+ * gather to the table inline, the rest to their sites. */
 static void add_access(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *guard) {
   sb_accesses += kind == MODIFY ? 2 : 1;
   if (guard || size <= 0 || (ULong)size > (1ULL << line_shift)) {
     call_helper(sb, addr, size, kind, guard);
     return;
   }
-  if (kind != WRITE) count_inline(sb, addr, size, False);
-  if (kind != READ) count_inline(sb, addr, size, True);
+  void (*count)(IRSB *, IRExpr *, Int, Bool) = is_from_memory(addr) ? count_in_table : count_at_site;
+  if (kind != WRITE) count(sb, addr, size, False);
+  if (kind != READ) count(sb, addr, size, True);
 }
 
 /* Code of these objects is not the application's (comma-separated prefixes). */
@@ -521,10 +640,19 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
       mkIRExpr_HWord((HWord)&current_region)))));
   sb_key_base[False] = op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(KEY_REGION_SHIFT)));
   sb_key_base[True] = op64(out, Iop_Or64, sb_key_base[False], u64(1ULL << KEY_WRITE_SHIFT));
+  sb_cache = op64(out, Iop_Add64, load64(out, mkIRExpr_HWord((HWord)&running)),
+                  u64(offsetof(Thread, lines) + offsetof(LineCounts, cache)));
+  sb_tag_base = op64(out, Iop_Add64, op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(40))), u64(1));
+  if (in->tyenv->types_used > from_memory_cap) {
+    from_memory_cap = in->tyenv->types_used * 2;
+    from_memory = VG_(realloc)("sp.instrument", from_memory, from_memory_cap * sizeof(Bool));
+  }
+  VG_(memset)(from_memory, 0, in->tyenv->types_used * sizeof(Bool));
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
     instrument_stmt(out, in, i);
+    note_from_memory(st);
     addStmtToIRSB(out, st);
   }
   if (sb_accesses) { /* at the end: a side exit skips it, fine for an estimate */
@@ -608,6 +736,7 @@ static void sp_post_clo_init(void) {
   /* Valgrind reports the main thread's creation too, so indices follow
    * creation order with the main thread first. */
   region_id("serial");
+  point_cache_at_no_page(&nobody.lines);
 }
 
 typedef struct {

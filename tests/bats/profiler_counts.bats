@@ -89,12 +89,14 @@ expect_records() {  # VIEW WANT BACKEND PROGRAM
 
 # The records of tests/programs/line_stress.c: its hot line, the two lines
 # its accesses cross, how many of its walk's lines have each count, and its
-# 16 lines: those read other than 16 times by number, the others counted.
+# 16 lines (those read other than 16 times by number, the others counted)
+# and its gathered line.
 stress_records() {
-  local hot cross walk blocks
-  read -r hot cross walk blocks <<<"$1"
-  awk -v hot="$hot" -v cross="$cross" -v walk="$walk" -v blocks="$blocks" '$1 == "a" {
+  local hot cross walk blocks gathered
+  read -r hot cross walk blocks gathered <<<"$1"
+  awk -v hot="$hot" -v cross="$cross" -v walk="$walk" -v blocks="$blocks" -v gathered="$gathered" '$1 == "a" {
       if ($4 == hot) print "hot", $2, $3, $5, $6
+      else if ($4 == gathered) print "gathered", $2, $3, $5, $6
       else if ($4 == cross || $4 == cross + 1) print "crossed", $2, $3, $4 - cross, $5, $6
       else if ($4 >= blocks && $4 < blocks + 16 && $5 == 16 && $6 == 0) lines[$2 " " $3 " 16 0"]++
       else if ($4 >= blocks && $4 < blocks + 16) print "line", $2, $3, $4 - blocks, $5, $6
@@ -108,6 +110,7 @@ stress_records() {
 
 stress_expected="crossed 0 0 0 200 100
 crossed 0 0 1 200 100
+gathered 0 0 70000 0
 hot 0 0 70000 140000
 line 0 0 7 116 0
 line 0 0 8 116 0
@@ -115,9 +118,10 @@ lines 0 0 16 0 14
 walk 3 0 1024"
 
 # Off the fast paths (the Valgrind tool's inline IR, the compiler runtime's
-# inlined hook): counters past their limit (65535), accesses across lines of
+# inlined hook): counters past their limit (32767), accesses across lines of
 # every size and across the tool's blocks of lines, pages evicted from the
-# cache and back.
+# cache and back, accesses through an index read from memory (the tool
+# counts those in its table).
 @test "valgrind backend: exact counts past the counters' limit, across lines, through cache evictions" {
   expect_records stress_records "$stress_expected" valgrind line_stress
 }
