@@ -92,12 +92,12 @@ typedef struct {
 } SsCounts;
 
 /* The users of one line in one region (entries [from, to) share key and
- * region; c[k - base] holds entry k's counts). */
-static inline void ss_region_line(SharingSums *s, const SsEntry *e, const SsCounts *c, size_t base, size_t from,
-                                  size_t to, SsUse *users) {
+ * region; c[k - from] holds entry k's counts). */
+static inline void ss_region_line(SharingSums *s, const SsEntry *e, const SsCounts *c, size_t from, size_t to,
+                                  SsUse *users) {
   unsigned n = 0;
   for (size_t k = from; k < to; ++k) {
-    uint64_t reads = c[k - base].reads, writes = c[k - base].writes;
+    uint64_t reads = c[k - from].reads, writes = c[k - from].writes;
     if (!reads && !writes) continue;
     s->region_accesses[e[k].region] += reads + writes;
     users[n].thread = e[k].thread, users[n].reads = reads, users[n].writes = writes, n++;
@@ -106,7 +106,7 @@ static inline void ss_region_line(SharingSums *s, const SsEntry *e, const SsCoun
 }
 
 /* Per-thread counts of one line merged over regions (all, or all but the
- * serial one), as a list of users in thread order. */
+ * serial one), as a list of users in thread order (c as ss_region_line's). */
 static inline unsigned ss_merged_line(const SsEntry *e, const SsCounts *c, size_t from, size_t to, int parallel_only,
                                       SsUse *sum, unsigned char *seen, SsUse *users) {
   unsigned n = 0;
@@ -141,7 +141,7 @@ static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t
     for (size_t k = from; k < to;) {
       size_t end = k;
       while (end < to && e[end].region == e[k].region) ++end;
-      ss_region_line(s, e, c, from, k, end, users);
+      ss_region_line(s, e, c + (k - from), k, end, users);
       k = end;
     }
     unsigned n = ss_merged_line(e, c, from, to, 0, sum, seen, users);

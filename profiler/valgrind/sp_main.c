@@ -15,8 +15,9 @@
  * An access is counted inline: at its site first, in lanes for a block of
  * lines that a helper moves into the table a block at a time (see
  * Pending), or, for a gather, in the table directly (count_in_table). At
- * exit every site's lanes go to the tables, and the tables are summed here (profiler/common/sharing_sums.h) and
- * only the sums go to --out: no trace of every line to write and read back.
+ * exit every site's lanes go to the tables, the tables are summed here
+ * (profiler/common/sharing_sums.h) and only the sums go to --out: no trace
+ * of every line to write and read back.
  * --trace also writes the raw records, for debugging and re-analysis.
  */
 #include "pub_tool_basics.h"
