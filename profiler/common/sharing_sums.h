@@ -13,9 +13,10 @@
  * Lines(p) and Access(p)), per thread its lines and accesses (working sets),
  * and the distinct lines.
  *
- * Memory: one 24-byte entry per page of every table, a few arrays of
- * `threads`, and threads x threads pair sums per scope that has sharing:
- * never lines x threads x regions.
+ * Memory: 72 bytes per page of every table (its entry, and room for its
+ * counts of a line, its view and its place in thread order), a few arrays
+ * of `threads`, and threads x threads pair sums per scope that has
+ * sharing: never lines x threads x regions.
  *
  * The includer defines LC_CALLOC and LC_FREE (line_counts.h),
  * SS_SORT(base, count, size, compare) (qsort, or Valgrind's ssort) and
@@ -106,52 +107,127 @@ static inline void ss_region_line(SharingSums *s, const SsEntry *e, const SsCoun
 }
 
 /* Per-thread counts of one line merged over regions (all, or all but the
- * serial one), as a list of users in thread order (c as ss_region_line's). */
-static inline unsigned ss_merged_line(const SsEntry *e, const SsCounts *c, size_t from, size_t to, int parallel_only,
-                                      SsUse *sum, unsigned char *seen, SsUse *users) {
+ * serial one), as a list of users in thread order: `by_thread` lists the
+ * page's entries (offsets from `from`) by thread, so that a thread's
+ * entries come one after the other (c as ss_region_line's). */
+static inline unsigned ss_merged_line(const SsEntry *e, const SsCounts *c, size_t from, size_t to,
+                                      const uint64_t *by_thread, int parallel_only, SsUse *users) {
   unsigned n = 0;
-  for (size_t k = from; k < to; ++k) {
-    uint64_t reads = c[k - from].reads, writes = c[k - from].writes;
-    if ((!reads && !writes) || (parallel_only && e[k].region == 0)) continue;
-    uint32_t t = e[k].thread;
-    if (!seen[t]) seen[t] = 1, sum[t].thread = t, sum[t].reads = 0, sum[t].writes = 0, users[n++].thread = t;
-    sum[t].reads += reads, sum[t].writes += writes;
-  }
-  /* Entries are in region order, threads ascending within each: sort the few users. */
-  for (unsigned a = 1; a < n; ++a)
-    for (unsigned b = a; b > 0 && users[b - 1].thread > users[b].thread; --b) {
-      uint32_t x = users[b].thread;
-      users[b].thread = users[b - 1].thread, users[b - 1].thread = x;
+  for (size_t i = 0; i < to - from; ++i) {
+    uint32_t k = (uint32_t)by_thread[i];
+    uint64_t reads = c[k].reads, writes = c[k].writes;
+    if ((!reads && !writes) || (parallel_only && e[from + k].region == 0)) continue;
+    uint32_t t = e[from + k].thread;
+    if (n && users[n - 1].thread == t) {
+      users[n - 1].reads += reads, users[n - 1].writes += writes;
+    } else {
+      users[n].thread = t, users[n].reads = reads, users[n].writes = writes, n++;
     }
-  for (unsigned a = 0; a < n; ++a) users[a] = sum[users[a].thread], seen[users[a].thread] = 0;
+  }
   return n;
 }
 
+static inline int ss_u64_order(const void *a, const void *b) {
+  uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+  return x < y ? -1 : x > y;
+}
+
+/* A page's entries [from, to) (region order, threads ascending within
+ * each) listed by thread, as offsets from `from`, each thread's in their
+ * order: sorted as thread << 32 | offset, by insertion while they are few
+ * (most pages: a few threads in a few regions). */
+static inline void ss_by_thread(const SsEntry *e, size_t from, size_t to, uint64_t *by_thread) {
+  size_t m = to - from;
+  for (size_t k = 0; k < m; ++k) by_thread[k] = (uint64_t)e[from + k].thread << 32 | k;
+  if (m > 32) {
+    SS_SORT(by_thread, m, sizeof(uint64_t), ss_u64_order);
+    return;
+  }
+  for (size_t a = 1; a < m; ++a) {
+    uint64_t x = by_thread[a];
+    size_t b = a;
+    for (; b > 0 && by_thread[b - 1] > x; --b) by_thread[b] = by_thread[b - 1];
+    by_thread[b] = x;
+  }
+}
+
+/* Where an entry's counts of its page are, found once per page rather
+ * than once per line: per kind, its dense counters, ss_no_counts when it
+ * has none of that kind, or NULL while they are sparse (lc_count_of finds
+ * them). */
+typedef struct {
+  const uint16_t *dense[2];
+  const LcPage *page;
+} SsView;
+
+static const uint16_t ss_no_counts[LC_PAGE_LINES] = {0};
+
+static inline void ss_view(SsView *v, const LcPage *p) {
+  v->page = p;
+  for (int k = 0; k < 2; ++k)
+    v->dense[k] = !p->counts[k] ? ss_no_counts : (p->sparse & (1u << k)) ? NULL : (const uint16_t *)p->counts[k];
+}
+
+/* Line j's counts of one kind in a view (lc_get's, without the spill). */
+static inline uint64_t ss_view_count(const SsView *v, int write, uint32_t j) {
+  return v->dense[write] ? v->dense[write][j] : lc_count_of(v->page, write, j);
+}
+
+/* A line one thread touched alone (in any regions): its accesses, and no
+ * pair to add anywhere (c as ss_region_line's). */
+static inline void ss_private_line(SharingSums *s, const SsEntry *e, const SsCounts *c, size_t from, size_t to,
+                                   uint32_t thread) {
+  uint64_t accesses = 0;
+  for (size_t k = from; k < to; ++k) {
+    uint64_t n = c[k - from].reads + c[k - from].writes;
+    s->region_accesses[e[k].region] += n;
+    accesses += n;
+  }
+  s->lines++;
+  s->thread_lines[thread]++;
+  s->thread_accesses[thread] += accesses;
+}
+
 /* The lines of one page, entries [from, to) (every thread and region that
- * has it); c: room for their counts of one line. */
-static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t to, SsCounts *c, SsUse *sum,
-                           unsigned char *seen, SsUse *users) {
+ * has it); c: room for their counts of one line, v for their views,
+ * by_thread for their order by thread. */
+static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t to, SsCounts *c, SsView *v,
+                           uint64_t *by_thread, SsUse *users) {
+  for (size_t k = from; k < to; ++k) ss_view(&v[k - from], e[k].page);
+  ss_by_thread(e, from, to, by_thread);
   for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
     uint64_t any = 0;
+    uint32_t thread = UINT32_MAX; /* the one thread that touched the line, while there is one */
+    int shared = 0;
     for (size_t k = from; k < to; ++k) {
-      lc_get(e[k].page, j, &c[k - from].reads, &c[k - from].writes);
-      any |= c[k - from].reads | c[k - from].writes;
+      const LcPage *p = e[k].page;
+      uint64_t reads = ss_view_count(&v[k - from], LC_READS, j), writes = ss_view_count(&v[k - from], LC_WRITES, j);
+      if (p->spill) reads += p->spill[j].reads, writes += p->spill[j].writes;
+      c[k - from].reads = reads, c[k - from].writes = writes;
+      if (!(reads | writes)) continue;
+      any = 1;
+      if (thread == UINT32_MAX) thread = e[k].thread;
+      else if (thread != e[k].thread) shared = 1;
     }
     if (!any) continue;
+    if (!shared) { /* most lines: a thread's own data */
+      ss_private_line(s, e, c, from, to, thread);
+      continue;
+    }
     for (size_t k = from; k < to;) {
       size_t end = k;
       while (end < to && e[end].region == e[k].region) ++end;
       ss_region_line(s, e, c + (k - from), k, end, users);
       k = end;
     }
-    unsigned n = ss_merged_line(e, c, from, to, 0, sum, seen, users);
+    unsigned n = ss_merged_line(e, c, from, to, by_thread, 0, users);
     s->lines++;
     for (unsigned a = 0; a < n; ++a) {
       s->thread_lines[users[a].thread]++;
       s->thread_accesses[users[a].thread] += users[a].reads + users[a].writes;
     }
     ss_add_pairs(users, n, s->threads, s->run, s->shared);
-    n = ss_merged_line(e, c, from, to, 1, sum, seen, users);
+    n = ss_merged_line(e, c, from, to, by_thread, 1, users);
     ss_add_pairs(users, n, s->threads, s->par, NULL);
   }
 }
@@ -178,17 +254,17 @@ static inline void ss_compute(SharingSums *s, LineCounts *const *tables, unsigne
       e[k].key = p->key, e[k].region = p->region, e[k].thread = t, e[k].page = p, k++;
     }
   SS_SORT(e, k, sizeof(SsEntry), ss_entry_order);
-  SsUse *sum = (SsUse *)LC_CALLOC(threads ? threads : 1, sizeof(SsUse));
   SsUse *users = (SsUse *)LC_CALLOC(threads ? threads : 1, sizeof(SsUse));
-  unsigned char *seen = (unsigned char *)LC_CALLOC(threads ? threads : 1, 1);
   SsCounts *c = (SsCounts *)LC_CALLOC(k ? k : 1, sizeof(SsCounts));
+  SsView *v = (SsView *)LC_CALLOC(k ? k : 1, sizeof(SsView));
+  uint64_t *by_thread = (uint64_t *)LC_CALLOC(k ? k : 1, sizeof(uint64_t));
   for (size_t from = 0; from < k;) {
     size_t to = from;
     while (to < k && e[to].key == e[from].key) ++to;
-    ss_page(s, e, from, to, c, sum, seen, users);
+    ss_page(s, e, from, to, c, v, by_thread, users);
     from = to;
   }
-  LC_FREE(e), LC_FREE(sum), LC_FREE(users), LC_FREE(seen), LC_FREE(c);
+  LC_FREE(e), LC_FREE(users), LC_FREE(c), LC_FREE(v), LC_FREE(by_thread);
 }
 
 /* The sums as text (docs/profiler.md, after the header the backend writes):

@@ -6,6 +6,8 @@
 #include <cstdio>
 #include <fstream>
 #include <functional>
+#include <map>
+#include <random>
 #include <sstream>
 
 #include "error.hh"
@@ -192,6 +194,115 @@ TEST(Sums, TheBackendsFileGivesTheSameProfileAsTheTrace) {
   ASSERT_EQ(a.region_shares.size(), 2u);
   EXPECT_DOUBLE_EQ(a.region_shares[0], 11.0 / 23);
   EXPECT_EQ(format_profile(a), format_profile(b));
+}
+
+namespace {
+
+// The sums straight from their definitions (seed 001 eq. 5.1, 6.1), line
+// by line over a map of every (line, region, thread): the reference the
+// backends' paged, sorted, fast-pathed code must equal.
+struct Reference {
+  double lines = 0;
+  std::vector<double> thread_lines, thread_accesses, region_accesses;
+  std::map<std::pair<int, int>, std::pair<double, double>> run, par, shared;
+  std::vector<std::map<std::pair<int, int>, std::pair<double, double>>> region;
+};
+
+using Use = std::map<uint32_t, std::pair<uint64_t, uint64_t>>;  // thread -> reads, writes
+
+void reference_pairs(const Use& use, std::map<std::pair<int, int>, std::pair<double, double>>& m,
+                     std::map<std::pair<int, int>, std::pair<double, double>>* shared) {
+  for (auto x = use.begin(); x != use.end(); ++x)
+    for (auto y = std::next(x); y != use.end(); ++y) {
+      auto [ri, wi] = x->second;
+      auto [rj, wj] = y->second;
+      auto& p = m[{static_cast<int>(x->first), static_cast<int>(y->first)}];
+      p.first += static_cast<double>(std::min(ri + wi, rj + wj));
+      p.second += static_cast<double>(std::min(ri, wj) + std::min(wi, rj) + std::min(wi, wj));
+      if (shared) {
+        auto& s = (*shared)[{static_cast<int>(x->first), static_cast<int>(y->first)}];
+        s.first += 1, s.second += static_cast<double>(ri + wi + rj + wj);
+      }
+    }
+}
+
+Reference reference_sums(const Trace& t) {
+  size_t threads = static_cast<size_t>(t.header.threads), regions = t.header.regions.size();
+  Reference r;
+  r.thread_lines.assign(threads, 0), r.thread_accesses.assign(threads, 0), r.region_accesses.assign(regions, 0);
+  r.region.resize(regions);
+  std::map<uint64_t, std::map<uint32_t, Use>> by_line;  // line -> region -> thread
+  for (const Access& a : t.accesses) {
+    if (!a.reads && !a.writes) continue;  // touched nothing
+    auto& u = by_line[a.line][a.region][a.thread];
+    u.first += a.reads, u.second += a.writes;
+  }
+  for (const auto& [line, by_region] : by_line) {
+    Use all, parallel;
+    for (const auto& [region, use] : by_region) {
+      reference_pairs(use, r.region[region], nullptr);
+      for (const auto& [thread, rw] : use) {
+        r.region_accesses[region] += static_cast<double>(rw.first + rw.second);
+        all[thread].first += rw.first, all[thread].second += rw.second;
+        if (region != 0) parallel[thread].first += rw.first, parallel[thread].second += rw.second;
+      }
+    }
+    r.lines++;
+    for (const auto& [thread, rw] : all)
+      r.thread_lines[thread]++, r.thread_accesses[thread] += static_cast<double>(rw.first + rw.second);
+    reference_pairs(all, r.run, &r.shared);
+    reference_pairs(parallel, r.par, nullptr);
+  }
+  return r;
+}
+
+std::map<std::pair<int, int>, std::pair<double, double>> totals_of(const std::vector<PairSum>& pairs) {
+  std::map<std::pair<int, int>, std::pair<double, double>> m;
+  for (const PairSum& p : pairs) m[{p.i, p.j}] = {p.a, p.b};
+  return m;
+}
+
+// A pair the reference met on lines that gave it nothing is not written.
+std::map<std::pair<int, int>, std::pair<double, double>> nonzero(
+    std::map<std::pair<int, int>, std::pair<double, double>> m) {
+  for (auto i = m.begin(); i != m.end();) i = i->second.first == 0 && i->second.second == 0 ? m.erase(i) : std::next(i);
+  return m;
+}
+
+}  // namespace
+
+TEST(Sums, EqualTheirDefinitionsOnRandomTraces) {
+  // Threads and regions enough for pages of more than 32 entries (sorted,
+  // not inserted, by thread), lines few and many per page (sparse and
+  // dense counters), counts past the 16-bit counters (spills), private and
+  // shared lines.
+  std::mt19937 rng(59);
+  for (int round = 0; round < 60; ++round) {
+    Trace t;
+    t.header.threads = 1 + static_cast<int>(rng() % 8);
+    size_t regions = 1 + rng() % 9;
+    for (size_t i = 0; i < regions; ++i) t.header.regions.push_back(i ? "r" + std::to_string(i) : "serial");
+    uint64_t span = 1 + rng() % 5000;
+    for (int n = static_cast<int>(rng() % 20000); n > 0; --n) {
+      Access a;
+      a.thread = static_cast<uint32_t>(rng() % t.header.threads);
+      a.region = static_cast<uint32_t>(rng() % regions);
+      a.line = rng() % 4 ? rng() % span + (rng() % 3 ? 0 : 100000) : a.thread * 3000 + rng() % 200;
+      a.reads = rng() % 3 + (rng() % 500 ? 0 : 40000), a.writes = rng() % 2;
+      t.accesses.push_back(a);
+    }
+    Sums s = sum_trace(t);
+    Reference r = reference_sums(t);
+    SCOPED_TRACE("round " + std::to_string(round));
+    EXPECT_EQ(s.lines, r.lines);
+    EXPECT_EQ(s.thread_lines, r.thread_lines);
+    EXPECT_EQ(s.thread_accesses, r.thread_accesses);
+    EXPECT_EQ(s.region_accesses, r.region_accesses);
+    EXPECT_EQ(totals_of(s.run), nonzero(r.run));
+    EXPECT_EQ(totals_of(s.par), nonzero(r.par));
+    EXPECT_EQ(totals_of(s.shared), nonzero(r.shared));
+    for (size_t g = 0; g < regions; ++g) EXPECT_EQ(totals_of(s.region[g]), nonzero(r.region[g])) << "region " << g;
+  }
 }
 
 TEST(Sums, StrictErrors) {
