@@ -22,6 +22,7 @@
  */
 #include "pub_tool_basics.h"
 #include "pub_tool_debuginfo.h"
+#include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
 #include "pub_tool_libcbase.h"
 #include "pub_tool_libcfile.h"
@@ -189,6 +190,32 @@ static UInt new_site(void) {
     running_pending = running->pending;
   }
   return site;
+}
+
+/* A site per access of a guest instruction, whichever translation holds
+ * it: Valgrind unrolls a small loop into copies of its body in one
+ * superblock (and chases jumps into copies of code), and copies with
+ * sites of their own would each hold the block the loop walks, splitting
+ * its accesses and moving lanes to the table several times as often (3x on
+ * bench/profiler's pipeline). Key: the instruction's address, the access's
+ * place among the instruction's (mod 16: two sharing a site is safe) and
+ * its kind. */
+typedef struct SiteOfAccess {
+  struct SiteOfAccess *next;
+  UWord key;
+  UInt site;
+} SiteOfAccess;
+static VgHashTable *sites_by_access;
+
+static UInt site_of_access(Addr instruction, UInt nth, Bool write) {
+  UWord key = (UWord)instruction << 5 | (UWord)(nth % 16) << 1 | (UWord)write;
+  SiteOfAccess *n = VG_(HT_lookup)(sites_by_access, key);
+  if (n) return n->site;
+  n = VG_(malloc)("sp.sites", sizeof *n);
+  n->key = key;
+  n->site = new_site();
+  VG_(HT_add_node)(sites_by_access, n);
+  return n->site;
 }
 
 static void runs(Thread *t) {
@@ -409,6 +436,9 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
  * (thread switches and client requests end one). */
 static IRExpr *sb_pending, *sb_key_base[2]; /* key_of(0, region, kind) */
 static IRExpr *sb_cache, *sb_tag_base;      /* lc_tag(1, region) */
+/* The guest instruction being instrumented, and its accesses so far. */
+static Addr sb_instruction;
+static UInt sb_nth;
 
 /* A sized helper of record taking only the address, if that size has one. */
 static Bool call_sized_helper(IRSB *sb, IRExpr *addr, Int size, Bool write, IRExpr *guard) {
@@ -479,7 +509,8 @@ static void count_in_table(IRSB *sb, IRExpr *addr, Int size, Bool write) {
  * line's bits), tested once for the call's guard. The lane is added to
  * unconditionally, before the call, which knows it. */
 static void count_at_site(IRSB *sb, IRExpr *addr, Int size, Bool write) {
-  ULong line_size = 1ULL << line_shift, at = (ULong)new_site() * sizeof(Pending);
+  /* add_access counted this access already: its place is sb_nth - 1. */
+  ULong line_size = 1ULL << line_shift, at = (ULong)site_of_access(sb_instruction, sb_nth - 1, write) * sizeof(Pending);
   IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + BLOCK_BITS))),
                      sb_key_base[write]);
   IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, sb_pending, u64(at))), key);
@@ -535,6 +566,7 @@ static void note_from_memory(const IRStmt *st) {
  * gather to the table inline, the rest to their sites. */
 static void add_access(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *guard) {
   sb_accesses += kind == MODIFY ? 2 : 1;
+  sb_nth++;
   if (guard || size <= 0 || (ULong)size > (1ULL << line_shift)) {
     call_helper(sb, addr, size, kind, guard);
     return;
@@ -652,6 +684,7 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   for (Int i = 0; i < in->stmts_used; ++i) {
     IRStmt *st = in->stmts[i];
     if (!st || st->tag == Ist_NoOp) continue;
+    if (st->tag == Ist_IMark) sb_instruction = (Addr)st->Ist.IMark.addr, sb_nth = 0;
     instrument_stmt(out, in, i);
     note_from_memory(st);
     addStmtToIRSB(out, st);
@@ -738,6 +771,7 @@ static void sp_post_clo_init(void) {
    * creation order with the main thread first. */
   region_id("serial");
   point_cache_at_no_page(&nobody.lines);
+  sites_by_access = VG_(HT_construct)("sp.sites");
 }
 
 typedef struct {
