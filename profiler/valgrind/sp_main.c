@@ -222,11 +222,18 @@ typedef struct SiteOfAccess {
   UInt site;
 } SiteOfAccess;
 static VgHashTable *sites_by_access;
+/* Past this many accesses remembered (32 MiB), a new one gets a site
+ * without: a guest that keeps generating code (a JIT) does not grow the
+ * map without bound. */
+#define SITES_REMEMBERED_MAX (1u << 20)
+static UInt n_remembered;
 
 static UInt site_of_access(Addr instruction, UInt nth, Bool write) {
   UWord key = (UWord)instruction << 5 | (UWord)(nth % 16) << 1 | (UWord)write;
   SiteOfAccess *n = VG_(HT_lookup)(sites_by_access, key);
   if (n) return n->site;
+  if (n_remembered == SITES_REMEMBERED_MAX) return new_site();
+  n_remembered++;
   n = VG_(malloc)("sp.sites", sizeof *n);
   n->key = key;
   n->site = new_site();
