@@ -131,19 +131,9 @@ typedef struct {
  * thread's sites take at most 72 bytes x SITES_MAX (1.1 MiB). */
 #define SITES_MAX (1u << 14)
 
-/* A thread's sites, cap_sites of them from `site` on, a page-aligned
- * part of `block`. Wherever the allocator put them, a run's lanes could be
- * 30% slower or not by where the tool was installed (bench/profiler's gcc
- * stencil: 1.8 s or 2.4 s by the length of VALGRIND_LIB's path, the same
- * tool and program); page-aligned, every run is the fast one. */
-typedef struct {
-  void *block;
-  Pending *site;
-} Sites;
-
 typedef struct {
   LineCounts lines;
-  Sites sites;
+  Pending *pending; /* cap_sites of them */
 } Thread;
 
 static Thread **threads; /* by creation index; a Thread never moves */
@@ -152,8 +142,8 @@ static UInt n_threads, cap_threads;
  * never written out. */
 static Thread nobody;
 static Thread *running = &nobody;
-/* running->sites.site: the inline code loads it once per superblock
- * (thread switches end a superblock). */
+/* running->pending: the inline code loads it once per superblock (thread
+ * switches end a superblock). */
 static Pending *running_pending;
 
 /* Every page cache slot's counters point somewhere valid, a slot that holds
@@ -182,16 +172,10 @@ static void pending_to_table(Thread *t, Pending *p) {
   for (UInt i = 0; i < BLOCK_LINES; ++i) p->count[i] = 0;
 }
 
-#define SITES_ALIGN 4096
-
-/* Room for `to` sites, the first `from` kept. */
-static void sites_resize(Sites *s, UInt from, UInt to) {
-  void *block = VG_(calloc)("sp.sites", 1, (SizeT)to * sizeof(Pending) + SITES_ALIGN);
-  Pending *site = (Pending *)(((Addr)block + SITES_ALIGN - 1) & ~(Addr)(SITES_ALIGN - 1));
-  if (from) VG_(memcpy)(site, s->site, from * sizeof(Pending));
-  if (s->block) VG_(free)(s->block);
-  s->block = block;
-  s->site = site;
+static Pending *pending_resized(Pending *p, UInt from, UInt to) {
+  p = VG_(realloc)("sp.sites", p, to * sizeof(Pending));
+  VG_(memset)(p + from, 0, (to - from) * sizeof(Pending));
+  return p;
 }
 
 /* A number for a new site, every thread's array grown to hold it. Called
@@ -200,10 +184,10 @@ static UInt new_site(void) {
   UInt site = (UInt)(n_sites++ % SITES_MAX);
   if (site >= cap_sites) {
     UInt cap = cap_sites ? cap_sites * 2 : 1024;
-    for (UInt t = 0; t < n_threads; ++t) sites_resize(&threads[t]->sites, cap_sites, cap);
-    sites_resize(&nobody.sites, cap_sites, cap);
+    for (UInt t = 0; t < n_threads; ++t) threads[t]->pending = pending_resized(threads[t]->pending, cap_sites, cap);
+    nobody.pending = pending_resized(nobody.pending, cap_sites, cap);
     cap_sites = cap;
-    running_pending = running->sites.site;
+    running_pending = running->pending;
   }
   return site;
 }
@@ -243,12 +227,12 @@ static UInt site_of_access(Addr instruction, UInt nth, Bool write) {
 
 static void runs(Thread *t) {
   running = t;
-  running_pending = t->sites.site;
+  running_pending = t->pending;
 }
 
 /* Every count the thread's sites hold, into its table. */
 static void pending_flush(Thread *t) {
-  for (UInt i = 0; i < cap_sites; ++i) pending_to_table(t, &t->sites.site[i]);
+  for (UInt i = 0; i < cap_sites; ++i) pending_to_table(t, &t->pending[i]);
 }
 
 /* Where each thread came from, by creation index: its creator's index (-1
@@ -271,7 +255,7 @@ static UInt new_thread_index(void) {
   start_of[n_threads] = NULL;
   threads[n_threads] = VG_(calloc)("sp.threads", 1, sizeof(Thread));
   point_cache_at_no_page(&threads[n_threads]->lines);
-  sites_resize(&threads[n_threads]->sites, 0, cap_sites ? cap_sites : 1);
+  threads[n_threads]->pending = VG_(calloc)("sp.sites", cap_sites ? cap_sites : 1, sizeof(Pending));
   return n_threads++;
 }
 
