@@ -196,8 +196,7 @@ static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t
   for (size_t k = from; k < to; ++k) ss_view(&v[k - from], e[k].page);
   ss_by_thread(e, from, to, by_thread);
   for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
-    uint64_t any = 0;
-    uint32_t thread = UINT32_MAX; /* the one thread that touched the line, while there is one */
+    uint32_t thread = UINT32_MAX; /* the first thread that touched the line, UINT32_MAX: none */
     int shared = 0;
     for (size_t k = from; k < to; ++k) {
       const LcPage *p = e[k].page;
@@ -205,11 +204,10 @@ static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t
       if (p->spill) reads += p->spill[j].reads, writes += p->spill[j].writes;
       c[k - from].reads = reads, c[k - from].writes = writes;
       if (!(reads | writes)) continue;
-      any = 1;
       if (thread == UINT32_MAX) thread = e[k].thread;
       else if (thread != e[k].thread) shared = 1;
     }
-    if (!any) continue;
+    if (thread == UINT32_MAX) continue; /* nobody touched it */
     if (!shared) { /* most lines: a thread's own data */
       ss_private_line(s, e, c, from, to, thread);
       continue;
