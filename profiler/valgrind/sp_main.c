@@ -206,7 +206,8 @@ typedef struct SiteOfAccess {
   UInt site;
 } SiteOfAccess;
 static VgHashTable *sites_by_access;
-/* Past this many accesses remembered (32 MiB), a new one gets a site
+/* Past this many accesses remembered (about 64 MiB: a 24-byte node, the
+ * allocator's header and the table's chain each), a new one gets a site
  * without: a guest that keeps generating code (a JIT) does not grow the
  * map without bound. */
 #define SITES_REMEMBERED_MAX (1u << 20)
