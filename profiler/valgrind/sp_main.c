@@ -96,8 +96,8 @@ static UInt region_id(const HChar *name) {
 
 /* Every site of the code that accesses memory inline (an instruction's load
  * or store) keeps, per thread, counts not yet in the table: per line of one
- * block of BLOCK_LINES aligned lines (its `key`, with the region and the
- * access's kind), how many accesses the site made to it. A loop's site
+ * block of BLOCK_LINES aligned lines (its `key`), how many accesses the
+ * site made to it. A loop's site
  * walks its array a block at a time (64 accesses of 8 bytes, 32 of 16), so
  * the inline code only compares the block with the site's and adds 1 to
  * the line's lane, in words that stay in L1; a helper moves the lanes into
@@ -109,31 +109,38 @@ static UInt region_id(const HChar *name) {
  * would turn to another block nearly every time, still counts in the
  * table (NPB CG's x[col[k]]: 2.2x with sites, 1.5x in the table).
  *
- * key = block | region << KEY_REGION_SHIFT | write << KEY_WRITE_SHIFT: the
- * blocks of any address Valgrind gives a client (below 2^47) stay below
- * 2^50 for any line size, regions below MAX_REGIONS (2^12). A zeroed site
- * counts nothing, so it needs no empty mark. */
-#define KEY_REGION_SHIFT 50
-#define KEY_WRITE_SHIFT 62
-#define KEY_BLOCK_MASK ((1ULL << KEY_REGION_SHIFT) - 1)
+ * The key is the block alone, so that the inline code compares the
+ * address shifted with no more arithmetic (10% of the tool's time on
+ * bench/profiler's pipeline against a key that also held the region and
+ * the kind). The rest is known otherwise: a site's kind by its number
+ * (even: reads, odd: writes: new_site), its region because every thread's
+ * sites holding counts (its `dirty` list) go to the table whenever the
+ * region changes (sites_flush_all), so what a site holds was counted in
+ * the current region. SITE_EMPTY, above any block, marks a site holding
+ * nothing: block 0 is an address a guest may touch (and fault on). */
+#define SITE_EMPTY (~0ULL)
 #define BLOCK_BITS 3
 #define BLOCK_LINES (1u << BLOCK_BITS)
-_Static_assert(MAX_REGIONS <= 1u << (KEY_WRITE_SHIFT - KEY_REGION_SHIFT), "a key holds every region");
 typedef struct {
   ULong key;
   uint64_t count[BLOCK_LINES]; /* 64 bits: a site spinning on one line never overflows */
 } Pending;
 
-/* Sites are numbered as code is instrumented; from SITES_MAX on, new sites
- * share numbers (modulo SITES_MAX): two sites sharing one only move counts
- * to the table more often, since a site that finds another's block there
- * moves those counts, whatever their kind, before it counts its own. So a
- * thread's sites take at most 72 bytes x SITES_MAX (1.1 MiB). */
+/* Sites are numbered as code is instrumented, reads' even and writes' odd;
+ * from SITES_MAX on, new sites share numbers of their kind (modulo
+ * SITES_MAX): two sites sharing one only move counts to the table more
+ * often, since a site that finds another's block there moves those counts
+ * before it counts its own. So a thread's sites take at most 72 bytes x
+ * SITES_MAX (1.1 MiB), and its dirty list 4 bytes x SITES_MAX. */
 #define SITES_MAX (1u << 14)
 
 typedef struct {
   LineCounts lines;
   Pending *pending; /* cap_sites of them */
+  /* The sites not SITE_EMPTY, by number: each is listed once, when it
+   * takes its first block after being empty (settle). */
+  UInt *dirty;
+  UInt n_dirty;
 } Thread;
 
 static Thread **threads; /* by creation index; a Thread never moves */
@@ -156,36 +163,35 @@ static void point_cache_at_no_page(LineCounts *t) {
       if (!t->cache[k][i].counts) t->cache[k][i].counts = no_page;
 }
 
-static ULong n_sites;  /* numbered so far */
-static UInt cap_sites; /* of every thread's pending array */
+static ULong n_sites[2]; /* numbered so far, of each kind */
+static UInt cap_sites;   /* of every thread's pending and dirty arrays */
 
-static ULong key_of(ULong block, UInt region, Bool write) {
-  return block | (ULong)region << KEY_REGION_SHIFT | (ULong)write << KEY_WRITE_SHIFT;
-}
-
-/* What a site counted goes to its thread's table. */
-static void pending_to_table(Thread *t, Pending *p) {
-  ULong first = (p->key & KEY_BLOCK_MASK) << BLOCK_BITS;
-  uint32_t region = (uint32_t)((p->key >> KEY_REGION_SHIFT) & (MAX_REGIONS - 1));
-  int write = (int)(p->key >> KEY_WRITE_SHIFT);
-  lc_count_lines(&t->lines, first, region, write, p->count, BLOCK_LINES);
+/* What site number `site` of thread t counted goes to its table, in the
+ * current region, and the site is left empty (still listed dirty). */
+static void pending_to_table(Thread *t, UInt site) {
+  Pending *p = &t->pending[site];
+  if (p->key == SITE_EMPTY) return;
+  lc_count_lines(&t->lines, p->key << BLOCK_BITS, current_region, (int)(site & 1), p->count, BLOCK_LINES);
   for (UInt i = 0; i < BLOCK_LINES; ++i) p->count[i] = 0;
+  p->key = SITE_EMPTY;
 }
 
-static Pending *pending_resized(Pending *p, UInt from, UInt to) {
-  p = VG_(realloc)("sp.sites", p, to * sizeof(Pending));
-  VG_(memset)(p + from, 0, (to - from) * sizeof(Pending));
-  return p;
+static void thread_sites_resize(Thread *t, UInt from, UInt to) {
+  if (to == from) return;
+  t->pending = VG_(realloc)("sp.sites", t->pending, to * sizeof(Pending));
+  VG_(memset)(t->pending + from, 0, (to - from) * sizeof(Pending));
+  for (UInt i = from; i < to; ++i) t->pending[i].key = SITE_EMPTY;
+  t->dirty = VG_(realloc)("sp.sites", t->dirty, to * sizeof(UInt));
 }
 
-/* A number for a new site, every thread's array grown to hold it. Called
- * while instrumenting, when no instrumented code runs. */
-static UInt new_site(void) {
-  UInt site = (UInt)(n_sites++ % SITES_MAX);
+/* A number for a new site of the kind, every thread's arrays grown to hold
+ * it. Called while instrumenting, when no instrumented code runs. */
+static UInt new_site(Bool write) {
+  UInt site = (UInt)(n_sites[write]++ % (SITES_MAX / 2)) * 2 + write;
   if (site >= cap_sites) {
     UInt cap = cap_sites ? cap_sites * 2 : 1024;
-    for (UInt t = 0; t < n_threads; ++t) threads[t]->pending = pending_resized(threads[t]->pending, cap_sites, cap);
-    nobody.pending = pending_resized(nobody.pending, cap_sites, cap);
+    for (UInt t = 0; t < n_threads; ++t) thread_sites_resize(threads[t], cap_sites, cap);
+    thread_sites_resize(&nobody, cap_sites, cap);
     cap_sites = cap;
     running_pending = running->pending;
   }
@@ -217,11 +223,11 @@ static UInt site_of_access(Addr instruction, UInt nth, Bool write) {
   UWord key = (UWord)instruction << 5 | (UWord)(nth % 16) << 1 | (UWord)write;
   SiteOfAccess *n = VG_(HT_lookup)(sites_by_access, key);
   if (n) return n->site;
-  if (n_remembered == SITES_REMEMBERED_MAX) return new_site();
+  if (n_remembered == SITES_REMEMBERED_MAX) return new_site(write);
   n_remembered++;
   n = VG_(malloc)("sp.sites", sizeof *n);
   n->key = key;
-  n->site = new_site();
+  n->site = new_site(write);
   VG_(HT_add_node)(sites_by_access, n);
   return n->site;
 }
@@ -233,7 +239,15 @@ static void runs(Thread *t) {
 
 /* Every count the thread's sites hold, into its table. */
 static void pending_flush(Thread *t) {
-  for (UInt i = 0; i < cap_sites; ++i) pending_to_table(t, &t->pending[i]);
+  for (UInt i = 0; i < t->n_dirty; ++i) pending_to_table(t, t->dirty[i]);
+  t->n_dirty = 0;
+}
+
+/* Before the region changes: what every thread's sites hold was counted in
+ * the region ending. */
+static void sites_flush_all(void) {
+  for (UInt t = 0; t < n_threads; ++t) pending_flush(threads[t]);
+  pending_flush(&nobody);
 }
 
 /* Where each thread came from, by creation index: its creator's index (-1
@@ -256,7 +270,7 @@ static UInt new_thread_index(void) {
   start_of[n_threads] = NULL;
   threads[n_threads] = VG_(calloc)("sp.threads", 1, sizeof(Thread));
   point_cache_at_no_page(&threads[n_threads]->lines);
-  threads[n_threads]->pending = VG_(calloc)("sp.sites", cap_sites ? cap_sites : 1, sizeof(Pending));
+  thread_sites_resize(threads[n_threads], 0, cap_sites);
   return n_threads++;
 }
 
@@ -291,26 +305,30 @@ static void record(Addr a, SizeT size, Bool write) {
   lc_count(&running->lines, a, size, line_shift, current_region, write);
 }
 
-/* count_at_site's fallback: the site's lanes held another block, or the
- * access ends in the next line. The inline code already added this access
- * to the lane of its first line, in the block the site held: that lane
- * gives it back, the block goes to the table and the site takes this one.
- * An access across lines adds 1 to the next line too, whose block the site
- * takes if it is the next block. */
-static void settle(Pending *p, Addr a, SizeT size, Bool write) {
+/* The running thread's site takes a block. */
+static void site_takes(UInt site, ULong block) {
+  Pending *p = &running->pending[site];
+  if (p->key == SITE_EMPTY) running->dirty[running->n_dirty++] = site;
+  else pending_to_table(running, site);
+  p->key = block;
+}
+
+/* count_at_site's fallback: the site's lanes held another block (or none),
+ * or the access ends in the next line. The inline code already added this
+ * access to the lane of its first line, in the block the site held: that
+ * lane gives it back, the block goes to the table and the site takes this
+ * one. An access across lines adds 1 to the next line too, whose block the
+ * site takes if it is the next block. */
+static void settle(UInt site, Addr a, SizeT size) {
+  Pending *p = &running->pending[site];
   ULong line = a >> line_shift, last = (a + size - 1) >> line_shift;
-  ULong key = key_of(line >> BLOCK_BITS, current_region, write);
-  if (p->key != key) {
+  if (p->key != line >> BLOCK_BITS) {
     p->count[line % BLOCK_LINES]--;
-    pending_to_table(running, p);
-    p->key = key;
+    site_takes(site, line >> BLOCK_BITS);
     p->count[line % BLOCK_LINES] = 1;
   }
   if (last == line) return;
-  if (last >> BLOCK_BITS != line >> BLOCK_BITS) {
-    pending_to_table(running, p);
-    p->key = key_of(last >> BLOCK_BITS, current_region, write);
-  }
+  if (last >> BLOCK_BITS != line >> BLOCK_BITS) site_takes(site, last >> BLOCK_BITS);
   p->count[last % BLOCK_LINES]++;
 }
 
@@ -320,24 +338,23 @@ static VG_REGPARM(2) void sp_modify(Addr a, SizeT size) {
   record(a, size, False);
   record(a, size, True);
 }
-/* The running thread's site at byte offset `at` of its sites (a constant in
- * the instrumented code: nothing to compute there). */
-static Pending *site_at(UWord at) { return (Pending *)((HChar *)running_pending + at); }
+/* The number of the site at byte offset `at` of a thread's sites (the
+ * instrumented code passes the offset, which it uses too). */
+static UInt site_at(UWord at) { return (UInt)(at / sizeof(Pending)); }
 
 /* The inline counts' fallbacks, one per usual size: record's for
  * count_in_table (one argument to set up, not two), settle's for
- * count_at_site (two, not three). The sizes, listed once for the helpers
- * and for the table they are chosen from (sized_helpers): */
+ * count_at_site (two, not three; the site's number says its kind). The
+ * sizes, listed once for the helpers and for the table they are chosen
+ * from (sized_helpers): */
 #define SP_SIZES(X) X(1) X(2) X(4) X(8) X(16) X(32)
-#define SP_SIZED(n)                                                                               \
-  static VG_REGPARM(1) void sp_read##n(Addr a) { record(a, n, False); }                           \
-  static VG_REGPARM(1) void sp_write##n(Addr a) { record(a, n, True); }                           \
-  static VG_REGPARM(2) void sp_settle_read##n(Addr a, UWord at) { settle(site_at(at), a, n, False); } \
-  static VG_REGPARM(2) void sp_settle_write##n(Addr a, UWord at) { settle(site_at(at), a, n, True); }
+#define SP_SIZED(n)                                                     \
+  static VG_REGPARM(1) void sp_read##n(Addr a) { record(a, n, False); } \
+  static VG_REGPARM(1) void sp_write##n(Addr a) { record(a, n, True); } \
+  static VG_REGPARM(2) void sp_settle##n(Addr a, UWord at) { settle(site_at(at), a, n); }
 SP_SIZES(SP_SIZED)
 #undef SP_SIZED
-static VG_REGPARM(3) void sp_settle_read(Addr a, UWord at, SizeT size) { settle(site_at(at), a, size, False); }
-static VG_REGPARM(3) void sp_settle_write(Addr a, UWord at, SizeT size) { settle(site_at(at), a, size, True); }
+static VG_REGPARM(3) void sp_settle(Addr a, UWord at, SizeT size) { settle(site_at(at), a, size); }
 
 /* ---- data the kernel copies ------------------------------------------------ */
 
@@ -393,17 +410,14 @@ static void call_helper(IRSB *sb, IRExpr *addr, Int size, Kind kind, IRExpr *gua
   addStmtToIRSB(sb, IRStmt_Dirty(di));
 }
 
-/* The helpers taking the size as known, by size: [0] record's for
- * count_in_table (reads, writes), [1] settle's for count_at_site. */
+/* The helpers taking the size as known, by size: record's for
+ * count_in_table (reads, writes), settle's for count_at_site. */
 typedef struct {
   Int size;
-  void *fn[2][2];
-  const HChar *name[2][2];
+  void *record[2], *settle;
+  const HChar *record_name[2], *settle_name;
 } SizedHelpers;
-#define SP_ENTRY(n)                                                        \
-  {n,                                                                      \
-   {{sp_read##n, sp_write##n}, {sp_settle_read##n, sp_settle_write##n}},   \
-   {{"sp_read" #n, "sp_write" #n}, {"sp_settle_read" #n, "sp_settle_write" #n}}},
+#define SP_ENTRY(n) {n, {sp_read##n, sp_write##n}, sp_settle##n, {"sp_read" #n, "sp_write" #n}, "sp_settle" #n},
 static const SizedHelpers sized_helpers[] = {SP_SIZES(SP_ENTRY)};
 #undef SP_ENTRY
 
@@ -414,15 +428,14 @@ static const SizedHelpers *sized_helpers_of(Int size) {
 }
 
 /* A guarded call of settle for the site at byte offset `at`. */
-static void call_settle(IRSB *sb, IRExpr *addr, UInt at, Int size, Bool write, IRExpr *guard) {
+static void call_settle(IRSB *sb, IRExpr *addr, UInt at, Int size, IRExpr *guard) {
   const SizedHelpers *h = sized_helpers_of(size);
   IRExpr *pending = mkIRExpr_HWord(at);
   IRDirty *di;
   if (h)
-    di = unsafeIRDirty_0_N(2, h->name[1][write], VG_(fnptr_to_fnentry)(h->fn[1][write]), mkIRExprVec_2(addr, pending));
+    di = unsafeIRDirty_0_N(2, h->settle_name, VG_(fnptr_to_fnentry)(h->settle), mkIRExprVec_2(addr, pending));
   else
-    di = unsafeIRDirty_0_N(3, write ? "sp_settle_write" : "sp_settle_read",
-                           VG_(fnptr_to_fnentry)(write ? (void *)sp_settle_write : (void *)sp_settle_read),
+    di = unsafeIRDirty_0_N(3, "sp_settle", VG_(fnptr_to_fnentry)(sp_settle),
                            mkIRExprVec_3(addr, pending, mkIRExpr_HWord((HWord)size)));
   di->guard = guard;
   addStmtToIRSB(sb, IRStmt_Dirty(di));
@@ -442,7 +455,7 @@ static IRExpr *u64(ULong v) { return IRExpr_Const(IRConst_U64(v)); }
 /* Loaded once per superblock (sp_instrument): the running thread's sites
  * and page cache, and the current region, change only between superblocks
  * (thread switches and client requests end one). */
-static IRExpr *sb_pending, *sb_key_base[2]; /* key_of(0, region, kind) */
+static IRExpr *sb_pending;
 static IRExpr *sb_cache, *sb_tag_base;      /* lc_tag(1, region) */
 /* The guest instruction being instrumented, and its accesses so far. */
 static Addr sb_instruction;
@@ -452,7 +465,7 @@ static UInt sb_nth;
 static Bool call_sized_helper(IRSB *sb, IRExpr *addr, Int size, Bool write, IRExpr *guard) {
   const SizedHelpers *h = sized_helpers_of(size);
   if (!h) return False;
-  IRDirty *di = unsafeIRDirty_0_N(1, h->name[0][write], VG_(fnptr_to_fnentry)(h->fn[0][write]), mkIRExprVec_1(addr));
+  IRDirty *di = unsafeIRDirty_0_N(1, h->record_name[write], VG_(fnptr_to_fnentry)(h->record[write]), mkIRExprVec_1(addr));
   di->guard = guard;
   addStmtToIRSB(sb, IRStmt_Dirty(di));
   return True;
@@ -513,18 +526,18 @@ static void count_in_table(IRSB *sb, IRExpr *addr, Int size, Bool write) {
  * line, a call of settle. Written for Valgrind's code generator, which
  * makes a set and a test of every 1-bit value: the checks are word
  * arithmetic that is 0 when the count stays at the site (the site's key
- * xor the access's, the access's first and last byte xor'ed above the
- * line's bits), tested once for the call's guard. The lane is added to
+ * xor the access's block; the access's offset in its line plus its size
+ * less 1, which reaches the line size's bit when it ends in the next
+ * line), tested once for the call's guard. The lane is added to
  * unconditionally, before the call, which knows it. */
 static void count_at_site(IRSB *sb, IRExpr *addr, Int size, Bool write) {
   /* add_access counted this access already: its place is sb_nth - 1. */
   ULong line_size = 1ULL << line_shift, at = (ULong)site_of_access(sb_instruction, sb_nth - 1, write) * sizeof(Pending);
-  IRExpr *key = op64(sb, Iop_Add64, op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + BLOCK_BITS))),
-                     sb_key_base[write]);
-  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, sb_pending, u64(at))), key);
-  if (size > 1) { /* the access ends in the next line */
-    IRExpr *last = op64(sb, Iop_Add64, addr, u64((ULong)size - 1));
-    missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, op64(sb, Iop_Xor64, addr, last), u64(~(line_size - 1))));
+  IRExpr *block = op64(sb, Iop_Shr64, addr, IRExpr_Const(IRConst_U8(line_shift + BLOCK_BITS)));
+  IRExpr *missed = op64(sb, Iop_Xor64, load64(sb, op64(sb, Iop_Add64, sb_pending, u64(at))), block);
+  if (size > 1) { /* (size <= line_size: add_access) */
+    IRExpr *end = op64(sb, Iop_Add64, op64(sb, Iop_And64, addr, u64(line_size - 1)), u64((ULong)size - 1));
+    missed = op64(sb, Iop_Or64, missed, op64(sb, Iop_And64, end, u64(line_size)));
   }
   /* The lane: the line within its block. Its address, Valgrind's
    * addressing mode (site, plus lane times 8), built twice, each used once,
@@ -536,7 +549,7 @@ static void count_at_site(IRSB *sb, IRExpr *addr, Int size, Bool write) {
     at_lane[i] = op64(sb, Iop_Add64, op64(sb, Iop_Add64, sb_pending, op64(sb, Iop_Shl64, lane, IRExpr_Const(IRConst_U8(3)))),
                       u64(at + offsetof(Pending, count)));
   addStmtToIRSB(sb, IRStmt_Store(Iend_LE, at_lane[1], op64(sb, Iop_Add64, load64(sb, at_lane[0]), u64(1))));
-  call_settle(sb, addr, (UInt)at, size, write, test(sb, Iop_CmpNE64, missed, u64(0)));
+  call_settle(sb, addr, (UInt)at, size, test(sb, Iop_CmpNE64, missed, u64(0)));
 }
 
 static ULong sb_accesses; /* in the superblock being instrumented */
@@ -679,8 +692,6 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   sb_pending = load64(out, mkIRExpr_HWord((HWord)&running_pending));
   IRExpr *region = tmp(out, Ity_I64, IRExpr_Unop(Iop_32Uto64, tmp(out, Ity_I32, IRExpr_Load(Iend_LE, Ity_I32,
       mkIRExpr_HWord((HWord)&current_region)))));
-  sb_key_base[False] = op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(KEY_REGION_SHIFT)));
-  sb_key_base[True] = op64(out, Iop_Or64, sb_key_base[False], u64(1ULL << KEY_WRITE_SHIFT));
   sb_cache = op64(out, Iop_Add64, load64(out, mkIRExpr_HWord((HWord)&running)),
                   u64(offsetof(Thread, lines) + offsetof(LineCounts, cache)));
   sb_tag_base = op64(out, Iop_Add64, op64(out, Iop_Shl64, region, IRExpr_Const(IRConst_U8(40))), u64(1));
@@ -722,6 +733,13 @@ static void note_source(UInt region, Addr code, Bool return_address) {
   region_sources[region] = VG_(strdup)("sp.region", buf);
 }
 
+/* What the sites hold was counted in the region ending (sites_flush_all). */
+static void enter_region(UInt region) {
+  if (region == current_region) return;
+  sites_flush_all();
+  current_region = region;
+}
+
 static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
   if (!VG_IS_TOOL_USERREQ('S', 'P', args[0])) return False;
   const HChar *name = NULL;
@@ -735,14 +753,14 @@ static Bool sp_client_request(ThreadId tid, UWord *args, UWord *ret) {
         VG_(snprintf)(buf, sizeof buf, "0x%lx", args[1]);
         name = buf;
       }
-      current_region = region_id(name);
+      enter_region(region_id(name));
       note_source(current_region, (Addr)args[1], VG_(strchr)(name, '+') != NULL);
       break;
     case SLURM_PIN_USERREQ_REGION_BEGIN_NAME:
-      current_region = region_id(args[1] ? (const HChar *)args[1] : "unnamed");
+      enter_region(region_id(args[1] ? (const HChar *)args[1] : "unnamed"));
       break;
     case SLURM_PIN_USERREQ_REGION_END:
-      current_region = 0;
+      enter_region(0);
       break;
     case SLURM_PIN_USERREQ_THREAD_START:
       /* Named now: the routine's object may be unloaded by the end. A

@@ -26,6 +26,10 @@ setup_file() {
   gcc -O2 -fopenmp -fsanitize=thread -c "$stencil" -o "$BIN/stencil.o"
   gcc "$BIN/stencil.o" -fopenmp -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/stencil_tsan"
   gcc "$BIN/line_access.o" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/line_access_tsan"
+  local regions=$BATS_TEST_DIRNAME/../programs/line_regions.c include=$BATS_TEST_DIRNAME/../../profiler/include
+  gcc -O1 -pthread -I"$include" "$regions" -o "$BIN/line_regions"
+  gcc -O1 -pthread -I"$include" -fsanitize=thread -c "$regions" -o "$BIN/line_regions.o"
+  gcc "$BIN/line_regions.o" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/line_regions_tsan"
   local until=$BATS_TEST_DIRNAME/../programs/until_file.c
   gcc -O1 -pthread "$until" -o "$BIN/until_file"
   gcc -O1 -pthread -fsanitize=thread -c "$until" -o "$BIN/until_file.o"
@@ -128,6 +132,31 @@ walk 3 0 1024"
 
 @test "compiler backend: exact counts past the counters' limit, across lines, through cache evictions" {
   expect_records stress_records "$stress_expected" compiler line_stress
+}
+
+# "thread region-name reads writes" of tests/programs/line_regions.c's 8
+# lines, the same for each line (else one row per line, which fails).
+region_records() {
+  awk -v first="$1" '$1 == "region" { name[$2] = $3 }
+    $1 == "a" && $4 >= first && $4 < first + 8 { rows[$2 " " name[$3] " " $5 " " $6]++ }
+    END { for (r in rows) print r, rows[r] }' "$2" | sort
+}
+
+region_expected="0 first 10 0 8
+0 second 20 0 8
+0 serial 30 0 8
+1 first 5 0 8
+1 second 7 0 8"
+
+# One instruction reading one block of lines in two regions and serial
+# code, by two threads, one of them waiting while the other changes the
+# region: each access counts in the region it was made in.
+@test "valgrind backend: exact counts per region, a site's counts in the region that made them" {
+  expect_records region_records "$region_expected" valgrind line_regions
+}
+
+@test "compiler backend: exact counts per region" {
+  expect_records region_records "$region_expected" compiler line_regions
 }
 
 # A profile from the backend's own sums (--keep-trace keeps the raw trace
