@@ -188,11 +188,66 @@ static inline void ss_private_line(SharingSums *s, const SsEntry *e, const SsCou
   s->thread_accesses[thread] += accesses;
 }
 
+/* Whether one thread alone has entries [from, to) of a page. */
+static inline int ss_one_thread(const SsEntry *e, size_t from, size_t to) {
+  for (size_t k = from + 1; k < to; ++k)
+    if (e[k].thread != e[from].thread) return 0;
+  return 1;
+}
+
+/* One entry's accesses to the page (spill included), summed, and the lines
+ * it touched marked in `touched`. */
+static inline uint64_t ss_entry_sum(const SsView *v, uint8_t *touched) {
+  uint64_t sum = 0;
+  if (v->dense[LC_READS] && v->dense[LC_WRITES]) { /* the usual case: a plain loop the compiler vectorizes */
+    const uint16_t *r = v->dense[LC_READS], *w = v->dense[LC_WRITES];
+    for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
+      sum += (uint64_t)r[j] + w[j];
+      touched[j] |= (r[j] | w[j]) != 0;
+    }
+  } else {
+    for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
+      uint64_t n = ss_view_count(v, LC_READS, j) + ss_view_count(v, LC_WRITES, j);
+      sum += n;
+      touched[j] |= n != 0;
+    }
+  }
+  if (v->page->spill)
+    for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
+      uint64_t n = v->page->spill[j].reads + v->page->spill[j].writes;
+      sum += n;
+      touched[j] |= n != 0;
+    }
+  return sum;
+}
+
+/* A page one thread touched alone (in any regions), most pages of a
+ * program whose threads work on their own data: ss_private_line's sums
+ * for all its lines at once, an entry at a time. */
+static inline void ss_private_page(SharingSums *s, const SsEntry *e, size_t from, size_t to, SsView *v) {
+  uint8_t touched[LC_PAGE_LINES] = {0};
+  uint64_t accesses = 0, lines = 0;
+  for (size_t k = from; k < to; ++k) {
+    ss_view(&v[k - from], e[k].page);
+    uint64_t n = ss_entry_sum(&v[k - from], touched);
+    s->region_accesses[e[k].region] += n;
+    accesses += n;
+  }
+  for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) lines += touched[j];
+  s->lines += lines;
+  s->thread_lines[e[from].thread] += lines;
+  s->thread_accesses[e[from].thread] += accesses;
+}
+
 /* The lines of one page, entries [from, to) (every thread and region that
  * has it); c: room for their counts of one line, v for their views,
  * by_thread for their order by thread. */
 static inline void ss_page(SharingSums *s, const SsEntry *e, size_t from, size_t to, SsCounts *c, SsView *v,
                            uint64_t *by_thread, SsUse *users) {
+  if (ss_one_thread(e, from, to)) {
+    ss_private_page(s, e, from, to, v);
+    return;
+  }
   for (size_t k = from; k < to; ++k) ss_view(&v[k - from], e[k].page);
   ss_by_thread(e, from, to, by_thread);
   for (uint32_t j = 0; j < LC_PAGE_LINES; ++j) {
