@@ -21,6 +21,7 @@
  * --trace also writes the raw records, for debugging and re-analysis.
  */
 #include "pub_tool_basics.h"
+#include "pub_tool_aspacemgr.h"
 #include "pub_tool_debuginfo.h"
 #include "pub_tool_hashtable.h"
 #include "pub_tool_libcassert.h"
@@ -34,6 +35,7 @@
 #include "pub_tool_threadstate.h"
 #include "pub_tool_tooliface.h"
 #include "pub_tool_vki.h"
+#include "pub_tool_vkiscnums.h"
 #include "slurm_pin/regions.h"
 
 /* ---- options ------------------------------------------------------------ */
@@ -43,6 +45,7 @@ static const HChar *clo_trace = NULL;
 static Long clo_progress = 5; /* seconds between progress lines, 0: none */
 static UInt clo_line_size = 64;
 static const HChar *clo_exclude = "libgomp,libomp,ld-linux,vgpreload_,libslurm_pin_ompt";
+static Bool clo_precise_signals = False;
 static UInt line_shift = 6;
 
 static Bool sp_process_cmd_line_option(const HChar *arg) {
@@ -51,6 +54,7 @@ static Bool sp_process_cmd_line_option(const HChar *arg) {
   } else if VG_STR_CLO (arg, "--trace", clo_trace) {
   } else if VG_BINT_CLO (arg, "--progress", clo_progress, 0, 3600) {
   } else if VG_STR_CLO (arg, "--exclude", clo_exclude) {
+  } else if VG_BOOL_CLO (arg, "--precise-signals", clo_precise_signals) {
   } else if VG_BINT_CLO (arg, "--line-size", clo_line_size, 8, 4096) {
   } else {
     (void)tmp;
@@ -65,7 +69,9 @@ static void sp_print_usage(void) {
               "    --progress=SECONDS  a progress line on stderr this often, 0: none [5]\n"
               "    --line-size=N       cache line size in bytes, a power of two [64]\n"
               "    --exclude=A,B,...   shared objects whose code is not counted\n"
-              "                        [libgomp,libomp,ld-linux,vgpreload_,libslurm_pin_ompt]\n");
+              "                        [libgomp,libomp,ld-linux,vgpreload_,libslurm_pin_ompt]\n"
+              "    --precise-signals=yes  Valgrind's precise state at faults from the start,\n"
+              "                        not only once the program handles SIGSEGV or SIGBUS [no]\n");
 }
 
 static void sp_print_debug_usage(void) { VG_(printf)("    (none)\n"); }
@@ -726,6 +732,64 @@ static IRSB *sp_instrument(VgCallbackClosure *closure, IRSB *in, const VexGuestL
   return out;
 }
 
+/* ---- precise signals ------------------------------------------------------ */
+
+/* Valgrind keeps the guest's instruction and frame pointers exact at every
+ * memory access (its default, --vex-iropt-register-updates=
+ * unwindregs-at-mem-access), so that a fault reaches a handler with them
+ * exact. Those stores put a guest-state slot beside the host stack slot
+ * Valgrind's code passes some operands through, and on AMD Zen, at some
+ * install paths of the tool, one thread ran 3x slower (docs/profiler.md).
+ * A program that handles neither SIGSEGV nor SIGBUS dies of a fault
+ * whatever the state says, so until the program installs a handler for
+ * either the tool has code translated with only the stack pointer exact
+ * (sp-at-mem-access); from then on with Valgrind's precision, every
+ * translation made before discarded, so that no code runs imprecise while
+ * a handler could resume it. --precise-signals=yes, or any
+ * --vex-iropt-register-updates given, keeps Valgrind's level throughout.
+ * Not in the tool interface: the core's VEX options (copied into VEX at
+ * its first translation) and VEX's own, read at every translation; and
+ * the core's discard, which its munmap wrapper calls from the same place
+ * (after a system call, no translated code running). */
+extern VexControl VG_(clo_vex_control);
+extern VexControl vex_control;
+extern void VG_(discard_translations)(Addr start, ULong range, const HChar *who);
+
+static Bool imprecise; /* code is translated with only the stack pointer exact at memory accesses */
+
+static void set_register_updates(VexRegisterUpdates level) {
+  VG_(clo_vex_control).iropt_register_updates_default = level;
+  vex_control.iropt_register_updates_default = level;
+}
+
+static void start_imprecise(void) {
+  if (clo_precise_signals || VG_(clo_vex_control).iropt_register_updates_default != VexRegUpdUnwindregsAtMemAccess)
+    return;
+  set_register_updates(VexRegUpdSpAtMemAccess);
+  imprecise = True;
+}
+
+/* A handler for SIGSEGV or SIGBUS installed (the action's first word is
+ * its handler, neither SIG_DFL nor SIG_IGN): precise from now on. */
+static Bool installs_fault_handler(const UWord *args, UInt n_args) {
+  if (n_args < 2 || (args[0] != VKI_SIGSEGV && args[0] != VKI_SIGBUS) || !args[1]) return False;
+  if (!VG_(am_is_valid_for_client)(args[1], sizeof(UWord), VKI_PROT_READ)) return False;
+  UWord handler = *(const UWord *)args[1];
+  return handler != (UWord)VKI_SIG_DFL && handler != (UWord)VKI_SIG_IGN;
+}
+
+static void sp_pre_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args) {
+  (void)tid, (void)sysno, (void)args, (void)n_args;
+}
+
+static void sp_post_syscall(ThreadId tid, UInt sysno, UWord *args, UInt n_args, SysRes res) {
+  (void)tid;
+  if (!imprecise || sysno != __NR_rt_sigaction || sr_isError(res) || !installs_fault_handler(args, n_args)) return;
+  imprecise = False;
+  set_register_updates(VexRegUpdUnwindregsAtMemAccess);
+  VG_(discard_translations)(0, ~0ULL, "slurmpin: the program handles faults");
+}
+
 /* ---- client requests (regions) ------------------------------------------- */
 
 /* Where a region is in the source, from debug info: the line of a function's
@@ -809,6 +873,7 @@ static void sp_post_clo_init(void) {
   region_id("serial");
   point_cache_at_no_page(&nobody.lines);
   sites_by_access = VG_(HT_construct)("sp.sites");
+  start_imprecise();
 }
 
 typedef struct {
@@ -916,6 +981,7 @@ static void sp_pre_clo_init(void) {
   VG_(track_start_client_code)(sp_thread_runs);
   VG_(track_pre_mem_read)(sp_kernel_reads);
   VG_(track_post_mem_write)(sp_kernel_wrote);
+  VG_(needs_syscall_wrapper)(sp_pre_syscall, sp_post_syscall);
 }
 
 VG_DETERMINE_INTERFACE_VERSION(sp_pre_clo_init)

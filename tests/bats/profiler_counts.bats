@@ -30,6 +30,7 @@ setup_file() {
   gcc -O1 -pthread -I"$include" "$regions" -o "$BIN/line_regions"
   gcc -O1 -pthread -I"$include" -fsanitize=thread -c "$regions" -o "$BIN/line_regions.o"
   gcc "$BIN/line_regions.o" -pthread -L"$BUILD/lib" -lslurm_pin_tsan -Wl,-rpath,"$BUILD/lib" -o "$BIN/line_regions_tsan"
+  gcc -O1 "$BATS_TEST_DIRNAME/../programs/fault_resume.c" -o "$BIN/fault_resume"
   local until=$BATS_TEST_DIRNAME/../programs/until_file.c
   gcc -O1 -pthread "$until" -o "$BIN/until_file"
   gcc -O1 -pthread -fsanitize=thread -c "$until" -o "$BIN/until_file.o"
@@ -216,4 +217,24 @@ same_profile_both_ways() {
     "$BIN/until_file_tsan" "$BIN/stop"
   [ "$status" -eq 0 ]
   [[ "$stderr" =~ "slurm-pin: profiling: "[0-9]+" s, "[0-9]+" threads, "[0-9]+" MiB of line tables" ]] || { echo "$stderr"; false; }
+}
+
+# The tool has code translated with only the stack pointer exact at memory
+# accesses until the program installs a SIGSEGV or SIGBUS handler, then
+# retranslates it all with Valgrind's precision. A program that resumes
+# from its own faults (tests/programs/fault_resume.c: a write barrier's
+# pattern) runs as natively, and is profiled; with Valgrind told to keep
+# only the stack pointer exact throughout, the same program does not (it
+# counts calls twice or never ends), so the test sees the difference.
+@test "valgrind backend: a program that resumes from its own faults runs as it does natively" {
+  run "$BIN/fault_resume"
+  [ "$status" -eq 0 ]
+  [ "$output" = "calls 1000 faults 1000" ]
+  run timeout 60 env VALGRIND_LIB="$BUILD/lib/valgrind" valgrind -q --tool=slurmpin --progress=0 --out="$BIN/fault.sums" "$BIN/fault_resume"
+  [ "$status" -eq 0 ] || { echo "$output"; false; }
+  [ "$output" = "calls 1000 faults 1000" ]
+  grep -q "^lines [1-9]" "$BIN/fault.sums"
+  run timeout 10 env VALGRIND_LIB="$BUILD/lib/valgrind" valgrind -q --vex-iropt-register-updates=sp-at-mem-access \
+    --tool=slurmpin --progress=0 --out="$BIN/fault.imprecise" "$BIN/fault_resume"
+  [ "$status" -ne 0 ] || [ "$output" != "calls 1000 faults 1000" ]
 }
