@@ -144,7 +144,7 @@ typedef struct {
   LineCounts lines;
   Pending *pending; /* cap_sites of them */
   /* The sites not SITE_EMPTY, by number: each is listed once, when it
-   * takes its first block after being empty (settle). */
+   * takes its first block after being empty (site_takes). */
   UInt *dirty;
   UInt n_dirty;
 } Thread;
